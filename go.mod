@@ -1,0 +1,3 @@
+module github.com/hybridgo/hybridgo
+
+go 1.26
