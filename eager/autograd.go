@@ -1,0 +1,253 @@
+package eager
+
+import (
+	"fmt"
+
+	"github.com/hybridgo/hybridgo/ops"
+)
+
+// GradReq says what Backward does with a variable's gradient buffer.
+type GradReq string
+
+// The gradient requests, as MXNet names them.
+const (
+	GradWrite GradReq = "write" // overwrite the buffer
+	GradAdd   GradReq = "add"   // add to the buffer (for gradient accumulation)
+	GradNull  GradReq = "null"  // compute no gradient
+)
+
+// tapeEntry is one recorded op: what ran, on what, producing what.
+type tapeEntry struct {
+	op      *ops.Op
+	attrs   ops.Attrs
+	inputs  []*NDArray
+	outputs []*NDArray
+	freed   bool // Backward without retainGraph released it
+}
+
+// requiresGrad reports whether gradients flow into a: it is a variable
+// (AttachGrad with a request other than null) or came from a recorded op.
+func (a *NDArray) requiresGrad() bool {
+	return (a.gradReq != "" && a.gradReq != GradNull) || a.entry != nil
+}
+
+// record adds an op to the tape when any input needs a gradient.
+func record(op *ops.Op, attrs ops.Attrs, in, out []*NDArray) {
+	need := false
+	for _, a := range in {
+		if a.requiresGrad() {
+			need = true
+			break
+		}
+	}
+	if !need {
+		return
+	}
+	e := &tapeEntry{op: op, attrs: attrs, inputs: in, outputs: out}
+	for i, o := range out {
+		o.entry, o.index = e, i
+	}
+}
+
+// AttachGrad makes a a variable: Backward will compute its gradient into a
+// buffer read with Grad. The request is GradWrite unless one is given.
+func (a *NDArray) AttachGrad(req ...GradReq) {
+	r := GradWrite
+	if len(req) > 0 {
+		r = req[0]
+	}
+	if r != GradWrite && r != GradAdd && r != GradNull {
+		panic(&ops.Error{Op: "AttachGrad", Msg: fmt.Sprintf("unknown grad request %q (want write, add or null)", r)})
+	}
+	a.gradReq = r
+	a.grad = newArray(a.shape, a.dtype)
+	a.entry = nil // a variable starts a new graph
+}
+
+// GradReq returns the gradient request set by AttachGrad ("" if none).
+func (a *NDArray) GradReq() GradReq { return a.gradReq }
+
+// Grad returns the gradient buffer of a variable (nil before AttachGrad).
+func (a *NDArray) Grad() *NDArray { return a.grad }
+
+// Backward computes the gradient of a with respect to every variable it
+// depends on and stores it in their Grad buffers. headGrad, if given, is
+// the gradient of a itself (ones by default). The tape is released unless
+// retainGraph is set.
+func (a *NDArray) Backward(headGrad ...*NDArray) error {
+	return Backward([]*NDArray{a}, headGrad, false)
+}
+
+// Backward computes the gradients of heads (with head gradients headGrads,
+// ones where nil or missing) into the Grad buffers of the variables.
+func Backward(heads, headGrads []*NDArray, retainGraph bool) error {
+	grads, err := backprop(heads, headGrads, false, retainGraph)
+	if err != nil {
+		return err
+	}
+	for v, g := range grads {
+		if v.entry != nil || v.gradReq == "" || v.gradReq == GradNull {
+			continue
+		}
+		if v.gradReq == GradAdd {
+			Pause(func() { g = F.Add(v.grad, g).(*NDArray) })
+		}
+		if g.dtype != v.grad.dtype {
+			Pause(func() { g = F.Cast(g, v.grad.dtype).(*NDArray) })
+		}
+		ops.CopyData(v.grad.data, g.data)
+	}
+	return nil
+}
+
+// Grad returns the gradients of heads with respect to variables, without
+// touching their Grad buffers (MXNet's autograd.grad). With createGraph,
+// the gradient computation is itself recorded, so the result can be
+// differentiated again (higher-order gradients).
+func Grad(heads, variables, headGrads []*NDArray, createGraph, retainGraph bool) ([]*NDArray, error) {
+	for i, v := range variables {
+		if v.gradReq == "" {
+			return nil, &ops.Error{Op: "Grad", Msg: fmt.Sprintf("variable %d (shape %v) has no gradient attached: call AttachGrad on it before recording", i, v.shape)}
+		}
+	}
+	grads, err := backprop(heads, headGrads, createGraph, retainGraph || createGraph)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*NDArray, len(variables))
+	for i, v := range variables {
+		g, ok := grads[v]
+		if !ok {
+			g = newArray(v.shape, v.dtype)
+		}
+		out[i] = g
+	}
+	return out, nil
+}
+
+// backprop runs the tape backwards from heads and returns the gradient of
+// every array it reached, variables included.
+func backprop(heads, headGrads []*NDArray, createGraph, retainGraph bool) (grads map[*NDArray]*NDArray, err error) {
+	defer func() { // gradient rules are written with F, which panics on bad input
+		if r := recover(); r != nil {
+			e, ok := r.(error)
+			if !ok {
+				panic(r)
+			}
+			grads, err = nil, e
+		}
+	}()
+	order, err := topoOrder(heads)
+	if err != nil {
+		return nil, err
+	}
+	prevRec := SetRecording(createGraph)
+	prevTrain := SetTraining(true)
+	defer func() {
+		SetRecording(prevRec)
+		SetTraining(prevTrain)
+	}()
+
+	grads = map[*NDArray]*NDArray{}
+	accumulate := func(a, g *NDArray) {
+		if old, ok := grads[a]; ok {
+			g = F.Add(old, g).(*NDArray)
+		}
+		grads[a] = g
+	}
+	for i, h := range heads {
+		if !h.requiresGrad() {
+			return nil, &ops.Error{Op: "Backward", Msg: fmt.Sprintf("head %d (shape %v) does not depend on any variable: call AttachGrad on the inputs and compute inside Record", i, h.shape)}
+		}
+		var g *NDArray
+		if i < len(headGrads) && headGrads[i] != nil {
+			g = headGrads[i]
+			if !g.shape.Equal(h.shape) {
+				return nil, &ops.Error{Op: "Backward", Msg: fmt.Sprintf("head gradient %d has shape %v, the head has %v", i, g.shape, h.shape)}
+			}
+		} else {
+			g = F.OnesLike(h).(*NDArray)
+		}
+		accumulate(h, g)
+	}
+	for i := len(order) - 1; i >= 0; i-- {
+		e := order[i]
+		outGrads := make([]ops.Tensor, len(e.outputs))
+		any := false
+		for j, o := range e.outputs {
+			if g, ok := grads[o]; ok {
+				outGrads[j], any = g, true
+			}
+		}
+		if !any {
+			continue
+		}
+		for j, o := range e.outputs {
+			if outGrads[j] == nil {
+				outGrads[j] = F.ZerosLike(o)
+			}
+		}
+		inT := make([]ops.Tensor, len(e.inputs))
+		for j, a := range e.inputs {
+			inT[j] = a
+		}
+		outT := make([]ops.Tensor, len(e.outputs))
+		for j, o := range e.outputs {
+			outT[j] = o
+		}
+		inGrads, err := e.op.Gradient(F, e.attrs, inT, outT, outGrads)
+		if err != nil {
+			return nil, err
+		}
+		for j, a := range e.inputs {
+			if j >= len(inGrads) || inGrads[j] == nil || !a.requiresGrad() {
+				continue
+			}
+			g := inGrads[j].(*NDArray)
+			if !g.shape.Equal(a.shape) {
+				return nil, &ops.Error{Op: e.op.Name(), Msg: fmt.Sprintf("gradient rule returned shape %v for input %d of shape %v", g.shape, j, a.shape)}
+			}
+			accumulate(a, g)
+		}
+	}
+	if !retainGraph {
+		for _, e := range order {
+			e.freed = true
+		}
+	}
+	return grads, nil
+}
+
+// topoOrder lists the tape entries that heads depend on, inputs before the
+// entries that consume them.
+func topoOrder(heads []*NDArray) ([]*tapeEntry, error) {
+	var order []*tapeEntry
+	seen := map[*tapeEntry]bool{}
+	var visit func(e *tapeEntry) error
+	visit = func(e *tapeEntry) error {
+		if seen[e] {
+			return nil
+		}
+		if e.freed {
+			return &ops.Error{Op: "Backward", Msg: "the recorded graph was released by an earlier Backward; pass retainGraph=true to the first Backward to run it twice"}
+		}
+		seen[e] = true
+		for _, a := range e.inputs {
+			if a.entry != nil {
+				if err := visit(a.entry); err != nil {
+					return err
+				}
+			}
+		}
+		order = append(order, e)
+		return nil
+	}
+	for _, h := range heads {
+		if h.entry != nil {
+			if err := visit(h.entry); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return order, nil
+}

@@ -1,0 +1,232 @@
+package ops
+
+import (
+	"fmt"
+
+	"github.com/hybridgo/hybridgo/accel"
+)
+
+// This file holds the loops that many kernels share: element-wise maps in
+// every dtype, numpy broadcasting, and summing a broadcast result back down.
+
+// elemGrain is how many elements one parallel chunk of an element-wise loop gets.
+const elemGrain = 1 << 14
+
+// mapUnary sets out[i] = f(in[i]) for any numeric dtype (integers go
+// through float64 and truncate back, as MXNet's integer kernels do).
+func mapUnary(in, out Value, f func(float64) float64) error {
+	switch x := in.Data.(type) {
+	case []float32:
+		unaryLoop(x, out.Data.([]float32), f)
+	case []float64:
+		unaryLoop(x, out.Data.([]float64), f)
+	case []uint8:
+		unaryLoop(x, out.Data.([]uint8), f)
+	case []int8:
+		unaryLoop(x, out.Data.([]int8), f)
+	case []int32:
+		unaryLoop(x, out.Data.([]int32), f)
+	case []int64:
+		unaryLoop(x, out.Data.([]int64), f)
+	default:
+		return fmt.Errorf("dtype %v is not supported", in.DType)
+	}
+	return nil
+}
+
+func unaryLoop[T Number](x, y []T, f func(float64) float64) {
+	accel.ParallelFor(len(x), elemGrain, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			y[i] = T(f(float64(x[i])))
+		}
+	})
+}
+
+// mapBinary sets out = f(a, b) with numpy broadcasting of a and b to out.Shape.
+func mapBinary(a, b, out Value, f func(x, y float64) float64) error {
+	switch x := a.Data.(type) {
+	case []float32:
+		binaryLoop(x, b.Data.([]float32), out.Data.([]float32), a.Shape, b.Shape, out.Shape, f)
+	case []float64:
+		binaryLoop(x, b.Data.([]float64), out.Data.([]float64), a.Shape, b.Shape, out.Shape, f)
+	case []uint8:
+		binaryLoop(x, b.Data.([]uint8), out.Data.([]uint8), a.Shape, b.Shape, out.Shape, f)
+	case []int8:
+		binaryLoop(x, b.Data.([]int8), out.Data.([]int8), a.Shape, b.Shape, out.Shape, f)
+	case []int32:
+		binaryLoop(x, b.Data.([]int32), out.Data.([]int32), a.Shape, b.Shape, out.Shape, f)
+	case []int64:
+		binaryLoop(x, b.Data.([]int64), out.Data.([]int64), a.Shape, b.Shape, out.Shape, f)
+	default:
+		return fmt.Errorf("dtype %v is not supported", a.DType)
+	}
+	return nil
+}
+
+func binaryLoop[T Number](a, b, out []T, as, bs, os Shape, f func(x, y float64) float64) {
+	if as.Equal(bs) { // the common case: no broadcasting
+		accel.ParallelFor(len(out), elemGrain, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				out[i] = T(f(float64(a[i]), float64(b[i])))
+			}
+		})
+		return
+	}
+	it := newBroadcastIter(os, as, bs)
+	it.run(func(o, ia, ib, n, sa, sb int) {
+		for j := 0; j < n; j++ {
+			out[o+j] = T(f(float64(a[ia+j*sa]), float64(b[ib+j*sb])))
+		}
+	})
+}
+
+// broadcastIter walks a result of shape out in runs along its last dim,
+// giving for each run the offsets of the matching elements of each operand
+// and their strides along the run (0 where the operand is broadcast).
+type broadcastIter struct {
+	out     Shape
+	strides [][]int // per operand, strides aligned to out (0 on broadcast dims)
+}
+
+func newBroadcastIter(out Shape, operands ...Shape) broadcastIter {
+	it := broadcastIter{out: out}
+	for _, s := range operands {
+		it.strides = append(it.strides, BroadcastStrides(s, out))
+	}
+	return it
+}
+
+// BroadcastStrides returns the strides with which an array of shape s is
+// read as the larger shape out: dims of size 1 (and missing leading dims) get stride 0.
+func BroadcastStrides(s, out Shape) []int {
+	st := make([]int, len(out))
+	own := s.Strides()
+	off := len(out) - len(s)
+	for i := range s {
+		if s[i] != 1 {
+			st[off+i] = own[i]
+		}
+	}
+	return st
+}
+
+// run calls body for every run of the last dim, with two operands' offsets.
+func (it broadcastIter) run(body func(o, ia, ib, n, sa, sb int)) {
+	nd := len(it.out)
+	if nd == 0 {
+		body(0, 0, 0, 1, 0, 0)
+		return
+	}
+	inner := it.out[nd-1]
+	if inner == 0 || it.out.Size() == 0 {
+		return
+	}
+	sa, sb := it.strides[0], it.strides[1]
+	idx := make([]int, nd-1)
+	ia, ib := 0, 0
+	for o := 0; o < it.out.Size(); o += inner {
+		body(o, ia, ib, inner, sa[nd-1], sb[nd-1])
+		// Advance the odometer over the outer dims.
+		for d := nd - 2; d >= 0; d-- {
+			idx[d]++
+			ia += sa[d]
+			ib += sb[d]
+			if idx[d] < it.out[d] {
+				break
+			}
+			ia -= sa[d] * idx[d]
+			ib -= sb[d] * idx[d]
+			idx[d] = 0
+		}
+	}
+}
+
+// sumTo adds every element of in (shape big) into out, whose shape broadcasts
+// to big: the adjoint of broadcasting, used by broadcast ops' gradients.
+// out is cleared first.
+func sumTo(in, out Value) error {
+	switch x := in.Data.(type) {
+	case []float32:
+		sumToLoop(x, out.Data.([]float32), in.Shape, out.Shape)
+	case []float64:
+		sumToLoop(x, out.Data.([]float64), in.Shape, out.Shape)
+	case []uint8:
+		sumToLoop(x, out.Data.([]uint8), in.Shape, out.Shape)
+	case []int8:
+		sumToLoop(x, out.Data.([]int8), in.Shape, out.Shape)
+	case []int32:
+		sumToLoop(x, out.Data.([]int32), in.Shape, out.Shape)
+	case []int64:
+		sumToLoop(x, out.Data.([]int64), in.Shape, out.Shape)
+	default:
+		return fmt.Errorf("dtype %v is not supported", in.DType)
+	}
+	return nil
+}
+
+func sumToLoop[T Number](in, out []T, big, small Shape) {
+	clear(out)
+	it := newBroadcastIter(big, big, small)
+	it.run(func(o, _, io, n, _, so int) {
+		for j := 0; j < n; j++ {
+			out[io+j*so] += in[o+j]
+		}
+	})
+}
+
+// CopyData copies a data slice of any dtype into another of the same dtype.
+func CopyData(dst, src any) {
+	switch s := src.(type) {
+	case []float32:
+		copy(dst.([]float32), s)
+	case []float64:
+		copy(dst.([]float64), s)
+	case []uint8:
+		copy(dst.([]uint8), s)
+	case []int8:
+		copy(dst.([]int8), s)
+	case []int32:
+		copy(dst.([]int32), s)
+	case []int64:
+		copy(dst.([]int64), s)
+	case []bool:
+		copy(dst.([]bool), s)
+	}
+}
+
+// fillData sets every element of data to v.
+func fillData(data any, v float64) {
+	switch d := data.(type) {
+	case []float32:
+		fill(d, float32(v))
+	case []float64:
+		fill(d, v)
+	case []uint8:
+		fill(d, uint8(v))
+	case []int8:
+		fill(d, int8(v))
+	case []int32:
+		fill(d, int32(v))
+	case []int64:
+		fill(d, int64(v))
+	case []bool:
+		fill(d, v != 0)
+	}
+}
+
+func fill[T any](d []T, v T) {
+	for i := range d {
+		d[i] = v
+	}
+}
+
+// floatsOf returns the float data of v and its dtype for kernels that only
+// support float32 and float64; other dtypes are an error naming the dtype.
+func requireFloat(vs ...Value) error {
+	for _, v := range vs {
+		if v.DType != Float32 && v.DType != Float64 {
+			return fmt.Errorf("dtype %v is not supported (float32 and float64 are)", v.DType)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,166 @@
+package ops
+
+import "fmt"
+
+// Reductions over axes: sum and mean here; the other reductions share
+// ReduceAttrs and reduceShape.
+
+// ReduceAttrs are the attributes of the reductions (sum, mean, max, …).
+type ReduceAttrs struct {
+	Axis     Tuple `attr:"axis" default:"None" doc:"the axes to reduce; None or () reduces all"`
+	Keepdims bool  `attr:"keepdims" default:"False" doc:"keep reduced axes as dims of size 1"`
+	Exclude  bool  `attr:"exclude" default:"False" doc:"reduce every axis except those given"`
+}
+
+// reduceAxes returns, for each dim of in, whether it is reduced.
+func (a *ReduceAttrs) reduceAxes(ndim int) ([]bool, error) {
+	red := make([]bool, ndim)
+	if len(a.Axis) == 0 {
+		for i := range red {
+			red[i] = !a.Exclude
+		}
+		return red, nil
+	}
+	for _, ax := range a.Axis {
+		n, err := NormAxis(ax, ndim)
+		if err != nil {
+			return nil, err
+		}
+		if red[n] {
+			return nil, Errorf("axis %d is given twice", ax)
+		}
+		red[n] = true
+	}
+	if a.Exclude {
+		for i := range red {
+			red[i] = !red[i]
+		}
+	}
+	return red, nil
+}
+
+// reduceShape is the shape rule of every reduction.
+func (a *ReduceAttrs) reduceShape(in Shape) (Shape, error) {
+	red, err := a.reduceAxes(len(in))
+	if err != nil {
+		return nil, err
+	}
+	out := Shape{}
+	for i, d := range in {
+		switch {
+		case !red[i]:
+			out = append(out, d)
+		case a.Keepdims:
+			out = append(out, 1)
+		}
+	}
+	if len(out) == 0 && len(in) > 0 {
+		out = Shape{1} // MXNet's legacy reductions return shape (1,), not a scalar
+	}
+	return out, nil
+}
+
+// keptShape is the output shape with reduced dims kept as 1.
+func (a *ReduceAttrs) keptShape(in Shape) Shape {
+	red, _ := a.reduceAxes(len(in))
+	out := in.Clone()
+	for i := range out {
+		if red[i] {
+			out[i] = 1
+		}
+	}
+	return out
+}
+
+// reduceCount is how many input elements fall into each output element.
+func (a *ReduceAttrs) reduceCount(in Shape) int {
+	return in.Size() / a.keptShape(in).Size()
+}
+
+// Reduce folds the elements of in along reduced axes into out (whose
+// shape, with reduced dims kept as 1, is kept): out = fold(fold(init, x1), x2)…
+// in float64. finish, when not nil, maps each folded value and its count.
+func Reduce(in Value, kept Shape, out Value, init float64, fold func(acc, x float64) float64, finish func(acc float64, n int) float64) error {
+	xs := in.Float64s()
+	acc := make([]float64, kept.Size())
+	for i := range acc {
+		acc[i] = init
+	}
+	it := newBroadcastIter(in.Shape, in.Shape, kept)
+	it.run(func(o, _, io, n, _, so int) {
+		for j := 0; j < n; j++ {
+			acc[io+j*so] = fold(acc[io+j*so], xs[o+j])
+		}
+	})
+	if finish != nil {
+		count := in.Shape.Size() / max(kept.Size(), 1)
+		for i := range acc {
+			acc[i] = finish(acc[i], count)
+		}
+	}
+	if _, ok := DTypeOfData(out.Data); !ok {
+		return fmt.Errorf("output has no storage")
+	}
+	CopyData(out.Data, FromFloat64s(out.DType, acc))
+	return nil
+}
+
+func reduceSamples() []Sample {
+	return []Sample{
+		{Inputs: []Shape{{2, 3, 4}}},
+		{Attrs: map[string]string{"axis": "1"}, Inputs: []Shape{{2, 3, 4}}},
+		{Attrs: map[string]string{"axis": "(0, 2)", "keepdims": "True"}, Inputs: []Shape{{2, 3, 4}}},
+		{Attrs: map[string]string{"axis": "-1", "exclude": "True"}, Inputs: []Shape{{2, 3, 4}}},
+		{Attrs: map[string]string{"axis": "0"}, Inputs: []Shape{{5}}},
+	}
+}
+
+// reduceGradBroadcast spreads an output gradient back over the reduced axes.
+func reduceGradBroadcast(f F, a *ReduceAttrs, x, g Tensor) Tensor {
+	return f.BroadcastLike(f.Reshape(g, a.keptShape(x.Shape())...), x)
+}
+
+func reduceDef(name string, aliases []string, doc string, fold func(acc, x float64) float64, finish func(float64, int) float64,
+	grad func(f F, a *ReduceAttrs, x, y, g Tensor) Tensor) Def[ReduceAttrs] {
+	return Def[ReduceAttrs]{
+		Name: name, Aliases: aliases, Doc: doc, Inputs: []string{"data"},
+		Shape: func(a *ReduceAttrs, in []Shape) ([]Shape, error) {
+			s, err := a.reduceShape(in[0])
+			return []Shape{s}, err
+		},
+		DType: func(_ *ReduceAttrs, in []DType) ([]DType, error) {
+			if in[0] == Bool {
+				return nil, Errorf("dtype bool is not supported; Cast the input first")
+			}
+			return []DType{in[0]}, nil
+		},
+		Kernel: func(_ *Env, a *ReduceAttrs, in, out []Value) error {
+			return Reduce(in[0], a.keptShape(in[0].Shape), out[0], 0, fold, finish)
+		},
+		Grad: func(f F, a *ReduceAttrs, in, out, g []Tensor) []Tensor {
+			return []Tensor{grad(f, a, in[0], out[0], g[0])}
+		},
+		Samples: reduceSamples(),
+	}
+}
+
+var opSum, opMean *Op
+
+func init() {
+	opSum = Register(reduceDef("sum", []string{"sum_axis"}, "Sum over the given axes (all by default).",
+		func(acc, x float64) float64 { return acc + x }, nil,
+		func(f F, a *ReduceAttrs, x, y, g Tensor) Tensor { return reduceGradBroadcast(f, a, x, g) }))
+	opMean = Register(reduceDef("mean", nil, "Mean over the given axes (all by default).",
+		func(acc, x float64) float64 { return acc + x },
+		func(acc float64, n int) float64 { return acc / float64(n) },
+		func(f F, a *ReduceAttrs, x, y, g Tensor) Tensor {
+			return f.DivScalar(reduceGradBroadcast(f, a, x, g), float64(a.reduceCount(x.Shape())))
+		}))
+}
+
+// Sum adds up x over all axes, or over those given: F.Sum(x, ops.Axis(1),
+// ops.Keepdims()).
+func (f F) Sum(x Tensor, attrs ...Attr) Tensor { return f.call1(opSum, attrs, x) }
+
+// Mean averages x over all axes, or over those given.
+func (f F) Mean(x Tensor, attrs ...Attr) Tensor { return f.call1(opMean, attrs, x) }

@@ -1,0 +1,230 @@
+package ops
+
+// Reshape and its relatives change the shape and keep the elements in
+// row-major order.
+
+// ReshapeAttrs are the attributes of Reshape. Shape may hold MXNet's codes:
+//
+//	 0  copy this dim of the input
+//	-1  infer this dim from the others
+//	-2  copy all remaining input dims
+//	-3  merge two consecutive input dims into one
+//	-4  split one input dim into the next two values (one may be -1)
+//
+// With Reverse, the codes are matched from the right.
+type ReshapeAttrs struct {
+	Shape       Tuple `attr:"shape" default:"()" doc:"the new shape, with codes 0, -1, -2, -3, -4"`
+	Reverse     bool  `attr:"reverse" default:"False" doc:"match the codes from the right"`
+	TargetShape Tuple `attr:"target_shape" default:"()" doc:"deprecated: the new shape, without codes"`
+	KeepHighest bool  `attr:"keep_highest" default:"False" doc:"deprecated: with target_shape, keep the first dim"`
+}
+
+// ExpandDimsAttrs are the attributes of expand_dims.
+type ExpandDimsAttrs struct {
+	Axis int `attr:"axis" doc:"where the new dim of size 1 goes; negative counts from the end"`
+}
+
+var opReshape, opFlatten, opExpandDims *Op
+
+func init() {
+	opReshape = Register(Def[ReshapeAttrs]{
+		Name: "Reshape", Aliases: []string{"reshape"},
+		Doc:    "Gives the input a new shape with the same number of elements. The shape may use MXNet's codes: 0 copies a dim, -1 infers one, -2 copies the rest, -3 merges two dims, -4 splits one.",
+		Inputs: []string{"data"},
+		Shape: func(a *ReshapeAttrs, in []Shape) ([]Shape, error) {
+			out, err := reshapeShape(in[0], a)
+			return []Shape{out}, err
+		},
+		DType: nil,
+		Kernel: func(_ *Env, _ *ReshapeAttrs, in, out []Value) error {
+			CopyData(out[0].Data, in[0].Data)
+			return nil
+		},
+		Grad: func(f F, _ *ReshapeAttrs, in, _, g []Tensor) []Tensor {
+			return []Tensor{f.Reshape(g[0], in[0].Shape()...)}
+		},
+		Samples: []Sample{
+			{Attrs: map[string]string{"shape": "(0, -1)"}, Inputs: []Shape{{2, 3, 4}}},
+			{Attrs: map[string]string{"shape": "(-1,)"}, Inputs: []Shape{{2, 3}}},
+			{Attrs: map[string]string{"shape": "(-2, 1)"}, Inputs: []Shape{{2, 3}}},
+			{Attrs: map[string]string{"shape": "(-3, 4)"}, Inputs: []Shape{{2, 3, 4}}},
+			{Attrs: map[string]string{"shape": "(-4, 1, -1, 0, 0)"}, Inputs: []Shape{{6, 3, 4}}},
+			{Attrs: map[string]string{"shape": "(-1, 0)", "reverse": "True"}, Inputs: []Shape{{2, 3, 4}}},
+		},
+	})
+
+	opFlatten = Register(Def[NoAttrs]{
+		Name: "Flatten", Aliases: []string{"flatten"}, Doc: "Collapses every dim after the first: (N, a, b, …) becomes (N, a*b*…).",
+		Inputs: []string{"data"},
+		Shape: func(_ *NoAttrs, in []Shape) ([]Shape, error) {
+			s := in[0]
+			if len(s) == 0 {
+				return nil, Errorf("cannot flatten a scalar")
+			}
+			rest := 1
+			for _, d := range s[1:] {
+				rest *= d
+			}
+			return []Shape{{s[0], rest}}, nil
+		},
+		Kernel: func(_ *Env, _ *NoAttrs, in, out []Value) error {
+			CopyData(out[0].Data, in[0].Data)
+			return nil
+		},
+		Grad: func(f F, _ *NoAttrs, in, _, g []Tensor) []Tensor {
+			return []Tensor{f.Reshape(g[0], in[0].Shape()...)}
+		},
+		Samples: []Sample{{Inputs: []Shape{{2, 3, 4}}}, {Inputs: []Shape{{5}}}},
+	})
+
+	opExpandDims = Register(Def[ExpandDimsAttrs]{
+		Name: "expand_dims", Doc: "Inserts a dim of size 1 at axis.",
+		Inputs: []string{"data"},
+		Shape: func(a *ExpandDimsAttrs, in []Shape) ([]Shape, error) {
+			ax, err := NormAxis(a.Axis, len(in[0])+1)
+			if err != nil {
+				return nil, err
+			}
+			out := append(append(in[0][:ax:ax].Clone(), 1), in[0][ax:]...)
+			return []Shape{out}, nil
+		},
+		Kernel: func(_ *Env, _ *ExpandDimsAttrs, in, out []Value) error {
+			CopyData(out[0].Data, in[0].Data)
+			return nil
+		},
+		Grad: func(f F, _ *ExpandDimsAttrs, in, _, g []Tensor) []Tensor {
+			return []Tensor{f.Reshape(g[0], in[0].Shape()...)}
+		},
+		Samples: []Sample{{Attrs: map[string]string{"axis": "1"}, Inputs: []Shape{{2, 3}}},
+			{Attrs: map[string]string{"axis": "-1"}, Inputs: []Shape{{2, 3}}}},
+	})
+}
+
+// reshapeShape applies Reshape's codes to the input shape. Unknown input
+// dims (0) give unknown output dims where they are needed.
+func reshapeShape(in Shape, a *ReshapeAttrs) (Shape, error) {
+	spec := a.Shape
+	if len(spec) == 0 && len(a.TargetShape) > 0 {
+		spec = a.TargetShape
+		if a.KeepHighest {
+			spec = append(Tuple{0}, spec[1:]...)
+		}
+	}
+	src := in.Clone()
+	codes := append(Tuple{}, spec...)
+	if a.Reverse {
+		reverseInts(src)
+		reverseInts(codes)
+		// A -4 split keeps its two following values in order: after reversal
+		// they precede it as "b, a, -4": make it "-4, b, a", whose output
+		// dims come out as "a, b" once the result is reversed back.
+		for i := 0; i < len(codes); i++ {
+			if codes[i] == -4 && i >= 2 {
+				codes[i-2], codes[i-1], codes[i] = -4, codes[i-2], codes[i-1]
+			}
+		}
+	}
+	var out Shape
+	infer := -1
+	j := 0 // position in src
+	for i := 0; i < len(codes); i++ {
+		c := codes[i]
+		switch {
+		case c > 0:
+			out = append(out, c)
+			j++
+		case c == 0:
+			if j >= len(src) {
+				return nil, Errorf("shape %v: code 0 at position %d has no input dim to copy (input %v)", spec, i, in)
+			}
+			out = append(out, src[j])
+			j++
+		case c == -1:
+			if infer >= 0 {
+				return nil, Errorf("shape %v has more than one -1", spec)
+			}
+			infer = len(out)
+			out = append(out, 1)
+			j++
+		case c == -2:
+			for ; j < len(src); j++ {
+				out = append(out, src[j])
+			}
+		case c == -3:
+			if j+1 >= len(src) {
+				return nil, Errorf("shape %v: code -3 at position %d needs two input dims (input %v)", spec, i, in)
+			}
+			out = append(out, src[j]*src[j+1])
+			j += 2
+		case c == -4:
+			if j >= len(src) || i+2 >= len(codes) {
+				return nil, Errorf("shape %v: code -4 at position %d needs an input dim and two values after it (input %v)", spec, i, in)
+			}
+			d, d1, d2 := src[j], codes[i+1], codes[i+2]
+			switch {
+			case d1 == -1 && d2 > 0 && d > 0:
+				d1 = d / d2
+			case d2 == -1 && d1 > 0 && d > 0:
+				d2 = d / d1
+			case d1 == -1 || d2 == -1:
+				d1, d2 = max(d1, 0), max(d2, 0)
+			}
+			if d > 0 && d1 > 0 && d2 > 0 && d1*d2 != d {
+				return nil, Errorf("shape %v: code -4 splits dim %d of size %d into %d x %d", spec, j, d, d1, d2)
+			}
+			out = append(out, d1, d2)
+			i += 2
+			j++
+		default:
+			return nil, Errorf("shape %v: %d is not a dim or a code (0, -1, -2, -3, -4)", spec, c)
+		}
+	}
+	if infer >= 0 {
+		known := 1
+		for k, d := range out {
+			if k != infer {
+				known *= d
+			}
+		}
+		total := in.Size()
+		switch {
+		case !in.Known() || known == 0:
+			out[infer] = 0
+		case total%known != 0:
+			return nil, Errorf("cannot reshape %v (%d elements) to %v: -1 does not divide evenly", in, total, spec)
+		default:
+			out[infer] = total / known
+		}
+	}
+	if a.Reverse {
+		reverseInts(out)
+	}
+	if in.Known() && out.Known() && out.Size() != in.Size() {
+		return nil, Errorf("cannot reshape %v (%d elements) to %v (%d elements)", in, in.Size(), out, out.Size())
+	}
+	return out, nil
+}
+
+func reverseInts[T ~[]int](s T) {
+	for i, j := 0, len(s)-1; i < j; i, j = i+1, j-1 {
+		s[i], s[j] = s[j], s[i]
+	}
+}
+
+// Reshape gives x a new shape; the codes 0, -1, -2, -3, -4 work as in MXNet.
+func (f F) Reshape(x Tensor, shape ...int) Tensor {
+	return f.callA(opReshape, &ReshapeAttrs{Shape: shape}, x)
+}
+
+// ReshapeReverse is Reshape with the codes matched from the right.
+func (f F) ReshapeReverse(x Tensor, shape ...int) Tensor {
+	return f.callA(opReshape, &ReshapeAttrs{Shape: shape, Reverse: true}, x)
+}
+
+// Flatten collapses every dim after the first.
+func (f F) Flatten(x Tensor) Tensor { return f.callA(opFlatten, &NoAttrs{}, x) }
+
+// ExpandDims inserts a dim of size 1 at axis.
+func (f F) ExpandDims(x Tensor, axis int) Tensor {
+	return f.callA(opExpandDims, &ExpandDimsAttrs{Axis: axis}, x)
+}

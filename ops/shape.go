@@ -1,0 +1,125 @@
+package ops
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Shape lists the size of each dimension. A 0 means "unknown" where the
+// shape is only partly inferred (MXNet's convention), and a Shape of
+// length 0 is a scalar.
+type Shape []int
+
+// Size is the number of elements (the product of the dims; 1 for a scalar).
+func (s Shape) Size() int {
+	n := 1
+	for _, d := range s {
+		n *= d
+	}
+	return n
+}
+
+// Known reports whether every dim is known (non-zero).
+func (s Shape) Known() bool {
+	for _, d := range s {
+		if d <= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Equal reports whether s and t have the same dims.
+func (s Shape) Equal(t Shape) bool {
+	if len(s) != len(t) {
+		return false
+	}
+	for i := range s {
+		if s[i] != t[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Clone returns a copy that does not share memory with s.
+func (s Shape) Clone() Shape { return append(Shape{}, s...) }
+
+// String prints the shape the way MXNet prints it in array footers: "16x1x28x28"
+// ("scalar" for a shape of no dims, "?" for an unknown dim).
+func (s Shape) String() string {
+	if len(s) == 0 {
+		return "scalar"
+	}
+	var b strings.Builder
+	for i, d := range s {
+		if i > 0 {
+			b.WriteByte('x')
+		}
+		if d == 0 {
+			b.WriteByte('?')
+		} else {
+			b.WriteString(strconv.Itoa(d))
+		}
+	}
+	return b.String()
+}
+
+// Tuple prints the shape as an MXNet attribute: "(16, 1, 28, 28)", "(3,)", "()".
+func (s Shape) Tuple() string { return Tuple(s).String() }
+
+// Strides returns the row-major strides of s, in elements.
+func (s Shape) Strides() []int {
+	st := make([]int, len(s))
+	n := 1
+	for i := len(s) - 1; i >= 0; i-- {
+		st[i] = n
+		n *= s[i]
+	}
+	return st
+}
+
+// NormAxis turns a possibly negative axis into an index in [0, ndim).
+func NormAxis(axis, ndim int) (int, error) {
+	a := axis
+	if a < 0 {
+		a += ndim
+	}
+	if a < 0 || a >= ndim {
+		return 0, fmt.Errorf("axis %d is out of range for %d dims", axis, ndim)
+	}
+	return a, nil
+}
+
+// BroadcastShapes returns the numpy broadcast of a and b: dims are matched
+// from the right and a dim of 1 stretches. Unknown (0) dims stay unknown
+// unless the other side knows them.
+func BroadcastShapes(a, b Shape) (Shape, error) {
+	n := max(len(a), len(b))
+	out := make(Shape, n)
+	for i := 1; i <= n; i++ {
+		da, db := 1, 1
+		if i <= len(a) {
+			da = a[len(a)-i]
+		}
+		if i <= len(b) {
+			db = b[len(b)-i]
+		}
+		switch {
+		case da == db:
+			out[n-i] = da
+		case da == 1:
+			out[n-i] = db
+		case db == 1:
+			out[n-i] = da
+		case da == 0:
+			out[n-i] = db
+		case db == 0:
+			out[n-i] = da
+		default:
+			return nil, fmt.Errorf("shapes %v and %v do not broadcast (dim %d: %d vs %d)", a, b, n-i, da, db)
+		}
+	}
+	return out, nil
+}

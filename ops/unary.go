@@ -1,0 +1,217 @@
+package ops
+
+import "math"
+
+// Unary math: one input, one output of the same shape, applied element by
+// element. Each entry is the whole definition of the op.
+
+// unaryMath describes a one-input element-wise op.
+type unaryMath struct {
+	name    string
+	aliases []string
+	doc     string
+	f       func(float64) float64
+	// grad returns the input's gradient from x, the output y and the
+	// output's gradient g; nil means the gradient is zero everywhere.
+	grad      func(f F, x, y, g Tensor) Tensor
+	low, high float64 // sample input range (default -1, 1)
+	floatOnly bool    // integer inputs make no sense (exp, log, …)
+}
+
+func registerUnary(m unaryMath) *Op {
+	low, high := m.low, m.high
+	if low == 0 && high == 0 {
+		low, high = -1, 1
+	}
+	def := Def[NoAttrs]{
+		Name: m.name, Aliases: m.aliases, Doc: m.doc, Inputs: []string{"data"},
+		Shape: func(_ *NoAttrs, in []Shape) ([]Shape, error) { return []Shape{in[0].Clone()}, nil },
+		DType: func(_ *NoAttrs, in []DType) ([]DType, error) {
+			if in[0] == Bool || (m.floatOnly && in[0] != Unknown && !in[0].IsFloat()) {
+				return nil, Errorf("dtype %v is not supported; Cast the input to float32 first", in[0])
+			}
+			return []DType{in[0]}, nil
+		},
+		Kernel:  func(_ *Env, _ *NoAttrs, in, out []Value) error { return mapUnary(in[0], out[0], m.f) },
+		Samples: []Sample{{Inputs: []Shape{{2, 3}}, Low: low, High: high}, {Inputs: []Shape{{7}}, Low: low, High: high}},
+	}
+	if m.grad != nil {
+		def.Grad = func(f F, _ *NoAttrs, in, out, g []Tensor) []Tensor {
+			return []Tensor{m.grad(f, in[0], out[0], g[0])}
+		}
+	} else {
+		def.NoGrad = true
+	}
+	return Register(def)
+}
+
+func sign(x float64) float64 {
+	switch {
+	case x > 0:
+		return 1
+	case x < 0:
+		return -1
+	}
+	return 0
+}
+
+var opNegative, opAbs, opSign, opExp, opExpm1, opLog, opLog1p, opLog2, opSqrt, opRsqrt, opCbrt, opSquare, opReciprocal, opSin, opCos, opTan, opArcsin, opArccos, opArctan, opSinh, opCosh, opTanh, opSigmoid, opRelu, opSoftsign, opErf, opFloor, opCeil, opRound, opTrunc, opFix *Op
+
+func init() {
+	opNegative = registerUnary(unaryMath{name: "negative", doc: "-x.", f: func(x float64) float64 { return -x },
+		grad: func(f F, x, y, g Tensor) Tensor { return f.Negative(g) }})
+	opAbs = registerUnary(unaryMath{name: "abs", doc: "|x|.", f: math.Abs,
+		grad: func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.Sign(x)) }})
+	opSign = registerUnary(unaryMath{name: "sign", doc: "-1, 0 or 1 by the sign of x.", f: sign})
+	opExp = registerUnary(unaryMath{name: "exp", doc: "e**x.", f: math.Exp, floatOnly: true,
+		grad: func(f F, x, y, g Tensor) Tensor { return f.Mul(g, y) }})
+	opExpm1 = registerUnary(unaryMath{name: "expm1", doc: "e**x - 1, accurate near 0.", f: math.Expm1, floatOnly: true,
+		grad: func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.Exp(x)) }})
+	opLog = registerUnary(unaryMath{name: "log", doc: "Natural logarithm.", f: math.Log, floatOnly: true, low: 0.2, high: 2,
+		grad: func(f F, x, y, g Tensor) Tensor { return f.Div(g, x) }})
+	opLog1p = registerUnary(unaryMath{name: "log1p", doc: "log(1 + x), accurate near 0.", f: math.Log1p, floatOnly: true, low: -0.5, high: 2,
+		grad: func(f F, x, y, g Tensor) Tensor { return f.Div(g, f.PlusScalar(x, 1)) }})
+	opLog2 = registerUnary(unaryMath{name: "log2", doc: "Base-2 logarithm.", f: math.Log2, floatOnly: true, low: 0.2, high: 2,
+		grad: func(f F, x, y, g Tensor) Tensor { return f.Div(g, f.MulScalar(x, math.Ln2)) }})
+	opSqrt = registerUnary(unaryMath{name: "sqrt", doc: "Square root.", f: math.Sqrt, floatOnly: true, low: 0.2, high: 2,
+		grad: func(f F, x, y, g Tensor) Tensor { return f.Div(f.MulScalar(g, 0.5), y) }})
+	opRsqrt = registerUnary(unaryMath{name: "rsqrt", doc: "1 / sqrt(x).", f: func(x float64) float64 { return 1 / math.Sqrt(x) }, floatOnly: true, low: 0.2, high: 2,
+		grad: func(f F, x, y, g Tensor) Tensor { return f.Mul(f.MulScalar(g, -0.5), f.Mul(y, f.Square(y))) }})
+	opCbrt = registerUnary(unaryMath{name: "cbrt", doc: "Cube root.", f: math.Cbrt, floatOnly: true, low: 0.2, high: 2,
+		grad: func(f F, x, y, g Tensor) Tensor { return f.Div(g, f.MulScalar(f.Square(y), 3)) }})
+	opSquare = registerUnary(unaryMath{name: "square", doc: "x * x.", f: func(x float64) float64 { return x * x },
+		grad: func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.MulScalar(x, 2)) }})
+	opReciprocal = registerUnary(unaryMath{name: "reciprocal", doc: "1 / x.", f: func(x float64) float64 { return 1 / x }, floatOnly: true, low: 0.5, high: 2,
+		grad: func(f F, x, y, g Tensor) Tensor { return f.Negative(f.Mul(g, f.Square(y))) }})
+	opSin = registerUnary(unaryMath{name: "sin", doc: "Sine.", f: math.Sin, floatOnly: true,
+		grad: func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.Cos(x)) }})
+	opCos = registerUnary(unaryMath{name: "cos", doc: "Cosine.", f: math.Cos, floatOnly: true,
+		grad: func(f F, x, y, g Tensor) Tensor { return f.Negative(f.Mul(g, f.Sin(x))) }})
+	opTan = registerUnary(unaryMath{name: "tan", doc: "Tangent.", f: math.Tan, floatOnly: true,
+		grad: func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.PlusScalar(f.Square(y), 1)) }})
+	opArcsin = registerUnary(unaryMath{name: "arcsin", doc: "Inverse sine.", f: math.Asin, floatOnly: true, low: -0.8, high: 0.8,
+		grad: func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.Rsqrt(f.RminusScalar(f.Square(x), 1))) }})
+	opArccos = registerUnary(unaryMath{name: "arccos", doc: "Inverse cosine.", f: math.Acos, floatOnly: true, low: -0.8, high: 0.8,
+		grad: func(f F, x, y, g Tensor) Tensor { return f.Negative(f.Mul(g, f.Rsqrt(f.RminusScalar(f.Square(x), 1)))) }})
+	opArctan = registerUnary(unaryMath{name: "arctan", doc: "Inverse tangent.", f: math.Atan, floatOnly: true,
+		grad: func(f F, x, y, g Tensor) Tensor { return f.Div(g, f.PlusScalar(f.Square(x), 1)) }})
+	opSinh = registerUnary(unaryMath{name: "sinh", doc: "Hyperbolic sine.", f: math.Sinh, floatOnly: true,
+		grad: func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.Cosh(x)) }})
+	opCosh = registerUnary(unaryMath{name: "cosh", doc: "Hyperbolic cosine.", f: math.Cosh, floatOnly: true,
+		grad: func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.Sinh(x)) }})
+	opTanh = registerUnary(unaryMath{name: "tanh", doc: "Hyperbolic tangent.", f: math.Tanh, floatOnly: true,
+		grad: func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.RminusScalar(f.Square(y), 1)) }})
+	opSigmoid = registerUnary(unaryMath{name: "sigmoid", doc: "1 / (1 + e**-x).", f: sigmoid, floatOnly: true,
+		grad: func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.Mul(y, f.RminusScalar(y, 1))) }})
+	opRelu = registerUnary(unaryMath{name: "relu", doc: "max(x, 0).", f: func(x float64) float64 { return max(x, 0) },
+		grad: func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.GreaterScalar(x, 0)) }})
+	opSoftsign = registerUnary(unaryMath{name: "softsign", doc: "x / (1 + |x|).", f: func(x float64) float64 { return x / (1 + math.Abs(x)) }, floatOnly: true,
+		grad: func(f F, x, y, g Tensor) Tensor { return f.Div(g, f.Square(f.PlusScalar(f.Abs(x), 1))) }})
+	opErf = registerUnary(unaryMath{name: "erf", doc: "The error function.", f: math.Erf, floatOnly: true,
+		grad: func(f F, x, y, g Tensor) Tensor {
+			return f.Mul(g, f.MulScalar(f.Exp(f.Negative(f.Square(x))), 2/math.Sqrt(math.Pi)))
+		}})
+	opFloor = registerUnary(unaryMath{name: "floor", doc: "Largest integer not above x.", f: math.Floor})
+	opCeil = registerUnary(unaryMath{name: "ceil", doc: "Smallest integer not below x.", f: math.Ceil})
+	opRound = registerUnary(unaryMath{name: "round", doc: "Nearest integer, halves away from zero.", f: math.Round})
+	opTrunc = registerUnary(unaryMath{name: "trunc", doc: "x with its fraction dropped.", f: math.Trunc})
+	opFix = registerUnary(unaryMath{name: "fix", doc: "Round toward zero (as trunc).", f: math.Trunc})
+}
+
+func sigmoid(x float64) float64 {
+	if x >= 0 {
+		return 1 / (1 + math.Exp(-x))
+	}
+	e := math.Exp(x)
+	return e / (1 + e)
+}
+
+// Negative returns -x.
+func (f F) Negative(x Tensor) Tensor { return f.callA(opNegative, &NoAttrs{}, x) }
+
+// Abs returns |x|.
+func (f F) Abs(x Tensor) Tensor { return f.callA(opAbs, &NoAttrs{}, x) }
+
+// Sign returns -1, 0 or 1 by the sign of x.
+func (f F) Sign(x Tensor) Tensor { return f.callA(opSign, &NoAttrs{}, x) }
+
+// Exp returns e**x.
+func (f F) Exp(x Tensor) Tensor { return f.callA(opExp, &NoAttrs{}, x) }
+
+// Expm1 returns e**x - 1.
+func (f F) Expm1(x Tensor) Tensor { return f.callA(opExpm1, &NoAttrs{}, x) }
+
+// Log returns the natural logarithm.
+func (f F) Log(x Tensor) Tensor { return f.callA(opLog, &NoAttrs{}, x) }
+
+// Log1p returns log(1 + x).
+func (f F) Log1p(x Tensor) Tensor { return f.callA(opLog1p, &NoAttrs{}, x) }
+
+// Log2 returns the base-2 logarithm.
+func (f F) Log2(x Tensor) Tensor { return f.callA(opLog2, &NoAttrs{}, x) }
+
+// Sqrt returns the square root.
+func (f F) Sqrt(x Tensor) Tensor { return f.callA(opSqrt, &NoAttrs{}, x) }
+
+// Rsqrt returns 1 / sqrt(x).
+func (f F) Rsqrt(x Tensor) Tensor { return f.callA(opRsqrt, &NoAttrs{}, x) }
+
+// Cbrt returns the cube root.
+func (f F) Cbrt(x Tensor) Tensor { return f.callA(opCbrt, &NoAttrs{}, x) }
+
+// Square returns x * x.
+func (f F) Square(x Tensor) Tensor { return f.callA(opSquare, &NoAttrs{}, x) }
+
+// Reciprocal returns 1 / x.
+func (f F) Reciprocal(x Tensor) Tensor { return f.callA(opReciprocal, &NoAttrs{}, x) }
+
+// Sin returns the sine.
+func (f F) Sin(x Tensor) Tensor { return f.callA(opSin, &NoAttrs{}, x) }
+
+// Cos returns the cosine.
+func (f F) Cos(x Tensor) Tensor { return f.callA(opCos, &NoAttrs{}, x) }
+
+// Tan returns the tangent.
+func (f F) Tan(x Tensor) Tensor { return f.callA(opTan, &NoAttrs{}, x) }
+
+// Arcsin returns the inverse sine.
+func (f F) Arcsin(x Tensor) Tensor { return f.callA(opArcsin, &NoAttrs{}, x) }
+
+// Arccos returns the inverse cosine.
+func (f F) Arccos(x Tensor) Tensor { return f.callA(opArccos, &NoAttrs{}, x) }
+
+// Arctan returns the inverse tangent.
+func (f F) Arctan(x Tensor) Tensor { return f.callA(opArctan, &NoAttrs{}, x) }
+
+// Sinh returns the hyperbolic sine.
+func (f F) Sinh(x Tensor) Tensor { return f.callA(opSinh, &NoAttrs{}, x) }
+
+// Cosh returns the hyperbolic cosine.
+func (f F) Cosh(x Tensor) Tensor { return f.callA(opCosh, &NoAttrs{}, x) }
+
+// Tanh returns the hyperbolic tangent.
+func (f F) Tanh(x Tensor) Tensor { return f.callA(opTanh, &NoAttrs{}, x) }
+
+// Sigmoid returns 1 / (1 + e**-x).
+func (f F) Sigmoid(x Tensor) Tensor { return f.callA(opSigmoid, &NoAttrs{}, x) }
+
+// Relu returns max(x, 0).
+func (f F) Relu(x Tensor) Tensor { return f.callA(opRelu, &NoAttrs{}, x) }
+
+// Softsign returns x / (1 + |x|).
+func (f F) Softsign(x Tensor) Tensor { return f.callA(opSoftsign, &NoAttrs{}, x) }
+
+// Erf returns the error function.
+func (f F) Erf(x Tensor) Tensor { return f.callA(opErf, &NoAttrs{}, x) }
+
+// Floor rounds down.
+func (f F) Floor(x Tensor) Tensor { return f.callA(opFloor, &NoAttrs{}, x) }
+
+// Ceil rounds up.
+func (f F) Ceil(x Tensor) Tensor { return f.callA(opCeil, &NoAttrs{}, x) }
+
+// Round rounds to the nearest integer, halves away from zero.
+func (f F) Round(x Tensor) Tensor { return f.callA(opRound, &NoAttrs{}, x) }
+
+// Trunc rounds toward zero.
+func (f F) Trunc(x Tensor) Tensor { return f.callA(opTrunc, &NoAttrs{}, x) }
