@@ -128,7 +128,9 @@ type gemmCall[T Float] struct {
 // run performs the blocked multiplication described at the top of the file.
 func (g *gemmCall[T]) run() {
 	mr, nr := g.kern.mr, g.kern.nr
+	// Spread the rows evenly over the row blocks so parallel tasks match.
 	mc := max(mr, gemmMC/mr*mr)
+	mc = roundUp(ceilDiv(g.m, ceilDiv(g.m, mc)), mr)
 	nc := max(nr, gemmNC/nr*nr)
 	kcMax := min(gemmKC, g.k)
 	parallel := numWorkers > 1 && g.m*g.n*g.k >= gemmParallelMin
