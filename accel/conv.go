@@ -40,6 +40,9 @@ const im2colGrain = 1 << 15
 func Im2col[T Float](g ConvGeom, img, col []T) {
 	outH, outW := g.OutH(), g.OutW()
 	rows, cols := g.colRows(), outH*outW
+	if rows <= 0 || outH <= 0 || outW <= 0 {
+		return
+	}
 	img = img[:g.Channels*g.InH*g.InW]
 	col = col[:rows*cols]
 	grain := max(1, im2colGrain/max(1, cols))
@@ -84,6 +87,9 @@ func Col2im[T Float](g ConvGeom, col, img []T) {
 	outH, outW := g.OutH(), g.OutW()
 	cols := outH * outW
 	taps := g.KernelH * g.KernelW
+	if taps <= 0 || g.Channels <= 0 || outH <= 0 || outW <= 0 {
+		return
+	}
 	img = img[:g.Channels*g.InH*g.InW]
 	col = col[:g.colRows()*cols]
 	// Taps of one channel overlap in the image, so channels are the unit of

@@ -173,3 +173,10 @@ func BenchmarkConvLeNet(b *testing.B) {
 			StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1})
 	})
 }
+
+func TestIm2colEmptyOutput(t *testing.T) {
+	// A kernel larger than the padded input has no output positions.
+	g := ConvGeom{Channels: 1, InH: 2, InW: 2, KernelH: 3, KernelW: 3, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1}
+	Im2col(g, make([]float32, 4), nil)
+	Col2im(g, nil, make([]float32, 4))
+}

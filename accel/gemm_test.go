@@ -195,3 +195,14 @@ func BenchmarkDgemm(b *testing.B) {
 }
 
 var _ = time.Second
+
+// TestGemmEmptyStrides: empty operands may come with any stride, and sizes
+// of zero must leave C alone or only scale it.
+func TestGemmEmptyStrides(t *testing.T) {
+	c := []float32{1, 2, 3, 4}
+	Gemm(false, false, 2, 2, 0, 1, nil, 0, nil, 2, 2, c, 2)
+	if c[0] != 2 || c[3] != 8 {
+		t.Fatalf("k=0 should only scale C by beta, got %v", c)
+	}
+	Gemm[float64](false, false, 0, 0, 0, 1, nil, 0, nil, 0, 0, nil, 0)
+}

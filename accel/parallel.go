@@ -38,9 +38,18 @@ func startPool() {
 // helper is the loop of one pooled goroutine: it helps with whatever job
 // it is handed and then waits for the next one.
 func helper() {
+	exited := true
+	defer func() {
+		// A body that calls runtime.Goexit (t.FailNow in a test, say) ends
+		// this goroutine; start a replacement so the pool keeps its size.
+		if exited {
+			go helper()
+		}
+	}()
 	for j := range jobQueue {
 		j.work()
 	}
+	exited = false
 }
 
 // A job is one ParallelFor call: [0,n) split into chunks that the caller and

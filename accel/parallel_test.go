@@ -2,6 +2,7 @@ package accel
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -150,4 +151,22 @@ func BenchmarkParallelForOverhead(b *testing.B) {
 	for b.Loop() {
 		ParallelFor(64, 1, func(lo, hi int) { sink.Add(int64(hi - lo)) })
 	}
+}
+
+// TestParallelForGoexit: a body that ends its goroutine must not shrink the
+// pool or hang the caller.
+func TestParallelForGoexit(t *testing.T) {
+	for range 3 * Workers() {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			ParallelFor(64, 1, func(lo, hi int) {
+				if lo == 63 || hi == 64 {
+					runtime.Goexit()
+				}
+			})
+		}()
+		<-done
+	}
+	checkCover(t, 1000, 1)
 }
