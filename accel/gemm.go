@@ -1,29 +1,280 @@
 package accel
 
-// Float is the element type of the floating-point kernels.
-type Float interface{ ~float32 | ~float64 }
+import "fmt"
 
-// Gemm computes C = alpha*op(A)*op(B) + beta*C, row-major.
+// Gemm blocking, in the classic Goto/BLIS arrangement. For one call:
+//
+//	for jc over columns of C in steps of gemmNC     (B block: kc x nc, shared)
+//	  for pc over the k dimension in steps of gemmKC
+//	    pack op(B)[pc:pc+kc, jc:jc+nc] into nr-wide micro-panels
+//	    for ic over rows of C in steps of gemmMC   (parallel tasks)
+//	      pack op(A)[ic:ic+mc, pc:pc+kc] into mr-tall micro-panels
+//	      for jr over the nr-wide panels of B      (one panel stays in L1)
+//	        for ir over the mr-tall panels of A    (the A block stays in L2)
+//	          micro-kernel: C[mr x nr] += alpha * Apanel * Bpanel
+//
+// C is first multiplied by beta once, so every kc step only accumulates.
+// Packing makes the micro-kernel's loads contiguous and unit-stride whatever
+// the transpose flags and leading dimensions, and zero-pads the ragged edges
+// so the kernel always sees full mr x nr tiles.
+const (
+	gemmMC = 96   // rows of op(A) per packed block (rounded to a multiple of mr)
+	gemmKC = 256  // depth of one packed block
+	gemmNC = 3072 // columns of op(B) per packed block (rounded to a multiple of nr)
+
+	// gemmParallelMin is the number of multiply-adds (m*n*k) from which Gemm
+	// spreads its work over the worker pool; smaller products stay on the
+	// calling goroutine, where they finish before helpers could wake up.
+	gemmParallelMin = 1 << 17
+	// gemmTasksPerWorker is how many tasks Gemm aims for per worker so that
+	// uneven blocks still balance.
+	gemmTasksPerWorker = 3
+	// gemmMinGroupPanels is the fewest B micro-panels a task handles when a
+	// row block is split by columns; it keeps re-packing A cheap.
+	gemmMinGroupPanels = 8
+)
+
+// Gemm computes C = alpha*op(A)*op(B) + beta*C for row-major matrices.
+// op(A) is m x k (A is stored k x m when transA), op(B) is k x n (B is stored
+// n x k when transB) and C is m x n. lda, ldb and ldc are the row strides.
+// When beta is 0, C is not read, so NaNs in C are ignored; when alpha is 0 or
+// k is 0, A and B are not read.
 func Gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
-	for i := 0; i < m; i++ {
-		for j := 0; j < n; j++ {
-			var s T
-			for p := 0; p < k; p++ {
-				av := a[i*lda+p]
-				if transA {
-					av = a[p*lda+i]
-				}
-				bv := b[p*ldb+j]
-				if transB {
-					bv = b[j*ldb+p]
-				}
-				s += av * bv
+	checkGemm(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
+	if m == 0 || n == 0 {
+		return
+	}
+	scaleMatrix(m, n, beta, c, ldc)
+	if k == 0 || alpha == 0 {
+		return
+	}
+	g := gemmCall[T]{
+		m: m, n: n, k: k, alpha: alpha, c: c, ldc: ldc,
+		kern: kernelFor[T](),
+	}
+	// Both packers read element (row, depth) of op(A) or (col, depth) of
+	// op(B) at index row*rs + depth*ds.
+	g.a, g.ars, g.ads = a, lda, 1
+	if transA {
+		g.ars, g.ads = 1, lda
+	}
+	g.b, g.brs, g.bds = b, 1, ldb
+	if transB {
+		g.brs, g.bds = ldb, 1
+	}
+	g.run()
+}
+
+// checkGemm panics with a descriptive message when the arguments of Gemm do
+// not describe matrices that fit in the given slices.
+func checkGemm(transA, transB bool, m, n, k, lenA, lda, lenB, ldb, lenC, ldc int) {
+	if m < 0 || n < 0 || k < 0 {
+		panic(fmt.Sprintf("accel: Gemm with negative size m=%d n=%d k=%d", m, n, k))
+	}
+	rowsA, colsA := m, k
+	if transA {
+		rowsA, colsA = k, m
+	}
+	rowsB, colsB := k, n
+	if transB {
+		rowsB, colsB = n, k
+	}
+	checkMatrix("A", rowsA, colsA, lenA, lda)
+	checkMatrix("B", rowsB, colsB, lenB, ldb)
+	checkMatrix("C", m, n, lenC, ldc)
+}
+
+func checkMatrix(name string, rows, cols, length, ld int) {
+	if rows == 0 || cols == 0 {
+		return // an empty matrix is never read, whatever its stride
+	}
+	if ld < cols {
+		panic(fmt.Sprintf("accel: Gemm: ld%s=%d is less than the %d columns of %s", name, ld, cols, name))
+	}
+	if length < (rows-1)*ld+cols {
+		panic(fmt.Sprintf("accel: Gemm: %s has %d elements, a %dx%d matrix with stride %d needs %d",
+			name, length, rows, cols, ld, (rows-1)*ld+cols))
+	}
+}
+
+// scaleMatrix sets C = beta*C for an m x n matrix, writing zeros (not reading
+// C) when beta is 0.
+func scaleMatrix[T Float](m, n int, beta T, c []T, ldc int) {
+	if beta == 1 {
+		return
+	}
+	for i := range m {
+		row := c[i*ldc : i*ldc+n]
+		if beta == 0 {
+			clear(row)
+			continue
+		}
+		for j := range row {
+			row[j] *= beta
+		}
+	}
+}
+
+// gemmCall holds the operands of one Gemm call after argument checking.
+type gemmCall[T Float] struct {
+	m, n, k  int
+	alpha    T
+	a        []T
+	ars, ads int // op(A)(i, p) = a[i*ars + p*ads]
+	b        []T
+	brs, bds int // op(B)(p, j) = b[j*brs + p*bds]
+	c        []T
+	ldc      int
+	kern     microKernel[T]
+}
+
+// run performs the blocked multiplication described at the top of the file.
+func (g *gemmCall[T]) run() {
+	mr, nr := g.kern.mr, g.kern.nr
+	// Spread the rows evenly over the row blocks so parallel tasks match.
+	mc := max(mr, gemmMC/mr*mr)
+	mc = roundUp(ceilDiv(g.m, ceilDiv(g.m, mc)), mr)
+	nc := max(nr, gemmNC/nr*nr)
+	kcMax := min(gemmKC, g.k)
+	parallel := numWorkers > 1 && g.m*g.n*g.k >= gemmParallelMin
+
+	bBuf := getBuf[T](kcMax * roundUp(min(nc, g.n), nr))
+	defer putBuf(bBuf)
+
+	for jc := 0; jc < g.n; jc += nc {
+		nb := min(nc, g.n-jc)
+		for pc := 0; pc < g.k; pc += gemmKC {
+			kb := min(gemmKC, g.k-pc)
+			bPack := (*bBuf)[:kb*roundUp(nb, nr)]
+			g.packB(bPack, jc, nb, pc, kb, parallel)
+			g.multiplyBlock(bPack, jc, nb, pc, kb, mc, parallel)
+		}
+	}
+}
+
+// packB packs op(B)[pc:pc+kb, jc:jc+nb] into nr-wide micro-panels, splitting
+// the panels over the worker pool when the multiplication is parallel.
+func (g *gemmCall[T]) packB(dst []T, jc, nb, pc, kb int, parallel bool) {
+	nr := g.kern.nr
+	panels := ceilDiv(nb, nr)
+	pack := func(lo, hi int) {
+		j0 := lo * nr
+		cols := min(hi*nr, nb) - j0
+		packPanels(dst[j0*kb:hi*nr*kb], g.b, g.brs, g.bds, jc+j0, cols, pc, kb, nr)
+	}
+	if !parallel {
+		pack(0, panels)
+		return
+	}
+	ParallelFor(panels, gemmMinGroupPanels, pack)
+}
+
+// multiplyBlock accumulates alpha*op(A)[:, pc:pc+kb]*bPack into C[:, jc:jc+nb].
+// The work is cut into tasks, each one mc-row block of C times a group of B
+// panels; a task packs its own block of A into a pooled buffer.
+func (g *gemmCall[T]) multiplyBlock(bPack []T, jc, nb, pc, kb, mc int, parallel bool) {
+	nr := g.kern.nr
+	rowBlocks := ceilDiv(g.m, mc)
+	panels := ceilDiv(nb, nr)
+	groups := 1
+	if parallel {
+		want := gemmTasksPerWorker * numWorkers
+		groups = max(1, min(ceilDiv(want, rowBlocks), panels/gemmMinGroupPanels))
+	}
+	tasks := rowBlocks * groups
+
+	runTasks := func(lo, hi int) {
+		aBuf := getBuf[T](mc * kb)
+		defer putBuf(aBuf)
+		packedRow := -1
+		for t := lo; t < hi; t++ {
+			rb, grp := t/groups, t%groups
+			i0 := rb * mc
+			mb := min(mc, g.m-i0)
+			aPack := (*aBuf)[:roundUp(mb, g.kern.mr)*kb]
+			if rb != packedRow { // consecutive tasks share a row block
+				packPanels(aPack, g.a, g.ars, g.ads, i0, mb, pc, kb, g.kern.mr)
+				packedRow = rb
 			}
-			if beta == 0 {
-				c[i*ldc+j] = alpha * s
-			} else {
-				c[i*ldc+j] = alpha*s + beta*c[i*ldc+j]
+			p0 := grp * panels / groups
+			p1 := (grp + 1) * panels / groups
+			g.macroKernel(aPack, mb, i0, bPack, nb, jc, p0, p1, kb)
+		}
+	}
+	if !parallel {
+		runTasks(0, tasks)
+		return
+	}
+	ParallelFor(tasks, 1, runTasks)
+}
+
+// macroKernel multiplies a packed block of A (mb rows starting at row i0 of C)
+// by the B panels [p0, p1) of a packed block of B (nb columns starting at
+// column jc of C), adding alpha times the product into C.
+func (g *gemmCall[T]) macroKernel(aPack []T, mb, i0 int, bPack []T, nb, jc, p0, p1, kb int) {
+	mr, nr := g.kern.mr, g.kern.nr
+	kernel := g.kern.fn
+	var edge [maxTile]T // scratch tile for ragged edges
+	tile := edge[:mr*nr]
+	for jp := p0; jp < p1; jp++ {
+		bp := bPack[jp*nr*kb : (jp+1)*nr*kb]
+		j := jp * nr
+		cols := min(nr, nb-j)
+		for ip := 0; ip*mr < mb; ip++ {
+			ap := aPack[ip*mr*kb : (ip+1)*mr*kb]
+			i := ip * mr
+			rows := min(mr, mb-i)
+			off := (i0+i)*g.ldc + jc + j
+			if rows == mr && cols == nr {
+				kernel(kb, g.alpha, ap, bp, g.c[off:], g.ldc)
+				continue
+			}
+			clear(tile)
+			kernel(kb, g.alpha, ap, bp, tile, nr)
+			for r := range rows {
+				dst := g.c[off+r*g.ldc : off+r*g.ldc+cols]
+				for s, v := range tile[r*nr : r*nr+cols] {
+					dst[s] += v
+				}
 			}
 		}
 	}
 }
+
+// packPanels copies the rows x depth submatrix X[r0:r0+rows, d0:d0+depth] of
+// X(r, d) = x[r*rs + d*ds] into dst as w-row micro-panels: panel q holds rows
+// r0+q*w ... r0+q*w+w-1, stored depth-major (element (r, d) of the panel at
+// d*w + r). Rows past the end are zero-filled. Exactly one of rs and ds is 1
+// for row-major operands; the loop order follows the unit stride.
+func packPanels[T Float](dst, x []T, rs, ds, r0, rows, d0, depth, w int) {
+	for q := 0; q*w < rows; q++ {
+		panel := dst[q*w*depth : (q+1)*w*depth]
+		cnt := min(w, rows-q*w)
+		base := (r0+q*w)*rs + d0*ds
+		if ds == 1 {
+			for r := range cnt {
+				src := x[base+r*rs : base+r*rs+depth]
+				for d, v := range src {
+					panel[d*w+r] = v
+				}
+			}
+		} else {
+			for d := range depth {
+				out := panel[d*w : d*w+cnt]
+				at := base + d*ds
+				for r := range out {
+					out[r] = x[at+r*rs]
+				}
+			}
+		}
+		if cnt < w {
+			for d := range depth {
+				clear(panel[d*w+cnt : d*w+w])
+			}
+		}
+	}
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+func roundUp(a, b int) int { return ceilDiv(a, b) * b }

@@ -1,0 +1,155 @@
+package accel
+
+// ConvGeom describes one image's convolution window geometry. A 1-D
+// convolution uses InH=1, KernelH=1, StrideH=1, PadH=0, DilateH=1.
+type ConvGeom struct {
+	Channels, InH, InW int
+	KernelH, KernelW   int
+	StrideH, StrideW   int
+	PadH, PadW         int
+	DilateH, DilateW   int
+}
+
+// OutH is the number of output rows: (InH + 2*PadH - DilateH*(KernelH-1) - 1)/StrideH + 1.
+func (g ConvGeom) OutH() int {
+	return convOut(g.InH, g.KernelH, g.StrideH, g.PadH, g.DilateH)
+}
+
+// OutW is the number of output columns, as OutH for the width.
+func (g ConvGeom) OutW() int {
+	return convOut(g.InW, g.KernelW, g.StrideW, g.PadW, g.DilateW)
+}
+
+func convOut(in, kernel, stride, pad, dilate int) int {
+	return (in+2*pad-dilate*(kernel-1)-1)/stride + 1
+}
+
+// colRows is the number of rows of the column matrix: Channels*KernelH*KernelW.
+func (g ConvGeom) colRows() int { return g.Channels * g.KernelH * g.KernelW }
+
+// im2colGrain is the number of column-matrix elements below which Im2col
+// and Col2im stay on the calling goroutine.
+const im2colGrain = 1 << 15
+
+// Im2col writes col, a (Channels*KernelH*KernelW) x (OutH*OutW) row-major
+// matrix, from one image img (Channels x InH x InW). Row (c*KernelH+kh)*KernelW+kw
+// of col holds, for every output position (oh, ow), the input element
+// img[c, oh*StrideH-PadH+kh*DilateH, ow*StrideW-PadW+kw*DilateW], or zero where
+// that falls in the padding. The product W*col, with W the filters as a
+// Filters x (Channels*KernelH*KernelW) matrix, is then the convolution.
+func Im2col[T Float](g ConvGeom, img, col []T) {
+	outH, outW := g.OutH(), g.OutW()
+	rows, cols := g.colRows(), outH*outW
+	if rows <= 0 || outH <= 0 || outW <= 0 {
+		return
+	}
+	img = img[:g.Channels*g.InH*g.InW]
+	col = col[:rows*cols]
+	grain := max(1, im2colGrain/max(1, cols))
+	ParallelFor(rows, grain, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			im2colRow(g, r, outH, outW, img, col[r*cols:(r+1)*cols])
+		}
+	})
+}
+
+// im2colRow fills row r of the column matrix: one (c, kh, kw) kernel tap
+// across all output positions.
+func im2colRow[T Float](g ConvGeom, r, outH, outW int, img, dst []T) {
+	c, kh, kw := g.tap(r)
+	plane := img[c*g.InH*g.InW : (c+1)*g.InH*g.InW]
+	offW := kw*g.DilateW - g.PadW
+	owLo, owHi := validRange(outW, g.InW, g.StrideW, offW)
+	for oh := range outH {
+		out := dst[oh*outW : (oh+1)*outW]
+		ih := oh*g.StrideH - g.PadH + kh*g.DilateH
+		if ih < 0 || ih >= g.InH || owLo >= owHi {
+			clear(out)
+			continue
+		}
+		clear(out[:owLo])
+		clear(out[owHi:])
+		src := plane[ih*g.InW : (ih+1)*g.InW]
+		if g.StrideW == 1 {
+			copy(out[owLo:owHi], src[owLo+offW:owHi+offW])
+			continue
+		}
+		for ow := owLo; ow < owHi; ow++ {
+			out[ow] = src[ow*g.StrideW+offW]
+		}
+	}
+}
+
+// Col2im adds the columns back into img: it is the adjoint of Im2col, so
+// every col element is added to the image element it was copied from, and
+// elements that came from padding are dropped. img is not cleared first.
+func Col2im[T Float](g ConvGeom, col, img []T) {
+	outH, outW := g.OutH(), g.OutW()
+	cols := outH * outW
+	taps := g.KernelH * g.KernelW
+	if taps <= 0 || g.Channels <= 0 || outH <= 0 || outW <= 0 {
+		return
+	}
+	img = img[:g.Channels*g.InH*g.InW]
+	col = col[:g.colRows()*cols]
+	// Taps of one channel overlap in the image, so channels are the unit of
+	// parallel work.
+	grain := max(1, im2colGrain/max(1, taps*cols))
+	ParallelFor(g.Channels, grain, func(lo, hi int) {
+		for r := lo * taps; r < hi*taps; r++ {
+			col2imRow(g, r, outH, outW, col[r*cols:(r+1)*cols], img)
+		}
+	})
+}
+
+// col2imRow adds row r of the column matrix into the image.
+func col2imRow[T Float](g ConvGeom, r, outH, outW int, src, img []T) {
+	c, kh, kw := g.tap(r)
+	plane := img[c*g.InH*g.InW : (c+1)*g.InH*g.InW]
+	offW := kw*g.DilateW - g.PadW
+	owLo, owHi := validRange(outW, g.InW, g.StrideW, offW)
+	if owLo >= owHi {
+		return
+	}
+	for oh := range outH {
+		ih := oh*g.StrideH - g.PadH + kh*g.DilateH
+		if ih < 0 || ih >= g.InH {
+			continue
+		}
+		in := src[oh*outW : (oh+1)*outW]
+		dst := plane[ih*g.InW : (ih+1)*g.InW]
+		if g.StrideW == 1 {
+			d := dst[owLo+offW : owHi+offW]
+			for i, v := range in[owLo:owHi] {
+				d[i] += v
+			}
+			continue
+		}
+		for ow := owLo; ow < owHi; ow++ {
+			dst[ow*g.StrideW+offW] += in[ow]
+		}
+	}
+}
+
+// tap splits a column-matrix row index into (channel, kernel row, kernel column).
+func (g ConvGeom) tap(r int) (c, kh, kw int) {
+	kw = r % g.KernelW
+	r /= g.KernelW
+	return r / g.KernelH, r % g.KernelH, kw
+}
+
+// validRange returns the output positions [lo, hi) of [0, out) whose input
+// position o*stride+off lies in [0, in).
+func validRange(out, in, stride, off int) (lo, hi int) {
+	// o*stride+off >= 0  <=>  o >= ceil(-off/stride)
+	if off < 0 {
+		lo = ceilDiv(-off, stride)
+	}
+	// o*stride+off <= in-1  <=>  o <= floor((in-1-off)/stride)
+	if in-1-off < 0 {
+		return 0, 0
+	}
+	hi = min(out, (in-1-off)/stride+1)
+	lo = min(lo, hi)
+	return lo, hi
+}

@@ -1,0 +1,182 @@
+package accel
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// naiveIm2col is the reference: every column-matrix element from its definition.
+func naiveIm2col(g ConvGeom, img []float64) []float64 {
+	outH, outW := g.OutH(), g.OutW()
+	col := make([]float64, g.Channels*g.KernelH*g.KernelW*outH*outW)
+	for c := range g.Channels {
+		for kh := range g.KernelH {
+			for kw := range g.KernelW {
+				r := (c*g.KernelH+kh)*g.KernelW + kw
+				for oh := range outH {
+					for ow := range outW {
+						ih := oh*g.StrideH - g.PadH + kh*g.DilateH
+						iw := ow*g.StrideW - g.PadW + kw*g.DilateW
+						v := 0.0
+						if ih >= 0 && ih < g.InH && iw >= 0 && iw < g.InW {
+							v = img[(c*g.InH+ih)*g.InW+iw]
+						}
+						col[r*outH*outW+oh*outW+ow] = v
+					}
+				}
+			}
+		}
+	}
+	return col
+}
+
+func convGeoms() []ConvGeom {
+	return []ConvGeom{
+		{Channels: 1, InH: 5, InW: 5, KernelH: 3, KernelW: 3, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1},
+		{Channels: 2, InH: 7, InW: 6, KernelH: 3, KernelW: 2, StrideH: 2, StrideW: 1, PadH: 1, PadW: 1, DilateH: 1, DilateW: 1},
+		{Channels: 3, InH: 9, InW: 8, KernelH: 3, KernelW: 3, StrideH: 2, StrideW: 3, PadH: 2, PadW: 1, DilateH: 2, DilateW: 2},
+		{Channels: 2, InH: 4, InW: 4, KernelH: 1, KernelW: 1, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1},
+		{Channels: 1, InH: 3, InW: 3, KernelH: 3, KernelW: 3, StrideH: 1, StrideW: 1, PadH: 3, PadW: 3, DilateH: 1, DilateW: 1},
+		{Channels: 4, InH: 1, InW: 20, KernelH: 1, KernelW: 5, StrideH: 1, StrideW: 2, PadW: 2, DilateH: 1, DilateW: 3}, // 1-D
+		{Channels: 8, InH: 40, InW: 40, KernelH: 5, KernelW: 5, StrideH: 1, StrideW: 1, PadH: 2, PadW: 2, DilateH: 1, DilateW: 1},
+	}
+}
+
+func TestConvOut(t *testing.T) {
+	g := ConvGeom{Channels: 1, InH: 28, InW: 28, KernelH: 5, KernelW: 5, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1}
+	if g.OutH() != 24 || g.OutW() != 24 {
+		t.Fatalf("LeNet conv1 out = %dx%d, want 24x24", g.OutH(), g.OutW())
+	}
+	g = ConvGeom{Channels: 1, InH: 10, InW: 11, KernelH: 3, KernelW: 3, StrideH: 2, StrideW: 3, PadH: 1, PadW: 2, DilateH: 2, DilateW: 1}
+	if g.OutH() != 4 || g.OutW() != 5 {
+		t.Fatalf("out = %dx%d, want 4x5", g.OutH(), g.OutW())
+	}
+}
+
+func TestIm2col(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for i, g := range convGeoms() {
+		img := randSlice[float64](r, g.Channels*g.InH*g.InW)
+		want := naiveIm2col(g, img)
+		got := make([]float64, len(want))
+		for j := range got {
+			got[j] = math.NaN() // every element must be written
+		}
+		Im2col(g, img, got)
+		for j := range want {
+			if got[j] != want[j] {
+				t.Fatalf("geom %d: col[%d] = %v, want %v", i, j, got[j], want[j])
+			}
+		}
+		// float32 agrees too.
+		img32 := make([]float32, len(img))
+		for j, v := range img {
+			img32[j] = float32(v)
+		}
+		got32 := make([]float32, len(want))
+		Im2col(g, img32, got32)
+		for j := range want {
+			if got32[j] != float32(want[j]) {
+				t.Fatalf("geom %d float32: col[%d] = %v, want %v", i, j, got32[j], want[j])
+			}
+		}
+	}
+}
+
+// TestCol2imAdjoint checks <Im2col(x), y> == <x, Col2im(y)> and that Col2im
+// adds to, rather than overwrites, the image.
+func TestCol2imAdjoint(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for i, g := range convGeoms() {
+		x := randSlice[float64](r, g.Channels*g.InH*g.InW)
+		y := randSlice[float64](r, g.Channels*g.KernelH*g.KernelW*g.OutH()*g.OutW())
+		col := make([]float64, len(y))
+		Im2col(g, x, col)
+		lhs := naiveDot(col, y)
+
+		base := randSlice[float64](r, len(x))
+		img := append([]float64(nil), base...)
+		Col2im(g, y, img)
+		for j := range img {
+			img[j] -= base[j]
+		}
+		rhs := naiveDot(x, img)
+		if math.Abs(lhs-rhs) > 1e-9*(1+math.Abs(lhs)) {
+			t.Fatalf("geom %d: <Im2col(x),y> = %v, <x,Col2im(y)> = %v", i, lhs, rhs)
+		}
+	}
+}
+
+func naiveDot(x, y []float64) float64 {
+	var s float64
+	for i := range x {
+		s += x[i] * y[i]
+	}
+	return s
+}
+
+func ExampleIm2col() {
+	// One 3x3 channel, a 2x2 kernel, stride 1, no padding: four output
+	// positions, four kernel taps.
+	g := ConvGeom{Channels: 1, InH: 3, InW: 3, KernelH: 2, KernelW: 2,
+		StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1}
+	img := []float32{
+		1, 2, 3,
+		4, 5, 6,
+		7, 8, 9,
+	}
+	col := make([]float32, 4*g.OutH()*g.OutW())
+	Im2col(g, img, col)
+	for r := range 4 {
+		fmt.Println(col[r*4 : r*4+4])
+	}
+	// Output:
+	// [1 2 4 5]
+	// [2 3 5 6]
+	// [4 5 7 8]
+	// [5 6 8 9]
+}
+
+// benchConv runs im2col + Gemm for every image of a batch, spreading images
+// over the worker pool, and reports the Gemm's GFLOP/s.
+func benchConv(b *testing.B, batch, filters int, g ConvGeom) {
+	r := rand.New(rand.NewPCG(13, 14))
+	k := g.colRows()
+	n := g.OutH() * g.OutW()
+	imgSize := g.Channels * g.InH * g.InW
+	in := randSlice[float32](r, batch*imgSize)
+	w := randSlice[float32](r, filters*k)
+	out := make([]float32, batch*filters*n)
+	cols := make([]float32, batch*k*n)
+	b.ResetTimer()
+	for b.Loop() {
+		ParallelFor(batch, 1, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				col := cols[i*k*n : (i+1)*k*n]
+				Im2col(g, in[i*imgSize:(i+1)*imgSize], col)
+				Gemm(false, false, filters, n, k, 1, w, k, col, n, 0, out[i*filters*n:(i+1)*filters*n], n)
+			}
+		})
+	}
+	reportGFLOPS(b, 2*float64(batch)*float64(filters)*float64(n)*float64(k))
+}
+
+func BenchmarkConvLeNet(b *testing.B) {
+	b.Run("conv1", func(b *testing.B) {
+		benchConv(b, 16, 6, ConvGeom{Channels: 1, InH: 28, InW: 28, KernelH: 5, KernelW: 5,
+			StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1})
+	})
+	b.Run("conv2", func(b *testing.B) {
+		benchConv(b, 16, 16, ConvGeom{Channels: 6, InH: 12, InW: 12, KernelH: 5, KernelW: 5,
+			StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1})
+	})
+}
+
+func TestIm2colEmptyOutput(t *testing.T) {
+	// A kernel larger than the padded input has no output positions.
+	g := ConvGeom{Channels: 1, InH: 2, InW: 2, KernelH: 3, KernelW: 3, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1}
+	Im2col(g, make([]float32, 4), nil)
+	Col2im(g, nil, make([]float32, 4))
+}

@@ -1,0 +1,57 @@
+// Package accel holds the numeric compute kernels of hybridgo: matrix
+// multiplication, convolution lowering, pooling and a few vector loops, all
+// on flat slices. It knows nothing of tensors, shapes, operators or
+// autograd; package ops describes its tensors to these kernels as plain
+// slices plus sizes and strides.
+//
+// # Conventions
+//
+// Every matrix is row-major: element (i, j) of a matrix with row stride ld
+// is x[i*ld+j], and ld may exceed the number of columns so that a kernel can
+// work on a sub-matrix in place. Images are Channels x H x W, also
+// row-major. Kernels whose name or documentation says they "add" accumulate
+// into their output (as gradients need); the others overwrite it.
+// The floating-point kernels are generic over Float (float32 and float64 and
+// types defined from them).
+//
+// # Parallelism
+//
+// ParallelFor is the only way the package uses more than one core. It runs
+// on a persistent pool of Workers()-1 helper goroutines, started on first
+// use, plus the calling goroutine, which always takes part in the work.
+// Small ranges (n <= grain) run inline with no synchronisation at all, so
+// callers can use it unconditionally and tune only the grain. Calls may come
+// from many goroutines at once and may nest: a kernel running inside a
+// ParallelFor body can itself call ParallelFor (for instance a per-image
+// convolution calling Gemm) without deadlocking. A panic in a body is
+// re-raised on the goroutine that called ParallelFor.
+//
+// # Gemm and the micro-kernel seam
+//
+// Gemm follows the Goto/BLIS design: op(B) is packed into kc x nr
+// micro-panels, op(A) into mr x kc micro-panels, blocked so that a panel of
+// B stays in L1 and a block of A in L2, and a register-blocked micro-kernel
+// multiplies one A panel by one B panel into an mr x nr tile of C. Packing
+// absorbs the transpose flags and strides, so the micro-kernel only ever sees
+// contiguous, zero-padded panels. Packing buffers come from a sync.Pool.
+// Large products are split into independent tasks (row blocks of C times
+// groups of B panels) and spread with ParallelFor; small ones stay on the
+// calling goroutine.
+//
+// The micro-kernel is the only architecture-sensitive code, and it is
+// isolated behind the microKernel values sgemmKernel and dgemmKernel in
+// kernel.go: a tile shape plus a function. The portable kernel is pure Go
+// (a 2x3 tile, the largest that keeps its accumulators in the 15 SSE
+// registers Go uses on amd64); an assembly kernel for AVX2 or AVX-512 can be
+// installed there, with its own tile shape, without touching the rest of
+// Gemm.
+//
+// # Convolution and pooling
+//
+// Convolution is lowered to Gemm: Im2col turns one image into a
+// (Channels*KernelH*KernelW) x (OutH*OutW) matrix, so the filters, viewed
+// as a Filters x (Channels*KernelH*KernelW) matrix, multiply it into the
+// Filters x OutH x OutW output. Col2im is its adjoint and gives the input
+// gradient from the column gradient. Pooling kernels work on Planes
+// independent planes and follow MXNet's window clipping and averaging rules.
+package accel

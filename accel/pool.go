@@ -1,0 +1,177 @@
+package accel
+
+import "math"
+
+// PoolGeom describes pooling over Planes independent InH x InW planes
+// (batch*channels). OutH and OutW are given by the caller because MXNet's
+// "full" pooling convention rounds up where "valid" rounds down. Window
+// (oh, ow) starts at (oh*StrideH-PadH, ow*StrideW-PadW) and is clipped to the
+// input.
+type PoolGeom struct {
+	Planes, InH, InW, OutH, OutW int
+	KernelH, KernelW             int
+	StrideH, StrideW             int
+	PadH, PadW                   int
+}
+
+// poolGrain is the number of input elements below which pooling stays on the
+// calling goroutine.
+const poolGrain = 1 << 14
+
+// window is one pooling window: rows [h0,h1) and columns [w0,w1) of the
+// input, already clipped, and the divisor of average pooling.
+type window struct {
+	h0, h1, w0, w1 int
+	count          int
+}
+
+// window returns the clipped window of output (oh, ow). Its count follows
+// MXNet: with countIncludePad, the window clipped to the padded input
+// [-Pad, In+Pad) before clipping to the input; otherwise the number of
+// in-bounds elements.
+func (g PoolGeom) window(oh, ow int, countIncludePad bool) window {
+	h0 := oh*g.StrideH - g.PadH
+	w0 := ow*g.StrideW - g.PadW
+	h1 := min(h0+g.KernelH, g.InH+g.PadH)
+	w1 := min(w0+g.KernelW, g.InW+g.PadW)
+	padded := (h1 - h0) * (w1 - w0)
+	h0, w0 = max(h0, 0), max(w0, 0)
+	h1, w1 = min(h1, g.InH), min(w1, g.InW)
+	win := window{h0: h0, h1: h1, w0: w0, w1: w1}
+	if h1 <= h0 || w1 <= w0 {
+		win.h1, win.w1 = h0, w0 // empty
+	}
+	if countIncludePad {
+		win.count = padded
+	} else {
+		win.count = (win.h1 - win.h0) * (win.w1 - win.w0)
+	}
+	return win
+}
+
+// forPlanes runs fn on every plane index, in parallel when the input is large.
+func (g PoolGeom) forPlanes(fn func(p int)) {
+	grain := max(1, poolGrain/max(1, g.InH*g.InW))
+	ParallelFor(g.Planes, grain, func(lo, hi int) {
+		for p := lo; p < hi; p++ {
+			fn(p)
+		}
+	})
+}
+
+func (g PoolGeom) planeSizes() (in, out int) { return g.InH * g.InW, g.OutH * g.OutW }
+
+// MaxPool writes the maximum of each window's in-bounds elements to out. An
+// empty window (possible only with unusual padding) yields -Inf.
+func MaxPool[T Float](g PoolGeom, in, out []T) {
+	inSz, outSz := g.planeSizes()
+	in, out = in[:g.Planes*inSz], out[:g.Planes*outSz]
+	g.forPlanes(func(p int) {
+		src, dst := in[p*inSz:(p+1)*inSz], out[p*outSz:(p+1)*outSz]
+		for oh := range g.OutH {
+			for ow := range g.OutW {
+				m := T(math.Inf(-1))
+				if at := argmax(src, g.InW, g.window(oh, ow, false)); at >= 0 {
+					m = src[at]
+				}
+				dst[oh*g.OutW+ow] = m
+			}
+		}
+	})
+}
+
+// MaxPoolBackward adds each gradOut element to gradIn at the position of its
+// window's first maximum in in (row-major order within the window).
+func MaxPoolBackward[T Float](g PoolGeom, in, gradOut, gradIn []T) {
+	inSz, outSz := g.planeSizes()
+	in, gradIn = in[:g.Planes*inSz], gradIn[:g.Planes*inSz]
+	gradOut = gradOut[:g.Planes*outSz]
+	g.forPlanes(func(p int) {
+		src, gi := in[p*inSz:(p+1)*inSz], gradIn[p*inSz:(p+1)*inSz]
+		gout := gradOut[p*outSz : (p+1)*outSz]
+		for oh := range g.OutH {
+			for ow := range g.OutW {
+				if at := argmax(src, g.InW, g.window(oh, ow, false)); at >= 0 {
+					gi[at] += gout[oh*g.OutW+ow]
+				}
+			}
+		}
+	})
+}
+
+// argmax returns the index within plane (row stride inW) of the first
+// maximum of the window, or -1 for an empty window.
+func argmax[T Float](plane []T, inW int, w window) int {
+	if w.h0 >= w.h1 || w.w0 >= w.w1 {
+		return -1
+	}
+	best := w.h0*inW + w.w0
+	m := plane[best]
+	for h := w.h0; h < w.h1; h++ {
+		row := plane[h*inW+w.w0 : h*inW+w.w1]
+		for i, v := range row {
+			if v > m {
+				m, best = v, h*inW+w.w0+i
+			}
+		}
+	}
+	return best
+}
+
+// AvgPool writes, for each window, the sum of its in-bounds elements divided
+// by the window's count (see PoolGeom.window), or the plain sum when sum is
+// true (MXNet's pool_type "sum"). A window with a zero count yields 0.
+func AvgPool[T Float](g PoolGeom, in, out []T, countIncludePad, sum bool) {
+	inSz, outSz := g.planeSizes()
+	in, out = in[:g.Planes*inSz], out[:g.Planes*outSz]
+	g.forPlanes(func(p int) {
+		src, dst := in[p*inSz:(p+1)*inSz], out[p*outSz:(p+1)*outSz]
+		for oh := range g.OutH {
+			for ow := range g.OutW {
+				w := g.window(oh, ow, countIncludePad)
+				var s T
+				for h := w.h0; h < w.h1; h++ {
+					for _, v := range src[h*g.InW+w.w0 : h*g.InW+w.w1] {
+						s += v
+					}
+				}
+				dst[oh*g.OutW+ow] = scaleWindow(s, w.count, sum)
+			}
+		}
+	})
+}
+
+// AvgPoolBackward adds each gradOut element, divided by its window's count
+// unless sum is true, to every in-bounds element of the window in gradIn.
+func AvgPoolBackward[T Float](g PoolGeom, gradOut, gradIn []T, countIncludePad, sum bool) {
+	inSz, outSz := g.planeSizes()
+	gradIn, gradOut = gradIn[:g.Planes*inSz], gradOut[:g.Planes*outSz]
+	g.forPlanes(func(p int) {
+		gi, gout := gradIn[p*inSz:(p+1)*inSz], gradOut[p*outSz:(p+1)*outSz]
+		for oh := range g.OutH {
+			for ow := range g.OutW {
+				w := g.window(oh, ow, countIncludePad)
+				d := scaleWindow(gout[oh*g.OutW+ow], w.count, sum)
+				for h := w.h0; h < w.h1; h++ {
+					row := gi[h*g.InW+w.w0 : h*g.InW+w.w1]
+					for i := range row {
+						row[i] += d
+					}
+				}
+			}
+		}
+	})
+}
+
+// scaleWindow divides a window's sum by its count, unless sum pooling is
+// asked for; an empty count gives 0 rather than a division by zero.
+func scaleWindow[T Float](s T, count int, sum bool) T {
+	switch {
+	case sum:
+		return s
+	case count <= 0:
+		return 0
+	default:
+		return s / T(count)
+	}
+}

@@ -1,0 +1,141 @@
+package accel
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// naiveWindow lists the in-bounds input positions of window (oh, ow) and its
+// MXNet divisor, straight from the definition.
+func naiveWindow(g PoolGeom, oh, ow int, countIncludePad bool) (idx []int, count int) {
+	hs, ws := oh*g.StrideH-g.PadH, ow*g.StrideW-g.PadW
+	he, we := min(hs+g.KernelH, g.InH+g.PadH), min(ws+g.KernelW, g.InW+g.PadW)
+	count = (he - hs) * (we - ws)
+	for h := hs; h < he; h++ {
+		for w := ws; w < we; w++ {
+			if h >= 0 && h < g.InH && w >= 0 && w < g.InW {
+				idx = append(idx, h*g.InW+w)
+			}
+		}
+	}
+	if !countIncludePad {
+		count = len(idx)
+	}
+	return idx, count
+}
+
+func poolGeoms() []PoolGeom {
+	return []PoolGeom{
+		{Planes: 2, InH: 4, InW: 4, OutH: 2, OutW: 2, KernelH: 2, KernelW: 2, StrideH: 2, StrideW: 2},
+		{Planes: 3, InH: 5, InW: 7, OutH: 3, OutW: 4, KernelH: 3, KernelW: 3, StrideH: 2, StrideW: 2, PadH: 1, PadW: 1},
+		// "full" convention: ceil((5+2*0-3)/2)+1 = 2 rows, ceil((6-2)/3)+1 = 3 columns.
+		{Planes: 2, InH: 5, InW: 6, OutH: 2, OutW: 3, KernelH: 3, KernelW: 2, StrideH: 2, StrideW: 3},
+		{Planes: 1, InH: 6, InW: 6, OutH: 4, OutW: 4, KernelH: 3, KernelW: 3, StrideH: 2, StrideW: 2, PadH: 1, PadW: 1},
+		{Planes: 1, InH: 1, InW: 9, OutH: 1, OutW: 5, KernelH: 1, KernelW: 3, StrideH: 1, StrideW: 2, PadW: 1},
+		{Planes: 40, InH: 24, InW: 24, OutH: 12, OutW: 12, KernelH: 2, KernelW: 2, StrideH: 2, StrideW: 2}, // parallel
+	}
+}
+
+func TestMaxPool(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	for gi, g := range poolGeoms() {
+		inSz, outSz := g.InH*g.InW, g.OutH*g.OutW
+		in := randSlice[float64](r, g.Planes*inSz)
+		in[0] = in[1] // a tie: the first maximum gets the gradient
+		out := make([]float64, g.Planes*outSz)
+		MaxPool(g, in, out)
+		gradOut := randSlice[float64](r, len(out))
+		gradIn := randSlice[float64](r, len(in))
+		want := append([]float64(nil), gradIn...)
+		MaxPoolBackward(g, in, gradOut, gradIn)
+		for p := range g.Planes {
+			for oh := range g.OutH {
+				for ow := range g.OutW {
+					idx, _ := naiveWindow(g, oh, ow, false)
+					m, at := math.Inf(-1), -1
+					for _, i := range idx {
+						if v := in[p*inSz+i]; v > m {
+							m, at = v, p*inSz+i
+						}
+					}
+					o := p*outSz + oh*g.OutW + ow
+					if out[o] != m {
+						t.Fatalf("geom %d: out[%d] = %v, want %v", gi, o, out[o], m)
+					}
+					if at >= 0 {
+						want[at] += gradOut[o]
+					}
+				}
+			}
+		}
+		for i := range want {
+			if math.Abs(gradIn[i]-want[i]) > 1e-12 {
+				t.Fatalf("geom %d: gradIn[%d] = %v, want %v", gi, i, gradIn[i], want[i])
+			}
+		}
+	}
+}
+
+func TestAvgPool(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 18))
+	for gi, g := range poolGeoms() {
+		for _, mode := range []struct{ includePad, sum bool }{{true, false}, {false, false}, {false, true}} {
+			inSz, outSz := g.InH*g.InW, g.OutH*g.OutW
+			in := randSlice[float64](r, g.Planes*inSz)
+			out := make([]float64, g.Planes*outSz)
+			AvgPool(g, in, out, mode.includePad, mode.sum)
+			gradOut := randSlice[float64](r, len(out))
+			gradIn := randSlice[float64](r, len(in))
+			want := append([]float64(nil), gradIn...)
+			AvgPoolBackward(g, gradOut, gradIn, mode.includePad, mode.sum)
+			for p := range g.Planes {
+				for oh := range g.OutH {
+					for ow := range g.OutW {
+						idx, count := naiveWindow(g, oh, ow, mode.includePad)
+						div := float64(count)
+						if mode.sum {
+							div = 1
+						}
+						s := 0.0
+						for _, i := range idx {
+							s += in[p*inSz+i]
+						}
+						o := p*outSz + oh*g.OutW + ow
+						if math.Abs(out[o]-s/div) > 1e-12 {
+							t.Fatalf("geom %d %+v: out[%d] = %v, want %v", gi, mode, o, out[o], s/div)
+						}
+						for _, i := range idx {
+							want[p*inSz+i] += gradOut[o] / div
+						}
+					}
+				}
+			}
+			for i := range want {
+				if math.Abs(gradIn[i]-want[i]) > 1e-12 {
+					t.Fatalf("geom %d %+v: gradIn[%d] = %v, want %v", gi, mode, i, gradIn[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+// TestAvgPoolCountIncludePad pins the MXNet divisor on a hand-worked case:
+// a 3x3 window, pad 1, over a 2x2 input of ones.
+func TestAvgPoolCountIncludePad(t *testing.T) {
+	g := PoolGeom{Planes: 1, InH: 2, InW: 2, OutH: 1, OutW: 1, KernelH: 3, KernelW: 3, StrideH: 1, StrideW: 1, PadH: 1, PadW: 1}
+	in := []float32{1, 1, 1, 1}
+	out := make([]float32, 1)
+	AvgPool(g, in, out, true, false)
+	if out[0] != 4.0/9 {
+		t.Fatalf("count_include_pad: got %v, want 4/9", out[0])
+	}
+	AvgPool(g, in, out, false, false)
+	if out[0] != 1 {
+		t.Fatalf("exclude pad: got %v, want 1", out[0])
+	}
+	AvgPool(g, in, out, true, true)
+	if out[0] != 4 {
+		t.Fatalf("sum: got %v, want 4", out[0])
+	}
+}

@@ -1,0 +1,115 @@
+package accel
+
+// Float is the element type of the floating-point kernels.
+type Float interface{ ~float32 | ~float64 }
+
+// vecGrain is the number of elements below which the vector kernels stay on
+// the calling goroutine; it is also the smallest chunk they hand a worker.
+const vecGrain = 1 << 15
+
+// Axpy computes y += alpha*x over the first len(x) elements of y.
+// It panics if y is shorter than x.
+func Axpy[T Float](alpha T, x, y []T) {
+	y = y[:len(x)]
+	ParallelFor(len(x), vecGrain, func(lo, hi int) {
+		xs, ys := x[lo:hi], y[lo:hi]
+		for i, v := range xs {
+			ys[i] += alpha * v
+		}
+	})
+}
+
+// Scale computes x *= alpha.
+func Scale[T Float](alpha T, x []T) {
+	ParallelFor(len(x), vecGrain, func(lo, hi int) {
+		xs := x[lo:hi]
+		for i := range xs {
+			xs[i] *= alpha
+		}
+	})
+}
+
+// sumBlock is the length of the leaves of the summation tree. Leaves are
+// summed with several independent accumulators; leaf sums are combined
+// pairwise. The tree depends only on the length, never on the number of
+// workers, so results are reproducible across machines.
+const sumBlock = 1024
+
+// Sum returns the sum of x, computed blockwise and pairwise so that the
+// rounding error grows with log(len(x)) rather than len(x).
+func Sum[T Float](x []T) T {
+	return reduceBlocks(len(x), func(lo, hi int) T { return sumLeaf(x[lo:hi]) })
+}
+
+// Dot returns the inner product of x and y, summed like Sum.
+// It panics if y is shorter than x.
+func Dot[T Float](x, y []T) T {
+	y = y[:len(x)]
+	return reduceBlocks(len(x), func(lo, hi int) T { return dotLeaf(x[lo:hi], y[lo:hi]) })
+}
+
+// reduceBlocks sums leaf(lo, hi) over the sumBlock-sized blocks of [0, n)
+// and adds the block results pairwise. Blocks are computed in parallel when
+// n is large.
+func reduceBlocks[T Float](n int, leaf func(lo, hi int) T) T {
+	if n <= sumBlock {
+		return leaf(0, n)
+	}
+	blocks := ceilDiv(n, sumBlock)
+	partial := make([]T, blocks)
+	ParallelFor(blocks, vecGrain/sumBlock, func(lo, hi int) {
+		for b := lo; b < hi; b++ {
+			partial[b] = leaf(b*sumBlock, min((b+1)*sumBlock, n))
+		}
+	})
+	return pairwise(partial)
+}
+
+// pairwise sums x by recursive halving.
+func pairwise[T Float](x []T) T {
+	if len(x) <= 8 {
+		var s T
+		for _, v := range x {
+			s += v
+		}
+		return s
+	}
+	h := len(x) / 2
+	return pairwise(x[:h]) + pairwise(x[h:])
+}
+
+// sumLeaf sums a short slice with four interleaved accumulators.
+func sumLeaf[T Float](x []T) T {
+	var s0, s1, s2, s3 T
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		q := x[i : i+4 : i+4]
+		s0 += q[0]
+		s1 += q[1]
+		s2 += q[2]
+		s3 += q[3]
+	}
+	for ; i < len(x); i++ {
+		s0 += x[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// dotLeaf is sumLeaf for the products x[i]*y[i].
+func dotLeaf[T Float](x, y []T) T {
+	y = y[:len(x)]
+	var s0, s1, s2, s3 T
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		p := x[i : i+4 : i+4]
+		q := y[i : i+4 : i+4]
+		s0 += p[0] * q[0]
+		s1 += p[1] * q[1]
+		s2 += p[2] * q[2]
+		s3 += p[3] * q[3]
+	}
+	for ; i < len(x); i++ {
+		s0 += x[i] * y[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
