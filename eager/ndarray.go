@@ -128,3 +128,9 @@ func (a *NDArray) Copy() *NDArray {
 func (a *NDArray) Detach() *NDArray {
 	return &NDArray{shape: a.shape, dtype: a.dtype, data: a.data}
 }
+
+// Reshape returns the array with a new shape; the codes of the Reshape op
+// apply (0 copies a dim, -1 infers one).
+func (a *NDArray) Reshape(shape ...int) *NDArray {
+	return F.Reshape(a, shape...).(*NDArray)
+}

@@ -98,7 +98,9 @@ func (p *printer) block(dim, offset int, indent string) {
 			if k > 0 {
 				sep = " "
 			}
-			if k > 0 && lineLen+len(sep)+len(s)+1 > printLineWidth { // +1 for the closing bracket
+			// numpy's rule: leave room for the closing brackets of every
+			// enclosing dim.
+			if k > 0 && lineLen+len(sep)+len(s) > printLineWidth-1-dim {
 				b.WriteString("\n" + indent)
 				lineLen = len(indent)
 				sep = ""
@@ -125,12 +127,11 @@ func (p *printer) block(dim, offset int, indent string) {
 
 // elemFormatter prints one element, padded to a common width.
 type elemFormatter struct {
-	data    any
-	kind    byte // 'f' fixed, 'e' scientific, 'i' integer, 'b' bool
-	intW    int  // width of the integer part (fixed) or of the whole (int, bool)
-	fracW   int  // digits after the point
-	bits    int  // 32 or 64
-	padZero bool // scientific: pad the mantissa with zeros
+	data  any
+	kind  byte // 'f' fixed, 'e' scientific, 'i' integer, 'b' bool
+	intW  int  // width of the integer part (floats) or of the whole (int, bool)
+	fracW int  // digits after the point
+	bits  int  // 32 or 64
 }
 
 func newElemFormatter(shape ops.Shape, data any, summarize bool) elemFormatter {
@@ -148,7 +149,7 @@ func newElemFormatter(shape ops.Shape, data any, summarize bool) elemFormatter {
 	case []bool:
 		f.kind = 'b'
 		for _, i := range shown {
-			f.intW = max(f.intW, len(strconv.FormatBool(d[i])))
+			f.intW = max(f.intW, len(boolString(d[i])))
 		}
 		return f
 	case []float32, []float64:
@@ -175,12 +176,84 @@ func newElemFormatter(shape ops.Shape, data any, summarize bool) elemFormatter {
 	if maxAbs >= 1e8 || (maxAbs > 0 && (minAbs < 1e-4 || maxAbs/minAbs > 1e3)) {
 		f.kind = 'e'
 	}
+	special := 0 // widest of nan, inf, -inf among the values
 	for _, i := range shown {
-		ip, fp := f.parts(at(data, i))
+		v := at(data, i)
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			special = max(special, len(nonFinite(v)))
+			continue
+		}
+		ip, fp, _ := f.parts(v)
 		f.intW = max(f.intW, len(ip))
 		f.fracW = max(f.fracW, len(fp))
 	}
+	// A nan or inf takes the whole width of a number; widen the integer
+	// part if it is longer (numpy's rule).
+	f.intW = max(f.intW, special-f.fracW-1)
 	return f
+}
+
+func boolString(b bool) string {
+	if b {
+		return "True"
+	}
+	return "False"
+}
+
+func nonFinite(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "nan"
+	case v > 0:
+		return "inf"
+	}
+	return "-inf"
+}
+
+// parts splits a finite float's shortest representation (at most 8
+// digits after the point) into the digits before the point (with sign),
+// the digits after it, and in scientific mode the exponent.
+func (f elemFormatter) parts(v float64) (ip, fp, exp string) {
+	if f.kind == 'e' {
+		s := strconv.FormatFloat(v, 'e', -1, f.bits)
+		mant, e, _ := strings.Cut(s, "e")
+		if i := strings.IndexByte(mant, '.'); i >= 0 && len(mant)-i-1 > printPrecision {
+			s = strconv.FormatFloat(v, 'e', printPrecision, f.bits)
+			mant, e, _ = strings.Cut(s, "e")
+			mant = strings.TrimRight(mant, "0")
+		}
+		ip, fp, _ = strings.Cut(mant, ".")
+		return ip, fp, formatExp(e)
+	}
+	s := strconv.FormatFloat(v, 'f', -1, f.bits)
+	ip, fp, _ = strings.Cut(s, ".")
+	if len(fp) > printPrecision {
+		s = strings.TrimRight(strconv.FormatFloat(v, 'f', printPrecision, 64), "0")
+		ip, fp, _ = strings.Cut(s, ".")
+	}
+	return ip, fp, ""
+}
+
+func (f elemFormatter) format(i int) string {
+	switch f.kind {
+	case 'b':
+		return padLeft(boolString(f.data.([]bool)[i]), f.intW)
+	case 'i':
+		return padLeft(strconv.FormatInt(int64(at(f.data, i)), 10), f.intW)
+	}
+	v := at(f.data, i)
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		w := f.intW + 1 + f.fracW
+		if f.kind == 'e' {
+			w += 4 // "e+00"
+		}
+		return padLeft(nonFinite(v), w)
+	}
+	ip, fp, exp := f.parts(v)
+	if f.kind == 'e' {
+		return padLeft(ip, f.intW) + "." + fp + strings.Repeat("0", f.fracW-len(fp)) + "e" + exp
+	}
+	return padLeft(ip, f.intW) + "." + fp + strings.Repeat(" ", f.fracW-len(fp))
 }
 
 // shownIndices lists the flat indices that summarised printing shows.
@@ -201,60 +274,6 @@ func shownIndices(shape ops.Shape) []int {
 		idx = next
 	}
 	return idx
-}
-
-// parts splits a float's shortest representation into the part before the
-// point (with sign) and the digits after it; in scientific mode the
-// exponent is kept with the fraction ("1.5e-05" -> "1", "5e-05").
-func (f elemFormatter) parts(v float64) (string, string) {
-	if math.IsNaN(v) {
-		return "nan", ""
-	}
-	if math.IsInf(v, 0) {
-		if v > 0 {
-			return "inf", ""
-		}
-		return "-inf", ""
-	}
-	var s string
-	if f.kind == 'e' {
-		s = strconv.FormatFloat(v, 'e', -1, f.bits)
-		if mant, exp, ok := strings.Cut(s, "e"); ok {
-			if m, err := strconv.ParseFloat(mant, 64); err == nil && len(mant) > printPrecision+2 {
-				mant = strings.TrimRight(strconv.FormatFloat(m, 'f', printPrecision, 64), "0")
-			}
-			ip, fp, _ := strings.Cut(mant, ".")
-			return ip, fp + "e" + exp
-		}
-	}
-	s = strconv.FormatFloat(v, 'f', -1, f.bits)
-	ip, fp, _ := strings.Cut(s, ".")
-	if len(fp) > printPrecision {
-		s = strings.TrimRight(strconv.FormatFloat(v, 'f', printPrecision, 64), "0")
-		ip, fp, _ = strings.Cut(s, ".")
-	}
-	return ip, fp
-}
-
-func (f elemFormatter) format(i int) string {
-	switch f.kind {
-	case 'b':
-		return padLeft(strconv.FormatBool(f.data.([]bool)[i]), f.intW)
-	case 'i':
-		return padLeft(strconv.FormatInt(int64(at(f.data, i)), 10), f.intW)
-	}
-	v := at(f.data, i)
-	ip, fp := f.parts(v)
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return padLeft(ip, f.intW+1+f.fracW)
-	}
-	if f.kind == 'e' {
-		mant, exp, _ := strings.Cut(fp, "e")
-		width := f.fracW - len(exp) - 1 // widest mantissa fraction
-		mant += strings.Repeat("0", max(0, width-len(mant)))
-		return padLeft(ip, f.intW) + "." + mant + "e" + formatExp(exp)
-	}
-	return padLeft(ip, f.intW) + "." + fp + strings.Repeat(" ", f.fracW-len(fp))
 }
 
 // formatExp prints an exponent with a sign and at least two digits: "-05".

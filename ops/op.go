@@ -109,15 +109,7 @@ func Register[A any](d Def[A]) *Op {
 	}
 	op := &Op{name: d.Name, aliases: d.Aliases, doc: d.Doc, attrType: at, aux: d.Aux,
 		random: d.Random, noGrad: d.NoGrad, samples: d.Samples}
-	op.defaults = reflect.New(at).Elem()
-	for _, info := range attrInfos(at) {
-		if info.Required {
-			continue
-		}
-		if err := setAttr(op.defaults.Field(info.index), info, info.Default); err != nil {
-			panic("ops.Register " + d.Name + ": bad default: " + err.Error())
-		}
-	}
+	op.defaults = newDefaults(op)
 	typed := func(a Attrs) *A { return a.(*A) }
 	switch {
 	case d.InputNames != nil:
@@ -161,6 +153,22 @@ func Register[A any](d Def[A]) *Op {
 	opNames = append(opNames, d.Name)
 	return op
 }
+
+// newDefaults builds the attribute struct value holding op's defaults; a
+// malformed default tag is a programming error and panics.
+func newDefaults(op *Op) reflect.Value {
+	v := reflect.New(op.attrType).Elem()
+	for _, info := range attrInfos(op.attrType) {
+		if info.Required {
+			continue
+		}
+		if err := setAttr(v.Field(info.index), info, info.Default); err != nil {
+			panic("ops.Register " + op.name + ": bad default: " + err.Error())
+		}
+	}
+	return v
+}
+
 
 // Lookup finds an op by its MXNet name or an alias.
 func Lookup(name string) (*Op, bool) {

@@ -1,0 +1,50 @@
+// Command hybridgo is the front door of hybridgo: MXNet Gluon's hybrid
+// programming model in Go.
+//
+//	hybridgo              print the version and what is available
+//	hybridgo ops [NAME…]  list the registered operators, or describe some
+//	hybridgo version      print the version
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// version is the release this binary was built from.
+const version = "0.1.0-dev"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes one command line and returns the process exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintf(stdout, "hybridgo %s — MXNet Gluon's hybrid programming model, in Go\n\n", version)
+		printUsage(stdout)
+		return 0
+	}
+	switch args[0] {
+	case "ops":
+		return runOps(args[1:], stdout, stderr)
+	case "version", "-version", "--version":
+		fmt.Fprintf(stdout, "hybridgo %s\n", version)
+		return 0
+	case "help", "-h", "-help", "--help":
+		printUsage(stdout)
+		return 0
+	}
+	fmt.Fprintf(stderr, "hybridgo: unknown command %q\n\n", args[0])
+	printUsage(stderr)
+	return 2
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprint(w, `Usage:
+  hybridgo ops [NAME...]   list every registered operator with its inputs and
+                           attributes, or describe the named ones in full
+  hybridgo version         print the version
+`)
+}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/hybridgo/hybridgo/ops"
+)
+
+func runCmd(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestOpsListsEveryOp(t *testing.T) {
+	code, out, _ := runCmd("ops")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, op := range ops.All() {
+		if !strings.Contains(out, "\n"+op.Name()+" ") {
+			t.Errorf("the listing lacks %s", op.Name())
+		}
+	}
+}
+
+func TestOpsDescribesOne(t *testing.T) {
+	code, out, _ := runCmd("ops", "_plus_scalar")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"_plus_scalar", "aliases: _PlusScalar", "inputs: data", "scalar", "default 1.0", "gradient: yes"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("description lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestOpsUnknownName(t *testing.T) {
+	code, _, errOut := runCmd("ops", "relux")
+	if code != 1 || !strings.Contains(errOut, `no operator named "relux"`) {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	_, _, errOut = runCmd("ops", "rel")
+	if !strings.Contains(errOut, "did you mean") || !strings.Contains(errOut, "relu") {
+		t.Errorf("no suggestion for a near miss: %q", errOut)
+	}
+}
+
+func TestUnknownCommand(t *testing.T) {
+	code, _, errOut := runCmd("frobnicate")
+	if code != 2 || !strings.Contains(errOut, `unknown command "frobnicate"`) {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+func TestVersionAndDefault(t *testing.T) {
+	if code, out, _ := runCmd("version"); code != 0 || !strings.Contains(out, version) {
+		t.Errorf("version: exit %d, %q", code, out)
+	}
+	if code, out, _ := runCmd(); code != 0 || !strings.Contains(out, "hybridgo ops") {
+		t.Errorf("default: exit %d, %q", code, out)
+	}
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/hybridgo/hybridgo/ops"
+)
+
+// runOps prints the op registry: a table of every op, or the full
+// description of the ops named.
+func runOps(names []string, stdout, stderr io.Writer) int {
+	if len(names) == 0 {
+		all := ops.All()
+		fmt.Fprintf(stdout, "%d operators (MXNet names; `hybridgo ops NAME` describes one)\n\n", len(all))
+		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "NAME\tINPUTS\tATTRIBUTES (default)")
+		for _, op := range all {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", op.Name(), strings.Join(inputNames(op), ", "), attrSummary(op))
+		}
+		tw.Flush()
+		return 0
+	}
+	code := 0
+	for i, name := range names {
+		op, ok := ops.Lookup(name)
+		if !ok {
+			fmt.Fprintf(stderr, "hybridgo ops: no operator named %q%s\n", name, suggest(name))
+			code = 1
+			continue
+		}
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		describe(stdout, op)
+	}
+	return code
+}
+
+// inputNames names the op's inputs with its default attributes.
+func inputNames(op *ops.Op) []string {
+	names := op.InputNames(op.DefaultAttrs())
+	if len(names) == 0 {
+		return []string{"-"}
+	}
+	return names
+}
+
+func attrSummary(op *ops.Op) string {
+	var parts []string
+	for _, a := range op.AttrInfos() {
+		if a.Required {
+			parts = append(parts, a.Name)
+		} else {
+			def := a.Default
+			if def == "" {
+				def = `""`
+			}
+			parts = append(parts, fmt.Sprintf("%s(%s)", a.Name, def))
+		}
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, " ")
+}
+
+func describe(w io.Writer, op *ops.Op) {
+	fmt.Fprintf(w, "%s\n", op.Name())
+	if al := op.Aliases(); len(al) > 0 {
+		fmt.Fprintf(w, "  aliases: %s\n", strings.Join(al, ", "))
+	}
+	fmt.Fprintf(w, "  %s\n", op.Doc())
+	fmt.Fprintf(w, "  inputs: %s\n", strings.Join(inputNames(op), ", "))
+	if aux := op.AuxInputs(); len(aux) > 0 {
+		fmt.Fprintf(w, "  auxiliary states (updated in place): inputs %v\n", aux)
+	}
+	grad := "yes"
+	switch {
+	case !op.Differentiable():
+		grad = "no rule (differentiating through it is an error)"
+	case !op.HasGradRule():
+		grad = "zero everywhere"
+	}
+	fmt.Fprintf(w, "  gradient: %s\n", grad)
+	infos := op.AttrInfos()
+	if len(infos) == 0 {
+		fmt.Fprintln(w, "  attributes: none")
+		return
+	}
+	fmt.Fprintln(w, "  attributes:")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, a := range infos {
+		def := "required"
+		if !a.Required {
+			def = "default " + a.Default
+		}
+		typ := a.Type
+		if len(a.Enum) > 0 {
+			typ = strings.Join(a.Enum, "|")
+		}
+		fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\n", a.Name, typ, def, a.Doc)
+	}
+	tw.Flush()
+}
+
+// suggest names registered ops that contain the name, to catch near misses.
+func suggest(name string) string {
+	var close []string
+	lower := strings.ToLower(name)
+	for _, op := range ops.All() {
+		if strings.Contains(strings.ToLower(op.Name()), lower) {
+			close = append(close, op.Name())
+		}
+	}
+	if len(close) == 0 || len(close) > 8 {
+		return " (run `hybridgo ops` for the list)"
+	}
+	return "; did you mean " + strings.Join(close, ", ") + "?"
+}

@@ -1,0 +1,54 @@
+// Package eager runs ops at once, on NDArrays: the imperative half of
+// hybridgo, and the one a block uses before it is hybridized.
+//
+// # NDArray
+//
+// An NDArray is an n-dimensional array of one dtype (float32 by default;
+// float64, int8, uint8, int32, int64 and bool too) in the context cpu(0).
+// Make one from a Go slice and a shape, or with a creation function:
+//
+//	x := eager.Array([]float32{1, 2, 3, 4, 5, 6}, 2, 3)
+//	z := eager.Zeros(2, 3)
+//	r := eager.RandomNormal(16, 1, 28, 28) // eager.Seed(n) makes runs repeat
+//
+// Printing follows MXNet (and numpy) — values, then a footer with the shape
+// and context:
+//
+//	[[1. 2. 3.]
+//	 [4. 5. 6.]]
+//	<NDArray 2x3 @cpu(0)>
+//
+// Values are read with Float32s, Float64s, Scalar and At, converted with
+// AsType, and copied with Copy.
+//
+// # Ops
+//
+// F is the eager op namespace (an ops.F): F.Relu(x), F.Add(a, b),
+// F.Sum(x, ops.Axis(1)). The interpreter behind it infers the output dtype
+// and shape with the op's rules, allocates the outputs, and runs the CPU
+// kernel. Every op in the registry is available, by its F method or by name
+// with F.Call.
+//
+// # Autograd
+//
+// Mark the arrays to differentiate with AttachGrad, compute inside Record,
+// then call Backward; gradients land in Grad():
+//
+//	x.AttachGrad()
+//	var y *eager.NDArray
+//	eager.Record(func() { y = eager.F.Sum(eager.F.Mul(x, x)).(*eager.NDArray) })
+//	y.Backward()
+//	fmt.Println(x.Grad()) // 2*x
+//
+// AttachGrad takes a request: GradWrite (the default) overwrites the
+// buffer, GradAdd accumulates across backward passes, GradNull skips the
+// variable. Backward releases the recorded graph unless retainGraph is set.
+// Grad returns gradients without touching the buffers, and with createGraph
+// records the gradient computation itself, so it can be differentiated
+// again: gradient rules are written with F, so second and higher
+// derivatives work for every op whose rule is made of differentiable ops.
+//
+// Record also turns training mode on (Dropout drops, BatchNorm uses batch
+// statistics); Pause turns both off; TrainMode and PredictMode set only the
+// training flag. The flags are process-wide, as in MXNet's main thread.
+package eager
