@@ -169,7 +169,6 @@ func newDefaults(op *Op) reflect.Value {
 	return v
 }
 
-
 // Lookup finds an op by its MXNet name or an alias.
 func Lookup(name string) (*Op, bool) {
 	registryMu.RLock()
