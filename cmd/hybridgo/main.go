@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/hybridgo/hybridgo/ops"
 )
 
 // version is the release this binary was built from.
@@ -22,7 +24,8 @@ func main() {
 // run executes one command line and returns the process exit code.
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintf(stdout, "hybridgo %s — MXNet Gluon's hybrid programming model, in Go\n\n", version)
+		fmt.Fprintf(stdout, "hybridgo %s — MXNet Gluon's hybrid programming model, in Go\n", version)
+		fmt.Fprintf(stdout, "%d operators registered (`hybridgo ops` lists them)\n\n", len(ops.All()))
 		printUsage(stdout)
 		return 0
 	}
