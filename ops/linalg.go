@@ -118,12 +118,21 @@ func gemm(transA, transB bool, m, n, k int, a, b, c Value) error {
 }
 
 // gemmTransposeCopies makes matmul hand accel.Gemm untransposed operands,
-// transposing them into scratch buffers first. The reference accel.Gemm
-// computes the untransposed index of an operand before it looks at the
-// transpose flag, which runs past the slice for transposed operands whose
-// depth exceeds their other dim. Set it to false once accel.Gemm reads
-// transposed operands directly.
-const gemmTransposeCopies = true
+// transposing them into scratch buffers first, when accel.Gemm cannot read
+// transposed operands itself: a reference Gemm that computes the
+// untransposed index before it looks at the flag runs past the slice. It is
+// decided once by a 1x2 · 2x1 product with a transposed rhs, so a Gemm that
+// handles transposes gets them directly, without the copies.
+var gemmTransposeCopies = func() (copies bool) {
+	defer func() {
+		if recover() != nil {
+			copies = true
+		}
+	}()
+	c := []float64{0}
+	accel.Gemm(false, true, 1, 1, 2, 1, []float64{1, 1}, 2, []float64{1, 2}, 2, 0, c, 1)
+	return c[0] != 3
+}()
 
 // matmul sets the m x n matrix c to op(a)·op(b), where op(a) is m x k
 // (a stored k x m when ta) and op(b) is k x n (b stored n x k when tb).
