@@ -1,0 +1,476 @@
+package ops
+
+import "github.com/hybridgo/hybridgo/accel"
+
+// Matrix products: dot, batch_dot and FullyConnected. Every kernel views
+// its operands as row-major matrices and hands the work to accel.Gemm, so
+// a faster Gemm speeds them all up.
+
+// DotAttrs are the attributes of dot and batch_dot.
+type DotAttrs struct {
+	TransposeA   bool   `attr:"transpose_a" default:"False" doc:"transpose lhs before the product"`
+	TransposeB   bool   `attr:"transpose_b" default:"False" doc:"transpose rhs before the product"`
+	ForwardStype string `attr:"forward_stype" default:"None" enum:"None,default,csr,row_sparse" doc:"storage type of the output; only dense storage exists, so it is ignored"`
+}
+
+// FullyConnectedAttrs are the attributes of FullyConnected.
+type FullyConnectedAttrs struct {
+	NumHidden int  `attr:"num_hidden" doc:"number of output units"`
+	NoBias    bool `attr:"no_bias" default:"False" doc:"leave out the bias input"`
+	Flatten   bool `attr:"flatten" default:"True" doc:"collapse every data dim after the first; when False only the last axis is transformed"`
+}
+
+// dotDims is how dot views its operands: lhs as an m x k matrix (stored
+// k x m when transposed), rhs as k x n (stored n x k when transposed).
+type dotDims struct {
+	m, n, k  int
+	out      Shape
+	lhsK     int // k as lhs sees it (0 when unknown)
+	rhsK     int
+	lhsShape Shape // lhs as a stored matrix
+	rhsShape Shape
+}
+
+// product of dims; 0 when any is unknown.
+func prodDims(s Shape) int {
+	n := 1
+	for _, d := range s {
+		n *= d
+	}
+	return n
+}
+
+// dotShape follows MXNet's rule: lhs contracts its last axis (its first
+// when transpose_a), rhs its first axis (its last when transpose_b); the
+// remaining axes of lhs, then of rhs, make the output. Two vectors give (1,).
+func dotShape(a *DotAttrs, l, r Shape) (dotDims, error) {
+	if len(l) == 0 || len(r) == 0 {
+		return dotDims{}, Errorf("lhs %v and rhs %v: dot needs arrays of at least one dim", l, r)
+	}
+	if len(l) == 1 && len(r) == 1 {
+		if a.TransposeA || a.TransposeB {
+			return dotDims{}, Errorf("lhs %v and rhs %v are vectors, which cannot be transposed (transpose_a=%v, transpose_b=%v)", l, r, pyBool(a.TransposeA), pyBool(a.TransposeB))
+		}
+		if l[0] != 0 && r[0] != 0 && l[0] != r[0] {
+			return dotDims{}, Errorf("lhs %v and rhs %v have different lengths", l, r)
+		}
+		k := max(l[0], r[0])
+		return dotDims{m: 1, n: 1, k: k, out: Shape{1}, lhsK: l[0], rhsK: r[0],
+			lhsShape: Shape{1, k}, rhsShape: Shape{k, 1}}, nil
+	}
+	var lOut, rOut Shape
+	var d dotDims
+	if a.TransposeA {
+		d.lhsK, lOut = l[0], l[1:]
+	} else {
+		d.lhsK, lOut = l[len(l)-1], l[:len(l)-1]
+	}
+	if a.TransposeB {
+		d.rhsK, rOut = r[len(r)-1], r[:len(r)-1]
+	} else {
+		d.rhsK, rOut = r[0], r[1:]
+	}
+	if d.lhsK != 0 && d.rhsK != 0 && d.lhsK != d.rhsK {
+		return dotDims{}, Errorf("lhs %v contracts a dim of %d, rhs %v one of %d (transpose_a=%v, transpose_b=%v)",
+			l, d.lhsK, r, d.rhsK, pyBool(a.TransposeA), pyBool(a.TransposeB))
+	}
+	d.k = max(d.lhsK, d.rhsK)
+	d.m, d.n = prodDims(lOut), prodDims(rOut)
+	d.out = Shape{}
+	if len(l) > 1 {
+		d.out = append(d.out, lOut...)
+	}
+	if len(r) > 1 {
+		d.out = append(d.out, rOut...)
+	}
+	if a.TransposeA {
+		d.lhsShape = Shape{d.k, d.m}
+	} else {
+		d.lhsShape = Shape{d.m, d.k}
+	}
+	if a.TransposeB {
+		d.rhsShape = Shape{d.n, d.k}
+	} else {
+		d.rhsShape = Shape{d.k, d.n}
+	}
+	return d, nil
+}
+
+func pyBool(b bool) string {
+	if b {
+		return "True"
+	}
+	return "False"
+}
+
+// gemm runs C = op(A)*op(B) on float data of either width.
+func gemm(transA, transB bool, m, n, k int, a, b, c Value) error {
+	if err := requireFloat(a, b, c); err != nil {
+		return err
+	}
+	switch cd := c.Data.(type) {
+	case []float32:
+		matmul(transA, transB, m, n, k, a.Data.([]float32), b.Data.([]float32), cd)
+	case []float64:
+		matmul(transA, transB, m, n, k, a.Data.([]float64), b.Data.([]float64), cd)
+	}
+	return nil
+}
+
+// gemmTransposeCopies makes matmul hand accel.Gemm untransposed operands,
+// transposing them into scratch buffers first, when accel.Gemm cannot read
+// transposed operands itself: a reference Gemm that computes the
+// untransposed index before it looks at the flag runs past the slice. It is
+// decided once by a 1x2 · 2x1 product with a transposed rhs, so a Gemm that
+// handles transposes gets them directly, without the copies.
+var gemmTransposeCopies = func() (copies bool) {
+	defer func() {
+		if recover() != nil {
+			copies = true
+		}
+	}()
+	c := []float64{0}
+	accel.Gemm(false, true, 1, 1, 2, 1, []float64{1, 1}, 2, []float64{1, 2}, 2, 0, c, 1)
+	return c[0] != 3
+}()
+
+// matmul sets the m x n matrix c to op(a)·op(b), where op(a) is m x k
+// (a stored k x m when ta) and op(b) is k x n (b stored n x k when tb).
+func matmul[T accel.Float](ta, tb bool, m, n, k int, a, b, c []T) {
+	if gemmTransposeCopies {
+		if ta {
+			a, ta = transposed(a, k, m), false
+		}
+		if tb {
+			b, tb = transposed(b, n, k), false
+		}
+	}
+	lda, ldb := k, n
+	if ta {
+		lda = m
+	}
+	if tb {
+		ldb = k
+	}
+	accel.Gemm(ta, tb, m, n, k, 1, a, lda, b, ldb, 0, c, n)
+}
+
+// transposed returns the cols x rows transpose of the rows x cols matrix x.
+func transposed[T accel.Float](x []T, rows, cols int) []T {
+	t := make([]T, rows*cols)
+	for i := 0; i < rows; i++ {
+		for j := 0; j < cols; j++ {
+			t[j*rows+i] = x[i*cols+j]
+		}
+	}
+	return t
+}
+
+// reshapeIfNeeded reshapes x to shape unless it already has it.
+func reshapeIfNeeded(f F, x Tensor, shape Shape) Tensor {
+	if x.Shape().Equal(shape) {
+		return x
+	}
+	return f.Reshape(x, shape...)
+}
+
+// dotGrad returns the gradients of lhs and rhs of out = op(A)·op(B),
+// written as dots of the matrix views.
+func dotGrad(f F, a *DotAttrs, lhs, rhs, g Tensor) (Tensor, Tensor) {
+	d, err := dotShape(a, lhs.Shape(), rhs.Shape())
+	if err != nil {
+		panic(&Error{Op: "dot", Msg: err.Error()})
+	}
+	A := reshapeIfNeeded(f, lhs, d.lhsShape)
+	B := reshapeIfNeeded(f, rhs, d.rhsShape)
+	G := reshapeIfNeeded(f, g, Shape{d.m, d.n})
+	ta, tb := a.TransposeA, a.TransposeB
+	var gA, gB Tensor
+	switch {
+	case !ta && !tb: // out = A B
+		gA, gB = f.Dot(G, B, TransposeB()), f.Dot(A, G, TransposeA())
+	case !ta && tb: // out = A Bᵀ
+		gA, gB = f.Dot(G, B), f.Dot(G, A, TransposeA())
+	case ta && !tb: // out = Aᵀ B
+		gA, gB = f.Dot(B, G, TransposeB()), f.Dot(A, G)
+	default: // out = Aᵀ Bᵀ
+		gA, gB = f.Dot(B, G, TransposeA(), TransposeB()), f.Dot(G, A, TransposeA(), TransposeB())
+	}
+	return reshapeIfNeeded(f, gA, lhs.Shape()), reshapeIfNeeded(f, gB, rhs.Shape())
+}
+
+// batchDotShape checks batch_dot's 3-D operands; unknown dims (0) are
+// taken from the other operand.
+func batchDotShape(a *DotAttrs, l, r Shape) (b, m, n, k int, err error) {
+	if len(l) != 3 || len(r) != 3 {
+		return 0, 0, 0, 0, Errorf("lhs %v and rhs %v: batch_dot takes 3-D arrays (batch, rows, cols)", l, r)
+	}
+	if l[0] != 0 && r[0] != 0 && l[0] != r[0] {
+		return 0, 0, 0, 0, Errorf("lhs %v and rhs %v have different batch sizes", l, r)
+	}
+	b = max(l[0], r[0])
+	m, lk := l[1], l[2]
+	if a.TransposeA {
+		m, lk = l[2], l[1]
+	}
+	rk, n := r[1], r[2]
+	if a.TransposeB {
+		rk, n = r[2], r[1]
+	}
+	if lk != 0 && rk != 0 && lk != rk {
+		return 0, 0, 0, 0, Errorf("lhs %v contracts a dim of %d, rhs %v one of %d (transpose_a=%v, transpose_b=%v)",
+			l, lk, r, rk, pyBool(a.TransposeA), pyBool(a.TransposeB))
+	}
+	return b, m, n, max(lk, rk), nil
+}
+
+func batchGemm[T accel.Float](ta, tb bool, batch, m, n, k int, a, b, c []T) {
+	accel.ParallelFor(batch, 1, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			matmul(ta, tb, m, n, k, a[i*m*k:(i+1)*m*k], b[i*k*n:(i+1)*k*n], c[i*m*n:(i+1)*m*n])
+		}
+	})
+}
+
+// fcInUnits is the number of input units FullyConnected sees in data (0 when unknown).
+func fcInUnits(a *FullyConnectedAttrs, data Shape) int {
+	if a.Flatten {
+		return prodDims(data[1:])
+	}
+	return data[len(data)-1]
+}
+
+// fcRows is the number of rows of data as a matrix.
+func fcRows(a *FullyConnectedAttrs, data Shape) int {
+	if a.Flatten {
+		return data[0]
+	}
+	return prodDims(data[:len(data)-1])
+}
+
+var opDot, opBatchDot, opFullyConnected *Op
+
+func init() {
+	dotSamples := []Sample{
+		{Inputs: []Shape{{3}, {3}}},
+		{Inputs: []Shape{{2, 3}, {3, 4}}},
+		{Attrs: map[string]string{"transpose_a": "True"}, Inputs: []Shape{{3, 2}, {3, 4}}},
+		{Attrs: map[string]string{"transpose_b": "True"}, Inputs: []Shape{{2, 3}, {4, 3}}},
+		{Attrs: map[string]string{"transpose_a": "True", "transpose_b": "True"}, Inputs: []Shape{{3, 2}, {4, 3}}},
+		{Inputs: []Shape{{2, 3, 4}, {4, 2}}},
+		{Attrs: map[string]string{"transpose_a": "True"}, Inputs: []Shape{{2, 3, 2}, {2, 3}}},
+		{Attrs: map[string]string{"transpose_b": "True"}, Inputs: []Shape{{2, 3}, {2, 2, 3}}},
+		{Inputs: []Shape{{3}, {3, 2}}},
+		{Inputs: []Shape{{2, 3}, {3}}},
+	}
+	opDot = Register(Def[DotAttrs]{
+		Name: "dot", Doc: "Matrix product. lhs contracts its last axis (its first with transpose_a) with the first axis of rhs (its last with transpose_b); " +
+			"the output has the remaining axes of lhs then of rhs. Two vectors give their inner product with shape (1,).",
+		Inputs: []string{"lhs", "rhs"},
+		Shape: func(a *DotAttrs, in []Shape) ([]Shape, error) {
+			d, err := dotShape(a, in[0], in[1])
+			return []Shape{d.out}, err
+		},
+		Kernel: func(_ *Env, a *DotAttrs, in, out []Value) error {
+			d, err := dotShape(a, in[0].Shape, in[1].Shape)
+			if err != nil {
+				return err
+			}
+			return gemm(a.TransposeA, a.TransposeB, d.m, d.n, d.k, in[0], in[1], out[0])
+		},
+		Grad: func(f F, a *DotAttrs, in, _, g []Tensor) []Tensor {
+			gl, gr := dotGrad(f, a, in[0], in[1], g[0])
+			return []Tensor{gl, gr}
+		},
+		Samples: dotSamples,
+	})
+
+	opBatchDot = Register(Def[DotAttrs]{
+		Name: "batch_dot", Doc: "Matrix products of matching pairs in a batch: lhs (b, m, k) and rhs (b, k, n) give (b, m, n); transpose_a and transpose_b transpose each matrix first.",
+		Inputs: []string{"lhs", "rhs"},
+		Shape: func(a *DotAttrs, in []Shape) ([]Shape, error) {
+			b, m, n, _, err := batchDotShape(a, in[0], in[1])
+			return []Shape{{b, m, n}}, err
+		},
+		Kernel: func(_ *Env, a *DotAttrs, in, out []Value) error {
+			b, m, n, k, err := batchDotShape(a, in[0].Shape, in[1].Shape)
+			if err != nil {
+				return err
+			}
+			if err := requireFloat(in[0], in[1]); err != nil {
+				return err
+			}
+			switch c := out[0].Data.(type) {
+			case []float32:
+				batchGemm(a.TransposeA, a.TransposeB, b, m, n, k, in[0].Data.([]float32), in[1].Data.([]float32), c)
+			case []float64:
+				batchGemm(a.TransposeA, a.TransposeB, b, m, n, k, in[0].Data.([]float64), in[1].Data.([]float64), c)
+			}
+			return nil
+		},
+		Grad: func(f F, a *DotAttrs, in, _, g []Tensor) []Tensor {
+			A, B, G := in[0], in[1], g[0]
+			ta, tb := TransposeA(), TransposeB()
+			switch {
+			case !a.TransposeA && !a.TransposeB:
+				return []Tensor{f.BatchDot(G, B, tb), f.BatchDot(A, G, ta)}
+			case !a.TransposeA && a.TransposeB:
+				return []Tensor{f.BatchDot(G, B), f.BatchDot(G, A, ta)}
+			case a.TransposeA && !a.TransposeB:
+				return []Tensor{f.BatchDot(B, G, tb), f.BatchDot(A, G)}
+			default:
+				return []Tensor{f.BatchDot(B, G, ta, tb), f.BatchDot(G, A, ta, tb)}
+			}
+		},
+		Samples: []Sample{
+			{Inputs: []Shape{{2, 2, 3}, {2, 3, 4}}},
+			{Attrs: map[string]string{"transpose_a": "True"}, Inputs: []Shape{{2, 3, 2}, {2, 3, 4}}},
+			{Attrs: map[string]string{"transpose_b": "True"}, Inputs: []Shape{{2, 2, 3}, {2, 4, 3}}},
+			{Attrs: map[string]string{"transpose_a": "True", "transpose_b": "True"}, Inputs: []Shape{{2, 3, 2}, {2, 4, 3}}},
+		},
+	})
+
+	opFullyConnected = Register(Def[FullyConnectedAttrs]{
+		Name: "FullyConnected", Doc: "A dense layer: out = data · weightᵀ + bias, with weight (num_hidden, in_units) and bias (num_hidden,). " +
+			"With flatten, data (n, …) is seen as (n, in_units); without, only its last axis is transformed.",
+		InputNames: func(a *FullyConnectedAttrs) []string {
+			if a.NoBias {
+				return []string{"data", "weight"}
+			}
+			return []string{"data", "weight", "bias"}
+		},
+		Check: func(a *FullyConnectedAttrs) error {
+			if a.NumHidden <= 0 {
+				return Errorf("num_hidden must be positive, got %d", a.NumHidden)
+			}
+			return nil
+		},
+		Shape: fullyConnectedShape,
+		Kernel: func(_ *Env, a *FullyConnectedAttrs, in, out []Value) error {
+			data := in[0].Shape
+			rows, k := fcRows(a, data), fcInUnits(a, data)
+			if err := gemm(false, true, rows, a.NumHidden, k, in[0], in[1], out[0]); err != nil {
+				return err
+			}
+			if !a.NoBias {
+				switch o := out[0].Data.(type) {
+				case []float32:
+					addRows(o, in[2].Data.([]float32))
+				case []float64:
+					addRows(o, in[2].Data.([]float64))
+				}
+			}
+			return nil
+		},
+		Grad: func(f F, a *FullyConnectedAttrs, in, _, g []Tensor) []Tensor {
+			data, weight := in[0], in[1]
+			ds := data.Shape()
+			rows, k := fcRows(a, ds), fcInUnits(a, ds)
+			x := reshapeIfNeeded(f, data, Shape{rows, k})
+			g2 := reshapeIfNeeded(f, g[0], Shape{rows, a.NumHidden})
+			grads := []Tensor{
+				reshapeIfNeeded(f, f.Dot(g2, weight), ds),
+				f.Dot(g2, x, TransposeA()),
+			}
+			if !a.NoBias {
+				grads = append(grads, f.Sum(g2, Axis(0)))
+			}
+			return grads
+		},
+		Samples: []Sample{
+			{Attrs: map[string]string{"num_hidden": "4"}, Inputs: []Shape{{2, 3}, {4, 3}, {4}}},
+			{Attrs: map[string]string{"num_hidden": "3", "no_bias": "True"}, Inputs: []Shape{{2, 3}, {3, 3}}},
+			{Attrs: map[string]string{"num_hidden": "2"}, Inputs: []Shape{{2, 3, 2}, {2, 6}, {2}}},
+			{Attrs: map[string]string{"num_hidden": "2", "flatten": "False"}, Inputs: []Shape{{2, 3, 4}, {2, 4}, {2}}},
+		},
+	})
+}
+
+// addRows adds bias to every row of o.
+func addRows[T accel.Float](o, bias []T) {
+	n := len(bias)
+	accel.ParallelFor(len(o)/n, 64, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			row := o[r*n : (r+1)*n]
+			for j := range row {
+				row[j] += bias[j]
+			}
+		}
+	})
+}
+
+// fullyConnectedShape infers the output shape and fills the weight's and
+// the bias's unknown dims from the data and num_hidden (deferred init).
+func fullyConnectedShape(a *FullyConnectedAttrs, in []Shape) ([]Shape, error) {
+	data, nh := in[0], a.NumHidden
+	if len(data) == 0 {
+		return nil, Errorf("data %v: FullyConnected needs data of at least one dim", data)
+	}
+	k := fcInUnits(a, data)
+	w := in[1]
+	switch {
+	case len(w) == 0:
+		w = Shape{nh, k}
+	case len(w) != 2:
+		return nil, Errorf("weight %v must be 2-D (num_hidden, in_units) = (%d, %d); data is %v (num_hidden=%d)", w, nh, k, data, nh)
+	}
+	if w[0] == 0 {
+		w[0] = nh
+	}
+	if w[1] == 0 {
+		w[1] = k
+	}
+	if w[0] != nh || (k != 0 && w[1] != k) {
+		return nil, Errorf("data %v has %d input units, weight %v should be (%d, %d) (num_hidden=%d, flatten=%v)",
+			data, k, w, nh, k, nh, pyBool(a.Flatten))
+	}
+	in[1] = w
+	if k == 0 && w[1] != 0 {
+		// The data's unknown feature dim follows from the weight, where it is the only one.
+		switch {
+		case !a.Flatten:
+			data[len(data)-1] = w[1]
+		case len(data) == 2:
+			data[1] = w[1]
+		}
+	}
+	if !a.NoBias {
+		b := in[2]
+		switch {
+		case len(b) == 0:
+			b = Shape{nh}
+		case len(b) == 1 && b[0] == 0:
+			b[0] = nh
+		}
+		if len(b) != 1 || b[0] != nh {
+			return nil, Errorf("bias %v should be (%d,) (num_hidden=%d); data is %v, weight %v", b, nh, nh, data, w)
+		}
+		in[2] = b
+	}
+	var out Shape
+	if a.Flatten {
+		out = Shape{data[0], nh}
+	} else {
+		out = append(data[:len(data)-1].Clone(), nh)
+	}
+	return []Shape{out}, nil
+}
+
+// Dot is the matrix product of a and b (MXNet's dot); the transpose flags
+// come as options: F.Dot(x, w, ops.TransposeB()).
+func (f F) Dot(a, b Tensor, attrs ...Attr) Tensor { return f.call1(opDot, attrs, a, b) }
+
+// BatchDot multiplies the matrices of two 3-D batches pairwise (batch_dot);
+// ops.TransposeA() and ops.TransposeB() transpose them first.
+func (f F) BatchDot(a, b Tensor, attrs ...Attr) Tensor { return f.call1(opBatchDot, attrs, a, b) }
+
+// FullyConnected applies a dense layer: x · weightᵀ + bias, with weight
+// (numHidden, in_units). A nil bias means no_bias. Further options
+// (ops.Attr{"flatten", false}) follow.
+func (f F) FullyConnected(x, weight, bias Tensor, numHidden int, attrs ...Attr) Tensor {
+	all := append([]Attr{{"num_hidden", numHidden}}, attrs...)
+	if bias == nil {
+		return f.call1(opFullyConnected, append(all, Attr{"no_bias", true}), x, weight)
+	}
+	return f.call1(opFullyConnected, all, x, weight, bias)
+}
