@@ -220,8 +220,8 @@ func fill[T any](d []T, v T) {
 	}
 }
 
-// floatsOf returns the float data of v and its dtype for kernels that only
-// support float32 and float64; other dtypes are an error naming the dtype.
+// requireFloat reports an error naming the dtype unless every value is
+// float32 or float64, for kernels that support only those.
 func requireFloat(vs ...Value) error {
 	for _, v := range vs {
 		if v.DType != Float32 && v.DType != Float64 {

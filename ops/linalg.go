@@ -117,34 +117,9 @@ func gemm(transA, transB bool, m, n, k int, a, b, c Value) error {
 	return nil
 }
 
-// gemmTransposeCopies makes matmul hand accel.Gemm untransposed operands,
-// transposing them into scratch buffers first, when accel.Gemm cannot read
-// transposed operands itself: a reference Gemm that computes the
-// untransposed index before it looks at the flag runs past the slice. It is
-// decided once by a 1x2 · 2x1 product with a transposed rhs, so a Gemm that
-// handles transposes gets them directly, without the copies.
-var gemmTransposeCopies = func() (copies bool) {
-	defer func() {
-		if recover() != nil {
-			copies = true
-		}
-	}()
-	c := []float64{0}
-	accel.Gemm(false, true, 1, 1, 2, 1, []float64{1, 1}, 2, []float64{1, 2}, 2, 0, c, 1)
-	return c[0] != 3
-}()
-
 // matmul sets the m x n matrix c to op(a)·op(b), where op(a) is m x k
 // (a stored k x m when ta) and op(b) is k x n (b stored n x k when tb).
 func matmul[T accel.Float](ta, tb bool, m, n, k int, a, b, c []T) {
-	if gemmTransposeCopies {
-		if ta {
-			a, ta = transposed(a, k, m), false
-		}
-		if tb {
-			b, tb = transposed(b, n, k), false
-		}
-	}
 	lda, ldb := k, n
 	if ta {
 		lda = m
@@ -153,17 +128,6 @@ func matmul[T accel.Float](ta, tb bool, m, n, k int, a, b, c []T) {
 		ldb = k
 	}
 	accel.Gemm(ta, tb, m, n, k, 1, a, lda, b, ldb, 0, c, n)
-}
-
-// transposed returns the cols x rows transpose of the rows x cols matrix x.
-func transposed[T accel.Float](x []T, rows, cols int) []T {
-	t := make([]T, rows*cols)
-	for i := 0; i < rows; i++ {
-		for j := 0; j < cols; j++ {
-			t[j*rows+i] = x[i*cols+j]
-		}
-	}
-	return t
 }
 
 // reshapeIfNeeded reshapes x to shape unless it already has it.
