@@ -139,9 +139,6 @@ func registerElemwise(name string, bop *Op) *Op {
 
 // sameShape merges two shapes that must be equal, filling unknown dims of either.
 func sameShape(a, b Shape) (Shape, error) {
-	if len(a) == 0 && len(b) > 0 && !a.Known() {
-		return b, nil
-	}
 	if len(a) != len(b) {
 		return nil, Errorf("shapes %v and %v differ (this op does not broadcast; use the broadcast_ form)", a, b)
 	}

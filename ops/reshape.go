@@ -162,6 +162,8 @@ func reshapeShape(in Shape, a *ReshapeAttrs) (Shape, error) {
 			}
 			d, d1, d2 := src[j], codes[i+1], codes[i+2]
 			switch {
+			case d1 == -1 && d2 == -1:
+				return nil, Errorf("shape %v: code -4 at position %d splits a dim into two -1s; at most one may be inferred", spec, i)
 			case d1 == -1 && d2 > 0 && d > 0:
 				d1 = d / d2
 			case d2 == -1 && d1 > 0 && d > 0:

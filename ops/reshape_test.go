@@ -1,6 +1,7 @@
 package ops_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/hybridgo/hybridgo/ops"
@@ -44,6 +45,33 @@ func TestReshapeCodes(t *testing.T) {
 			t.Errorf("input %v shape=%v reverse=%v: %v (want %v)", c.in.Tuple(), c.shape, c.reverse, err, c.want.Tuple())
 		case !out[0].Equal(c.want):
 			t.Errorf("input %v shape=%v reverse=%v: got %v, want %v", c.in.Tuple(), c.shape, c.reverse, out[0].Tuple(), c.want.Tuple())
+		}
+	}
+}
+
+func TestReshapeErrors(t *testing.T) {
+	op := ops.MustLookup("Reshape")
+	cases := []struct {
+		in    ops.Shape
+		shape []int
+		want  string
+	}{
+		{ops.Shape{6, 4}, []int{-4, -1, -1, 0}, "splits a dim into two -1s"},
+		{ops.Shape{6, 4}, []int{-4, 4, 2, 0}, "code -4 splits dim 0 of size 6 into 4 x 2"},
+		{ops.Shape{2, 3}, []int{-1, -1}, "more than one -1"},
+		{ops.Shape{2, 3}, []int{4, -1}, "-1 does not divide evenly"},
+		{ops.Shape{2, 3}, []int{7}, "cannot reshape 2x3 (6 elements) to 7 (7 elements)"},
+		{ops.Shape{2, 3}, []int{0, 0, 0}, "code 0 at position 2 has no input dim to copy"},
+		{ops.Shape{2, 3}, []int{-5}, "-5 is not a dim or a code"},
+	}
+	for _, c := range cases {
+		attrs, err := op.MakeAttrs(ops.Attr{Name: "shape", Value: c.shape})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = op.InferShape(attrs, []ops.Shape{c.in})
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "Reshape: ") {
+			t.Errorf("%v to %v: got %v, want %q", c.in, c.shape, err, c.want)
 		}
 	}
 }
