@@ -111,8 +111,8 @@ func init() {
 	opNanprod = Register(nanprod)
 
 	opNanprodBackward = Register(Def[NoAttrs]{
-		Name: "_backward_nanprod",
-		Doc:  "The gradient of nanprod: out_grad*out/data where data is not NaN, 0 where it is; out and out_grad have data's shape with reduced dims of size 1.",
+		Name:   "_backward_nanprod",
+		Doc:    "The gradient of nanprod: out_grad*out/data where data is not NaN, 0 where it is; out and out_grad have data's shape with reduced dims of size 1.",
 		Inputs: []string{"data", "out", "out_grad"},
 		Shape: func(_ *NoAttrs, in []Shape) ([]Shape, error) {
 			for i, name := range []string{"out", "out_grad"} {
@@ -149,8 +149,8 @@ func init() {
 		func(x, best float64) bool { return x < best }))
 
 	opNorm = Register(Def[NormAttrs]{
-		Name: "norm",
-		Doc:  "The L1 (ord=1) or L2 (ord=2) norm over the given axes (all by default). The L2 gradient g*x/norm is NaN where the norm is 0, as in MXNet.",
+		Name:   "norm",
+		Doc:    "The L1 (ord=1) or L2 (ord=2) norm over the given axes (all by default). The L2 gradient g*x/norm is NaN where the norm is 0, as in MXNet.",
 		Inputs: []string{"data"},
 		Check: func(a *NormAttrs) error {
 			if a.Ord != 1 && a.Ord != 2 {
