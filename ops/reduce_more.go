@@ -164,7 +164,7 @@ func init() {
 		Shape: func(a *NormAttrs, in []Shape) ([]Shape, error) {
 			s, err := a.reduceAttrs().reduceShape(in[0])
 			if err != nil {
-				return nil, Errorf("%v for data of shape %v", err, in[0])
+				return nil, Errorf("%v (data %v)", err, in[0])
 			}
 			return []Shape{s}, nil
 		},

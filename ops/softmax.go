@@ -2,6 +2,7 @@ package ops
 
 import (
 	"math"
+	"strings"
 
 	"github.com/hybridgo/hybridgo/accel"
 )
@@ -407,7 +408,13 @@ func (a *SoftmaxOutputAttrs) labelShape(in []Shape) error {
 		}
 	}
 	if a.MultiOutput {
-		return Errorf("label %v does not match data %v: expected %v or %v (multi_output)", l, d, want[0], want[1])
+		alts := []string{want[0].String()}
+		for _, w := range want[1:] {
+			if !w.Equal(want[0]) {
+				alts = append(alts, w.String())
+			}
+		}
+		return Errorf("label %v does not match data %v: expected %s (multi_output)", l, d, strings.Join(alts, " or "))
 	}
 	return Errorf("label %v does not match data %v: expected %v (data without its last dim) or %v", l, d, want[0], d)
 }
