@@ -1,0 +1,295 @@
+package ops
+
+import (
+	"math"
+)
+
+// Activation functions: the Activation op (relu, sigmoid, tanh, softrelu,
+// softsign, and MXNet 1.9's log_sigmoid and mish) and the LeakyReLU op
+// (leaky, prelu with a learned slope per channel, elu, selu, gelu, rrelu).
+//
+// rrelu draws a random slope per element in training; here it runs only
+// for prediction, with MXNet's prediction slope (lower_bound+upper_bound)/2,
+// and a training forward is refused with an error.
+
+// ActivationAttrs are the attributes of Activation.
+type ActivationAttrs struct {
+	ActType string `attr:"act_type" enum:"relu,sigmoid,tanh,softrelu,softsign,log_sigmoid,mish" doc:"the activation function"`
+}
+
+// LeakyReLUAttrs are the attributes of LeakyReLU.
+type LeakyReLUAttrs struct {
+	ActType    string  `attr:"act_type" default:"leaky" enum:"elu,gelu,leaky,prelu,rrelu,selu" doc:"the activation function"`
+	Slope      float64 `attr:"slope" default:"0.25" doc:"the slope below 0 (leaky), or the scale of elu"`
+	LowerBound float64 `attr:"lower_bound" default:"0.125" doc:"rrelu: the lowest random slope"`
+	UpperBound float64 `attr:"upper_bound" default:"0.334" doc:"rrelu: the highest random slope"`
+}
+
+// SELU's constants, as MXNet defines them.
+const (
+	seluAlpha  = 1.6732632423543772848170429916717
+	seluLambda = 1.0507009873554804934193349852946
+)
+
+// softrelu is log(1 + e**x), without overflow for large x.
+func softrelu(x float64) float64 {
+	if x > 0 {
+		return x + math.Log1p(math.Exp(-x))
+	}
+	return math.Log1p(math.Exp(x))
+}
+
+// activation is one act_type of Activation: its function and gradient rule.
+type activation struct {
+	f    func(float64) float64
+	grad func(f F, x, y, g Tensor) Tensor
+}
+
+var activations = map[string]activation{
+	"relu": {func(x float64) float64 { return max(x, 0) },
+		func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.GreaterScalar(x, 0)) }},
+	"sigmoid": {sigmoid,
+		func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.Mul(y, f.RminusScalar(y, 1))) }},
+	"tanh": {math.Tanh,
+		func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.RminusScalar(f.Square(y), 1)) }},
+	"softrelu": {softrelu,
+		func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.Sigmoid(x)) }},
+	"softsign": {func(x float64) float64 { return x / (1 + math.Abs(x)) },
+		func(f F, x, y, g Tensor) Tensor { return f.Div(g, f.Square(f.PlusScalar(f.Abs(x), 1))) }},
+	"log_sigmoid": {func(x float64) float64 { return -softrelu(-x) },
+		func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.Sigmoid(f.Negative(x))) }},
+	"mish": {func(x float64) float64 { return x * math.Tanh(softrelu(x)) },
+		func(f F, x, y, g Tensor) Tensor {
+			t := f.Tanh(f.Activation(x, "softrelu"))
+			d := f.Add(t, f.Mul(f.Mul(x, f.Sigmoid(x)), f.RminusScalar(f.Square(t), 1)))
+			return f.Mul(g, d)
+		}},
+}
+
+var opActivation, opLeakyReLU *Op
+
+func init() {
+	opActivation = Register(Def[ActivationAttrs]{
+		Name: "Activation",
+		Doc: "An element-wise activation: relu max(x, 0), sigmoid 1/(1+e**-x), tanh, softrelu log(1+e**x), " +
+			"softsign x/(1+|x|), log_sigmoid log(sigmoid(x)), mish x*tanh(softrelu(x)).",
+		Inputs: []string{"data"},
+		Shape:  func(_ *ActivationAttrs, in []Shape) ([]Shape, error) { return []Shape{in[0].Clone()}, nil },
+		DType:  func(_ *ActivationAttrs, in []DType) ([]DType, error) { return floatData(in[0]) },
+		Kernel: func(_ *Env, a *ActivationAttrs, in, out []Value) error {
+			if err := requireFloat(in[0]); err != nil {
+				return err
+			}
+			return mapUnary(in[0], out[0], activations[a.ActType].f)
+		},
+		Grad: func(f F, a *ActivationAttrs, in, out, g []Tensor) []Tensor {
+			return []Tensor{activations[a.ActType].grad(f, in[0], out[0], g[0])}
+		},
+		Samples: []Sample{
+			{Attrs: map[string]string{"act_type": "relu"}, Inputs: []Shape{{2, 3}}},
+			{Attrs: map[string]string{"act_type": "sigmoid"}, Inputs: []Shape{{2, 3}}, Low: -4, High: 4},
+			{Attrs: map[string]string{"act_type": "tanh"}, Inputs: []Shape{{2, 3}}},
+			{Attrs: map[string]string{"act_type": "softrelu"}, Inputs: []Shape{{2, 3}}, Low: -5, High: 5},
+			{Attrs: map[string]string{"act_type": "softsign"}, Inputs: []Shape{{4}}},
+			{Attrs: map[string]string{"act_type": "log_sigmoid"}, Inputs: []Shape{{4}}, Low: -3, High: 3},
+			{Attrs: map[string]string{"act_type": "mish"}, Inputs: []Shape{{2, 2}}, Low: -3, High: 3},
+		},
+	})
+
+	opLeakyReLU = Register(Def[LeakyReLUAttrs]{
+		Name: "LeakyReLU",
+		Doc: "Leaky rectifiers. leaky: x if x > 0 else slope*x. prelu: the same with the learned slope gamma, " +
+			"one per channel (axis 1) or one in all. elu: slope*(e**x - 1) below 0. selu: lambda*(x or alpha*(e**x - 1)) " +
+			"with MXNet's alpha and lambda. gelu: 0.5*x*(1 + erf(x/sqrt(2))). rrelu: prediction only, with the slope " +
+			"(lower_bound+upper_bound)/2; its random training forward is not supported.",
+		InputNames: func(a *LeakyReLUAttrs) []string {
+			if a.ActType == "prelu" {
+				return []string{"data", "gamma"}
+			}
+			return []string{"data"}
+		},
+		Check: func(a *LeakyReLUAttrs) error {
+			if a.ActType == "rrelu" && a.LowerBound > a.UpperBound {
+				return Errorf("lower_bound=%v is above upper_bound=%v", a.LowerBound, a.UpperBound)
+			}
+			return nil
+		},
+		Shape: func(a *LeakyReLUAttrs, in []Shape) ([]Shape, error) {
+			if a.ActType == "prelu" {
+				if err := preluGammaShape(in); err != nil {
+					return nil, err
+				}
+			}
+			return []Shape{in[0].Clone()}, nil
+		},
+		DType: func(_ *LeakyReLUAttrs, in []DType) ([]DType, error) {
+			if len(in) > 1 && in[1] != Unknown && in[0] != Unknown && in[1] != in[0] {
+				return nil, Errorf("gamma is %v but data is %v; use Cast to convert one of them", in[1], in[0])
+			}
+			return floatData(in[0])
+		},
+		Kernel: leakyReLUKernel,
+		Grad: func(f F, a *LeakyReLUAttrs, in, out, g []Tensor) []Tensor {
+			x, gy := in[0], g[0]
+			pos := f.GreaterScalar(x, 0)
+			neg := f.RminusScalar(pos, 1)
+			switch a.ActType {
+			case "prelu":
+				gamma := f.Reshape(in[1], preluBroadcastShape(x.Shape(), in[1].Shape())...)
+				dx := f.Mul(gy, f.Add(pos, f.Mul(neg, gamma)))
+				dgamma := f.Reshape(f.SumLike(f.Mul(gy, f.Mul(x, neg)), gamma), in[1].Shape()...)
+				return []Tensor{dx, dgamma}
+			case "elu", "selu":
+				alpha, scale := a.Slope, 1.0
+				if a.ActType == "selu" {
+					alpha, scale = seluAlpha, seluLambda
+				}
+				below := f.MulScalar(f.Exp(f.MinimumScalar(x, 0)), alpha) // e**x is only used below 0
+				return []Tensor{f.Mul(gy, f.MulScalar(f.Add(pos, f.Mul(neg, below)), scale))}
+			case "gelu":
+				cdf := f.MulScalar(f.PlusScalar(f.Erf(f.MulScalar(x, 1/math.Sqrt2)), 1), 0.5)
+				pdf := f.MulScalar(f.Exp(f.MulScalar(f.Square(x), -0.5)), 1/math.Sqrt(2*math.Pi))
+				return []Tensor{f.Mul(gy, f.Add(cdf, f.Mul(x, pdf)))}
+			}
+			slope := a.leakySlope()
+			return []Tensor{f.Mul(gy, f.PlusScalar(f.MulScalar(pos, 1-slope), slope))}
+		},
+		Samples: []Sample{
+			{Inputs: []Shape{{2, 3}}},
+			{Attrs: map[string]string{"act_type": "leaky", "slope": "0.1"}, Inputs: []Shape{{5}}},
+			{Attrs: map[string]string{"act_type": "prelu"}, Inputs: []Shape{{2, 3, 4}, {3}}},
+			{Attrs: map[string]string{"act_type": "prelu"}, Inputs: []Shape{{2, 3}, {1}}},
+			{Attrs: map[string]string{"act_type": "elu", "slope": "0.5"}, Inputs: []Shape{{2, 3}}, Low: -2, High: 2},
+			{Attrs: map[string]string{"act_type": "selu"}, Inputs: []Shape{{2, 3}}, Low: -2, High: 2},
+			{Attrs: map[string]string{"act_type": "gelu"}, Inputs: []Shape{{2, 3}}, Low: -3, High: 3},
+			{Attrs: map[string]string{"act_type": "rrelu"}, Inputs: []Shape{{2, 3}}, NoGradCheck: true},
+		},
+	})
+}
+
+// leakySlope is the slope below 0 of leaky and (in prediction) rrelu.
+func (a *LeakyReLUAttrs) leakySlope() float64 {
+	if a.ActType == "rrelu" {
+		return (a.LowerBound + a.UpperBound) / 2
+	}
+	return a.Slope
+}
+
+// preluGammaShape checks gamma against the data (one slope, or one per
+// channel along axis 1) and fills it in when it is unknown.
+func preluGammaShape(in []Shape) error {
+	d, gm := in[0], in[1]
+	channels := 1
+	if len(d) >= 2 {
+		channels = d[1]
+	}
+	if len(gm) == 0 || (len(gm) == 1 && gm[0] == 0) {
+		in[1] = Shape{channels}
+		return nil
+	}
+	if len(gm) != 1 {
+		return Errorf("gamma %v must be 1-D: one slope, or one per channel of data %v", gm, d)
+	}
+	switch {
+	case gm[0] == 1:
+	case len(d) >= 2 && d[1] == 0:
+		d[1] = gm[0] // the data's channels were not known yet
+	case len(d) >= 2 && gm[0] == d[1]:
+	default:
+		return Errorf("gamma %v has %d slopes, data %v has %d channels (axis 1)", gm, gm[0], d, channels)
+	}
+	return nil
+}
+
+// preluBroadcastShape is gamma's shape made to broadcast along axis 1 of data.
+func preluBroadcastShape(data, gamma Shape) Shape {
+	if gamma.Size() == 1 || len(data) < 2 {
+		return Shape{gamma.Size()}
+	}
+	s := make(Shape, len(data))
+	for i := range s {
+		s[i] = 1
+	}
+	s[1] = gamma.Size()
+	return s
+}
+
+func leakyReLUKernel(env *Env, a *LeakyReLUAttrs, in, out []Value) error {
+	if err := requireFloat(in...); err != nil {
+		return err
+	}
+	var fn func(float64) float64
+	switch a.ActType {
+	case "prelu":
+		return preluKernel(in[0], in[1], out[0])
+	case "rrelu":
+		if env.Training {
+			return Errorf("act_type=rrelu draws random slopes in training, which is not supported; use it for prediction, or use act_type=leaky")
+		}
+		fallthrough
+	case "leaky":
+		slope := a.leakySlope()
+		fn = func(x float64) float64 {
+			if x > 0 {
+				return x
+			}
+			return slope * x
+		}
+	case "elu":
+		fn = func(x float64) float64 {
+			if x > 0 {
+				return x
+			}
+			return a.Slope * math.Expm1(x)
+		}
+	case "selu":
+		fn = func(x float64) float64 {
+			if x > 0 {
+				return seluLambda * x
+			}
+			return seluLambda * seluAlpha * math.Expm1(x)
+		}
+	case "gelu":
+		fn = func(x float64) float64 { return 0.5 * x * (1 + math.Erf(x/math.Sqrt2)) }
+	default:
+		return Errorf("act_type=%s is not supported", a.ActType)
+	}
+	return mapUnary(in[0], out[0], fn)
+}
+
+// preluKernel applies x if x > 0 else gamma[c]*x, c the channel (axis 1).
+func preluKernel(data, gamma, out Value) error {
+	xs, gs := data.Float64s(), gamma.Float64s()
+	inner := 1
+	if len(data.Shape) > 2 {
+		inner = Shape(data.Shape[2:]).Size()
+	}
+	res := make([]float64, len(xs))
+	for i, x := range xs {
+		res[i] = x
+		if x <= 0 {
+			res[i] = x * gs[(i/inner)%len(gs)]
+		}
+	}
+	CopyData(out.Data, FromFloat64s(out.DType, res))
+	return nil
+}
+
+// Activation applies an activation function element-wise: actType is one
+// of relu, sigmoid, tanh, softrelu, softsign, log_sigmoid, mish.
+func (f F) Activation(x Tensor, actType string) Tensor {
+	return f.call1(opActivation, []Attr{{"act_type", actType}}, x)
+}
+
+// LeakyReLU applies a leaky rectifier: actType is leaky, elu, selu, gelu or
+// rrelu (prediction only); ops.Attr{"slope", 0.1} sets the slope of leaky
+// and the scale of elu. Use PReLU for the learned slope.
+func (f F) LeakyReLU(x Tensor, actType string, attrs ...Attr) Tensor {
+	return f.call1(opLeakyReLU, append([]Attr{{"act_type", actType}}, attrs...), x)
+}
+
+// PReLU is LeakyReLU with act_type prelu: x if x > 0 else gamma*x, where
+// gamma holds one slope, or one per channel (axis 1 of x).
+func (f F) PReLU(x, gamma Tensor, attrs ...Attr) Tensor {
+	return f.call1(opLeakyReLU, append([]Attr{{"act_type", "prelu"}}, attrs...), x, gamma)
+}
