@@ -207,3 +207,17 @@ type fakeTensor struct{ ops.Tensor }
 
 func (fakeTensor) Shape() ops.Shape { return ops.Shape{2} }
 func (fakeTensor) DType() ops.DType { return ops.Float32 }
+
+func TestDTypeMismatchNamesBothInputs(t *testing.T) {
+	_, err := F.Apply(ops.MustLookup("elemwise_add"), nil, Zeros(2), ZerosOf(ops.Int32, 2))
+	if err == nil || !strings.Contains(err.Error(), "input rhs is int32 but lhs is float32; use Cast") {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestHandBuiltAttrsAreChecked(t *testing.T) {
+	_, err := F.Apply(ops.MustLookup("_arange"), &ops.ArangeAttrs{Start: 0, Stop: ops.OptFloat{Value: 3, Valid: true}, Step: 0, Repeat: 1})
+	if err == nil || !strings.Contains(err.Error(), "step must not be 0") {
+		t.Errorf("got %v", err)
+	}
+}

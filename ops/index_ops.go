@@ -46,11 +46,6 @@ func resolveIndex(v float64, n int, mode string) (int, error) {
 	return j, nil
 }
 
-// axisSplit returns the sizes before, at and after axis ax of s.
-func axisSplit(s Shape, ax int) (outer, n, inner int) {
-	return Shape(s[:ax]).Size(), s[ax], Shape(s[ax+1:]).Size()
-}
-
 // takeShape is a.shape[:axis] + indices.shape + a.shape[axis+1:].
 func (a *TakeAttrs) shape(data, indices Shape) (Shape, int, error) {
 	ax, err := NormAxis(a.Axis, len(data))

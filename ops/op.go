@@ -316,6 +316,18 @@ func (op *Op) finish(p reflect.Value, set map[string]bool) (Attrs, error) {
 	return a, nil
 }
 
+// Validate runs the op's attribute check on attributes built by hand (a
+// struct literal rather than MakeAttrs or ParseAttrs, which check already).
+func (op *Op) Validate(a Attrs) error {
+	if op.check == nil {
+		return nil
+	}
+	if err := op.check(a); err != nil {
+		return op.wrap(err, a, nil, nil)
+	}
+	return nil
+}
+
 // FormatAttrs prints the attributes in MXNet's string form, leaving out
 // those equal to their default (required ones are always printed).
 func (op *Op) FormatAttrs(a Attrs) map[string]string {
@@ -375,16 +387,18 @@ func (op *Op) InferDType(a Attrs, in []DType) ([]DType, error) {
 		}
 		return out, nil
 	}
-	d := Unknown
+	d, first := Unknown, 0
 	for i, t := range in {
 		if t == Unknown {
 			continue
 		}
 		if d != Unknown && t != d {
 			names := op.inputNames(a)
-			return nil, op.wrap(fmt.Errorf("input %s is %v but %s is %v; use Cast to convert one of them", names[i], t, names[0], d), a, nil, in)
+			return nil, op.wrap(fmt.Errorf("input %s is %v but %s is %v; use Cast to convert one of them", names[i], t, names[first], d), a, nil, in)
 		}
-		d = t
+		if d == Unknown {
+			d, first = t, i
+		}
 	}
 	out := make([]DType, op.numOutputs(a))
 	for i := range out {

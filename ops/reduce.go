@@ -120,7 +120,9 @@ func reduceGradBroadcast(f F, a *ReduceAttrs, x, g Tensor) Tensor {
 	return f.BroadcastLike(f.Reshape(g, a.keptShape(x.Shape())...), x)
 }
 
-func reduceDef(name string, aliases []string, doc string, fold func(acc, x float64) float64, finish func(float64, int) float64,
+// reduceDef defines a reduction that folds from init with fold, then maps
+// each result with finish (when not nil).
+func reduceDef(name string, aliases []string, doc string, init float64, fold func(acc, x float64) float64, finish func(float64, int) float64,
 	grad func(f F, a *ReduceAttrs, x, y, g Tensor) Tensor) Def[ReduceAttrs] {
 	return Def[ReduceAttrs]{
 		Name: name, Aliases: aliases, Doc: doc, Inputs: []string{"data"},
@@ -135,7 +137,7 @@ func reduceDef(name string, aliases []string, doc string, fold func(acc, x float
 			return []DType{in[0]}, nil
 		},
 		Kernel: func(_ *Env, a *ReduceAttrs, in, out []Value) error {
-			return Reduce(in[0], a.keptShape(in[0].Shape), out[0], 0, fold, finish)
+			return Reduce(in[0], a.keptShape(in[0].Shape), out[0], init, fold, finish)
 		},
 		Grad: func(f F, a *ReduceAttrs, in, out, g []Tensor) []Tensor {
 			return []Tensor{grad(f, a, in[0], out[0], g[0])}
@@ -147,10 +149,10 @@ func reduceDef(name string, aliases []string, doc string, fold func(acc, x float
 var opSum, opMean *Op
 
 func init() {
-	opSum = Register(reduceDef("sum", []string{"sum_axis"}, "Sum over the given axes (all by default).",
+	opSum = Register(reduceDef("sum", []string{"sum_axis"}, "Sum over the given axes (all by default).", 0,
 		func(acc, x float64) float64 { return acc + x }, nil,
 		func(f F, a *ReduceAttrs, x, y, g Tensor) Tensor { return reduceGradBroadcast(f, a, x, g) }))
-	opMean = Register(reduceDef("mean", nil, "Mean over the given axes (all by default).",
+	opMean = Register(reduceDef("mean", nil, "Mean over the given axes (all by default).", 0,
 		func(acc, x float64) float64 { return acc + x },
 		func(acc float64, n int) float64 { return acc / float64(n) },
 		func(f F, a *ReduceAttrs, x, y, g Tensor) Tensor {

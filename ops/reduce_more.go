@@ -34,16 +34,6 @@ func (a *NormAttrs) reduceAttrs() *ReduceAttrs {
 	return &ReduceAttrs{Axis: a.Axis, Keepdims: a.Keepdims}
 }
 
-// foldDef is reduceDef with a fold that starts from init rather than 0.
-func foldDef(name string, aliases []string, doc string, init float64, fold func(acc, x float64) float64,
-	grad func(f F, a *ReduceAttrs, x, y, g Tensor) Tensor) Def[ReduceAttrs] {
-	d := reduceDef(name, aliases, doc, fold, nil, grad)
-	d.Kernel = func(_ *Env, a *ReduceAttrs, in, out []Value) error {
-		return Reduce(in[0], a.keptShape(in[0].Shape), out[0], init, fold, nil)
-	}
-	return d
-}
-
 // foldMax keeps the larger value; a NaN, once met, stays (as in MXNet).
 func foldMax(acc, x float64) float64 {
 	if math.IsNaN(acc) || acc >= x {
@@ -69,15 +59,15 @@ func extremumGrad(f F, a *ReduceAttrs, x, y, g Tensor) Tensor {
 var opMax, opMin, opProd, opNansum, opNanprod, opNanprodBackward, opArgmax, opArgmin, opNorm *Op
 
 func init() {
-	opMax = Register(foldDef("max", []string{"max_axis"},
+	opMax = Register(reduceDef("max", []string{"max_axis"},
 		"Maximum over the given axes (all by default). The gradient goes to every element equal to the maximum.",
-		math.Inf(-1), foldMax, extremumGrad))
-	opMin = Register(foldDef("min", []string{"min_axis"},
+		math.Inf(-1), foldMax, nil, extremumGrad))
+	opMin = Register(reduceDef("min", []string{"min_axis"},
 		"Minimum over the given axes (all by default). The gradient goes to every element equal to the minimum.",
-		math.Inf(1), foldMin, extremumGrad))
+		math.Inf(1), foldMin, nil, extremumGrad))
 
-	prod := foldDef("prod", nil, "Product over the given axes (all by default).", 1,
-		func(acc, x float64) float64 { return acc * x },
+	prod := reduceDef("prod", nil, "Product over the given axes (all by default).", 1,
+		func(acc, x float64) float64 { return acc * x }, nil,
 		func(f F, a *ReduceAttrs, x, y, g Tensor) Tensor {
 			ratio := f.Div(f.Reshape(y, a.keptShape(x.Shape())...), x)
 			return f.Mul(reduceGradBroadcast(f, a, x, g), ratio)
@@ -85,24 +75,24 @@ func init() {
 	prod.Samples = rangeSamples(reduceSamples(), 0.5, 1.5)
 	opProd = Register(prod)
 
-	opNansum = Register(foldDef("nansum", nil, "Sum over the given axes (all by default), counting NaN as 0.", 0,
+	opNansum = Register(reduceDef("nansum", nil, "Sum over the given axes (all by default), counting NaN as 0.", 0,
 		func(acc, x float64) float64 {
 			if math.IsNaN(x) {
 				return acc
 			}
 			return acc + x
-		},
+		}, nil,
 		func(f F, a *ReduceAttrs, x, y, g Tensor) Tensor {
 			return f.Mul(reduceGradBroadcast(f, a, x, g), f.Equal(x, x)) // 0 at NaN
 		}))
 
-	nanprod := foldDef("nanprod", nil, "Product over the given axes (all by default), counting NaN as 1.", 1,
+	nanprod := reduceDef("nanprod", nil, "Product over the given axes (all by default), counting NaN as 1.", 1,
 		func(acc, x float64) float64 {
 			if math.IsNaN(x) {
 				return acc
 			}
 			return acc * x
-		},
+		}, nil,
 		func(f F, a *ReduceAttrs, x, y, g Tensor) Tensor {
 			kept := a.keptShape(x.Shape())
 			return f.nanprodBackward(x, f.Reshape(y, kept...), f.Reshape(g, kept...))
@@ -244,20 +234,6 @@ func (a *ArgReduceAttrs) argShape(in Shape) (Shape, error) {
 		out = Shape{1}
 	}
 	return out, nil
-}
-
-// axisSplit views shape as (outer, n, inner) around axis.
-func axisSplit(s Shape, axis int) (outer, n, inner int) {
-	outer, inner = 1, 1
-	for i, d := range s {
-		switch {
-		case i < axis:
-			outer *= d
-		case i > axis:
-			inner *= d
-		}
-	}
-	return outer, s[axis], inner
 }
 
 func argDef(name, doc string, better func(x, best float64) bool) Def[ArgReduceAttrs] {

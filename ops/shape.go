@@ -123,3 +123,21 @@ func BroadcastShapes(a, b Shape) (Shape, error) {
 	}
 	return out, nil
 }
+
+// axisSplit views s as outer x n x inner around axis: the product of the
+// dims before it, its own size, and the product of the dims after it.
+func axisSplit(s Shape, axis int) (outer, n, inner int) {
+	return Shape(s[:axis]).Size(), s[axis], Shape(s[axis+1:]).Size()
+}
+
+// mergeDim unifies two sizes of one dim where 0 means unknown; ok is false
+// when both are known and differ.
+func mergeDim(a, b int) (int, bool) {
+	switch {
+	case a == b || b == 0:
+		return a, true
+	case a == 0:
+		return b, true
+	}
+	return 0, false
+}

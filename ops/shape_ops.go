@@ -135,18 +135,6 @@ func gatherStrided(in, out Value, shape Shape, base int, strides []int) error {
 	return moveElems(out.Data, in.Data, stridedOffsets(shape, base, strides), false)
 }
 
-// mergeDim combines two views of one dim (0 = unknown); ok is false when
-// both are known and differ.
-func mergeDim(a, b int) (int, bool) {
-	switch {
-	case a == b || b == 0:
-		return a, true
-	case a == 0:
-		return b, true
-	}
-	return 0, false
-}
-
 // ----------------------------------------------------------------------------
 // transpose
 

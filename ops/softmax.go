@@ -286,17 +286,6 @@ func floatData(d DType) ([]DType, error) {
 	return []DType{d}, nil
 }
 
-// mergeDim merges two sizes of one dim, either of which may be unknown (0).
-func mergeDim(a, b int) (int, bool) {
-	switch {
-	case a == b || b == 0:
-		return a, true
-	case a == 0:
-		return b, true
-	}
-	return 0, false
-}
-
 // classIndex checks a label value of row i against k classes.
 func classIndex(label float64, k, i int) (int, error) {
 	c := int(label)

@@ -56,6 +56,11 @@ func (f F) Apply(op *Op, attrs Attrs, inputs ...Tensor) ([]Tensor, error) {
 			return nil, &Error{Op: op.name, Msg: fmt.Sprintf("input %d is nil", i)}
 		}
 	}
+	if attrs == nil {
+		attrs = op.DefaultAttrs()
+	} else if err := op.Validate(attrs); err != nil {
+		return nil, err
+	}
 	return f.interp.Apply(op, attrs, inputs)
 }
 
