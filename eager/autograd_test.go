@@ -199,3 +199,26 @@ func TestDetachCutsTheTape(t *testing.T) {
 	y.Backward()
 	approxEqual(t, "detached factor is a constant", x.Grad().Float64s(), []float64{4}, 1e-6)
 }
+
+// The second derivative through dot: for y = sum((A·x)²), d²y/dx² = 2·AᵀA,
+// so the gradient of sum(dy/dx) is 2·AᵀA·1.
+func TestSecondDerivativeThroughDot(t *testing.T) {
+	a := Array([]float64{1, 2, 3, 4, 5, 6}, 3, 2)
+	x := Array([]float64{0.5, -1}, 2, 1)
+	x.AttachGrad()
+	var dx *NDArray
+	Record(func() {
+		y := F.Sum(F.Square(F.Dot(a, x))).(*NDArray)
+		g, err := Grad([]*NDArray{y}, []*NDArray{x}, nil, true, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dx = g[0]
+	})
+	// dy/dx = 2·Aᵀ·A·x; AᵀA = [[35 44] [44 56]].
+	approxEqual(t, "dy/dx", dx.Float64s(), []float64{2 * (35*0.5 - 44), 2 * (44*0.5 - 56)}, 1e-12)
+	if err := recorded(func() ops.Tensor { return F.Sum(dx) }).Backward(); err != nil {
+		t.Fatal(err)
+	}
+	approxEqual(t, "d(sum dy/dx)/dx", x.Grad().Float64s(), []float64{2 * (35 + 44), 2 * (44 + 56)}, 1e-12)
+}
