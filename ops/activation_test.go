@@ -24,10 +24,10 @@ func TestActivationKnownAnswers(t *testing.T) {
 		{"mish", []float64{-0.30340146137410895, 0, 1.9439589595339946}},
 	}
 	for _, c := range cases {
-		kaNear(t, "Activation "+c.act, F.Activation(x, c.act), ops.Shape{3}, c.want)
+		checkArray(t, "Activation "+c.act, F.Activation(x, c.act), ops.Shape{3}, c.want, 1e-5)
 	}
 	// softrelu does not overflow.
-	kaNear(t, "softrelu large", F.Activation(eager.Array([]float32{1000, -1000}), "softrelu"), ops.Shape{2}, []float64{1000, 0})
+	checkArray(t, "softrelu large", F.Activation(eager.Array([]float32{1000, -1000}), "softrelu"), ops.Shape{2}, []float64{1000, 0}, 1e-5)
 
 	y := eager.Array([]float32{-2, 3})
 	leaky := []struct {
@@ -46,7 +46,7 @@ func TestActivationKnownAnswers(t *testing.T) {
 		{"prelu one slope", F.PReLU(eager.Array([]float32{-1, 2, -4, 1}, 2, 2), eager.Array([]float32{0.5})), []float64{-0.5, 2, -2, 1}},
 	}
 	for _, c := range leaky {
-		kaNear(t, "LeakyReLU "+c.name, c.got, c.got.Shape(), c.want)
+		checkArray(t, "LeakyReLU "+c.name, c.got, c.got.Shape(), c.want, 1e-5)
 	}
 }
 
@@ -70,7 +70,7 @@ func TestActivationGradients(t *testing.T) {
 	}
 	for _, c := range cases {
 		got := kaGrad(t, eager.Array(c.x), nil, c.fn)
-		kaNear(t, c.name, eager.Array(got), ops.Shape{len(c.want)}, c.want)
+		checkArray(t, c.name, eager.Array(got), ops.Shape{len(c.want)}, c.want, 1e-5)
 	}
 
 	// prelu: dx is 1 or gamma; dgamma sums x over the negative elements of its channel.
@@ -78,8 +78,8 @@ func TestActivationGradients(t *testing.T) {
 	gamma := eager.Array([]float64{0.1, 0.5})
 	gamma.AttachGrad()
 	got := kaGrad(t, x, nil, func(x ops.Tensor) ops.Tensor { return F.PReLU(x, gamma) })
-	kaNear(t, "prelu dx", eager.Array(got), ops.Shape{8}, []float64{0.1, 1, 0.5, 1, 0.1, 0.1, 1, 1})
-	kaNear(t, "prelu dgamma", gamma.Grad(), ops.Shape{2}, []float64{-1 - 3 - 5, -4})
+	checkArray(t, "prelu dx", eager.Array(got), ops.Shape{8}, []float64{0.1, 1, 0.5, 1, 0.1, 0.1, 1, 1}, 1e-5)
+	checkArray(t, "prelu dgamma", gamma.Grad(), ops.Shape{2}, []float64{-1 - 3 - 5, -4}, 1e-5)
 }
 
 func TestLeakyReLUShapesAndErrors(t *testing.T) {
@@ -98,11 +98,11 @@ func TestLeakyReLUShapesAndErrors(t *testing.T) {
 		t.Errorf("gamma inferred as %v (%v), want 3", filled[1], err)
 	}
 	x := eager.Array([]float32{1, 2, 3, 4, 5, 6}, 2, 3)
-	kaErrorHas(t, "gamma", kaPanic(func() { F.PReLU(x, eager.Zeros(4)) }), "LeakyReLU", "gamma 4", "data 2x3", "3 channels")
-	kaErrorHas(t, "act_type", kaPanic(func() { F.Activation(x, "swish") }), "Activation", "act_type", "swish")
-	kaErrorHas(t, "int data", kaPanic(func() { F.Activation(eager.Array([]int32{1}), "relu") }), "Activation", "int32")
-	kaErrorHas(t, "rrelu training", kaPanic(func() { eager.TrainMode(func() { F.LeakyReLU(x, "rrelu") }) }), "LeakyReLU", "rrelu", "training")
-	kaErrorHas(t, "rrelu bounds", kaPanic(func() {
+	wantErr(t, "gamma", panicErr(func() { F.PReLU(x, eager.Zeros(4)) }), "LeakyReLU", "gamma 4", "data 2x3", "3 channels")
+	wantErr(t, "act_type", panicErr(func() { F.Activation(x, "swish") }), "Activation", "act_type", "swish")
+	wantErr(t, "int data", panicErr(func() { F.Activation(eager.Array([]int32{1}), "relu") }), "Activation", "int32")
+	wantErr(t, "rrelu training", panicErr(func() { eager.TrainMode(func() { F.LeakyReLU(x, "rrelu") }) }), "LeakyReLU", "rrelu", "training")
+	wantErr(t, "rrelu bounds", panicErr(func() {
 		F.LeakyReLU(x, "rrelu", ops.Attr{"lower_bound", 0.5}, ops.Attr{"upper_bound", 0.1})
 	}), "LeakyReLU", "lower_bound=0.5")
 }

@@ -11,20 +11,20 @@ import (
 func TestClipAndAddN(t *testing.T) {
 	F := eager.F
 	x := eager.Array([]float32{-2, -1, 0, 1, 2})
-	kaNear(t, "clip", F.Clip(x, -1, 1), ops.Shape{5}, []float64{-1, -1, 0, 1, 1})
-	kaNear(t, "clip int32", F.Clip(eager.Array([]int32{-5, 3, 9}), 0, 4), ops.Shape{3}, []float64{0, 3, 4})
+	checkArray(t, "clip", F.Clip(x, -1, 1), ops.Shape{5}, []float64{-1, -1, 0, 1, 1}, 1e-5)
+	checkArray(t, "clip int32", F.Clip(eager.Array([]int32{-5, 3, 9}), 0, 4), ops.Shape{3}, []float64{0, 3, 4}, 1e-5)
 	if d := F.Clip(eager.Array([]int32{1}), 0, 4).DType(); d != ops.Int32 {
 		t.Errorf("clip of int32 gives %v", d)
 	}
 	// The gradient passes on the bounds themselves (MXNet's inclusive rule).
 	got := kaGrad(t, eager.Array([]float64{-2, -1, 0, 1, 2}), nil, func(x ops.Tensor) ops.Tensor { return F.Clip(x, -1, 1) })
-	kaNear(t, "clip gradient", eager.Array(got), ops.Shape{5}, []float64{0, 1, 1, 1, 0})
+	checkArray(t, "clip gradient", eager.Array(got), ops.Shape{5}, []float64{0, 1, 1, 1, 0}, 1e-5)
 
 	a, b, c := eager.Array([]float32{1, 2}), eager.Array([]float32{3, 4}), eager.Array([]float32{5, 6})
-	kaNear(t, "add_n", F.AddN(a, b, c), ops.Shape{2}, []float64{9, 12})
-	kaNear(t, "add_n one input", F.AddN(a), ops.Shape{2}, []float64{1, 2})
-	kaNear(t, "ElementWiseSum", F.Call("ElementWiseSum", []ops.Tensor{a, b}, ops.Attr{"num_args", 2})[0], ops.Shape{2}, []float64{4, 6})
-	kaNear(t, "add_n int64", F.AddN(eager.Array([]int{1, 2}), eager.Array([]int{10, 20})), ops.Shape{2}, []float64{11, 22})
+	checkArray(t, "add_n", F.AddN(a, b, c), ops.Shape{2}, []float64{9, 12}, 1e-5)
+	checkArray(t, "add_n one input", F.AddN(a), ops.Shape{2}, []float64{1, 2}, 1e-5)
+	checkArray(t, "ElementWiseSum", F.Call("ElementWiseSum", []ops.Tensor{a, b}, ops.Attr{"num_args", 2})[0], ops.Shape{2}, []float64{4, 6}, 1e-5)
+	checkArray(t, "add_n int64", F.AddN(eager.Array([]int{1, 2}), eager.Array([]int{10, 20})), ops.Shape{2}, []float64{11, 22}, 1e-5)
 
 	// Every input gets the output's gradient.
 	u, v := eager.Array([]float64{1, 2}), eager.Array([]float64{3, 4})
@@ -35,8 +35,8 @@ func TestClipAndAddN(t *testing.T) {
 	if err := out.Backward(eager.Array([]float64{1, 10})); err != nil {
 		t.Fatal(err)
 	}
-	kaNear(t, "add_n gradient (used twice)", u.Grad(), ops.Shape{2}, []float64{2, 20})
-	kaNear(t, "add_n gradient", v.Grad(), ops.Shape{2}, []float64{1, 10})
+	checkArray(t, "add_n gradient (used twice)", u.Grad(), ops.Shape{2}, []float64{2, 20}, 1e-5)
+	checkArray(t, "add_n gradient", v.Grad(), ops.Shape{2}, []float64{1, 10}, 1e-5)
 
 	op := ops.MustLookup("add_n")
 	attrs, _ := op.ParseAttrs(map[string]string{"num_args": "3"})
@@ -53,14 +53,14 @@ func TestClipAndAddN(t *testing.T) {
 func TestClipAndAddNErrors(t *testing.T) {
 	F := eager.F
 	_, err := ops.MustLookup("clip").ParseAttrs(map[string]string{"a_min": "0"})
-	kaErrorHas(t, "clip a_max", err, "clip", "a_max is required")
-	kaErrorHas(t, "clip bool", kaPanic(func() { F.Clip(eager.Array([]bool{true}), 0, 1) }), "clip", "bool")
+	wantErr(t, "clip a_max", err, "clip", "a_max is required")
+	wantErr(t, "clip bool", panicErr(func() { F.Clip(eager.Array([]bool{true}), 0, 1) }), "clip", "bool")
 	x := eager.Array([]float32{1, 2, 3, 4, 5, 6}, 2, 3)
-	kaErrorHas(t, "add_n shapes", kaPanic(func() { F.AddN(x, eager.Zeros(3)) }), "add_n", "arg1 3", "arg0 2x3")
-	kaErrorHas(t, "add_n dtypes", kaPanic(func() { F.AddN(x, eager.Array([]float64{1, 2, 3, 4, 5, 6}, 2, 3)) }), "add_n", "float64", "float32")
-	kaErrorHas(t, "add_n none", kaPanic(func() { F.AddN() }), "add_n", "no inputs")
+	wantErr(t, "add_n shapes", panicErr(func() { F.AddN(x, eager.Zeros(3)) }), "add_n", "arg1 3", "arg0 2x3")
+	wantErr(t, "add_n dtypes", panicErr(func() { F.AddN(x, eager.Array([]float64{1, 2, 3, 4, 5, 6}, 2, 3)) }), "add_n", "float64", "float32")
+	wantErr(t, "add_n none", panicErr(func() { F.AddN() }), "add_n", "no inputs")
 	_, err = ops.MustLookup("add_n").ParseAttrs(map[string]string{"num_args": "0"})
-	kaErrorHas(t, "add_n num_args", err, "add_n", "num_args=0")
+	wantErr(t, "add_n num_args", err, "add_n", "num_args=0")
 }
 
 func ExampleF_Clip() {

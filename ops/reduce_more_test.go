@@ -3,7 +3,6 @@ package ops_test
 import (
 	"fmt"
 	"math"
-	"strings"
 	"testing"
 
 	"github.com/hybridgo/hybridgo/eager"
@@ -11,51 +10,6 @@ import (
 )
 
 // Helpers shared by the known-answer tests of this package (ka = known answer).
-
-// kaNear fails unless got has the shape and the values wanted.
-func kaNear(t *testing.T, name string, got ops.Tensor, shape ops.Shape, want []float64) {
-	t.Helper()
-	if !got.Shape().Equal(shape) {
-		t.Errorf("%s: shape %v, want %v", name, got.Shape(), shape)
-		return
-	}
-	vals := got.Float64s()
-	for i := range want {
-		if math.Abs(vals[i]-want[i]) > 1e-5*(1+math.Abs(want[i])) {
-			t.Errorf("%s: got %v, want %v", name, vals, want)
-			return
-		}
-	}
-}
-
-// kaPanic runs fn and returns the error F panicked with (nil if none).
-func kaPanic(fn func()) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			e, ok := r.(error)
-			if !ok {
-				panic(r)
-			}
-			err = e
-		}
-	}()
-	fn()
-	return nil
-}
-
-// kaErrorHas fails unless err is non-nil and its message holds every part.
-func kaErrorHas(t *testing.T, name string, err error, parts ...string) {
-	t.Helper()
-	if err == nil {
-		t.Errorf("%s: no error, want one mentioning %q", name, parts)
-		return
-	}
-	for _, p := range parts {
-		if !strings.Contains(err.Error(), p) {
-			t.Errorf("%s: error %q does not mention %q", name, err, p)
-		}
-	}
-}
 
 // kaGrad returns the gradient of sum(head * fn(x)) with respect to x
 // (head is ones when nil).
@@ -110,7 +64,7 @@ func TestReductionsKnownAnswers(t *testing.T) {
 		{"norm axis 0 keepdims", F.Norm(eager.Array([]float32{3, 0, 4, 1}, 2, 2), ops.Axis(0), ops.Keepdims()), ops.Shape{1, 2}, []float64{5, 1}},
 	}
 	for _, c := range cases {
-		kaNear(t, c.name, c.got, c.shape, c.want)
+		checkArray(t, c.name, c.got, c.shape, c.want, 1e-5)
 	}
 	if d := F.Argmax(eager.Array([]int32{3, 9, 1}), 0).DType(); d != ops.Int32 {
 		t.Errorf("argmax of int32 gives %v, want int32 (the input's dtype)", d)
@@ -140,23 +94,23 @@ func TestReductionGradients(t *testing.T) {
 	}
 	for _, c := range cases {
 		got := kaGrad(t, eager.Array(c.x), nil, c.fn)
-		kaNear(t, c.name, eager.Array(got), ops.Shape{len(c.want)}, c.want)
+		checkArray(t, c.name, eager.Array(got), ops.Shape{len(c.want)}, c.want, 1e-5)
 	}
 	// Row-wise max of a matrix: each row's maximum gets its row's head gradient.
 	x := eager.Array([]float64{1, 5, 3, 4, 2, 6}, 2, 3)
 	got := kaGrad(t, x, []float64{10, 20}, func(x ops.Tensor) ops.Tensor { return F.Max(x, ops.Axis(1)) })
-	kaNear(t, "max axis 1", eager.Array(got, 2, 3), ops.Shape{2, 3}, []float64{0, 10, 0, 0, 0, 20})
+	checkArray(t, "max axis 1", eager.Array(got, 2, 3), ops.Shape{2, 3}, []float64{0, 10, 0, 0, 0, 20}, 1e-5)
 }
 
 func TestReductionErrors(t *testing.T) {
 	F := eager.F
 	x := eager.Array([]float32{1, 2, 3, 4, 5, 6}, 2, 3)
-	kaErrorHas(t, "max axis", kaPanic(func() { F.Max(x, ops.Axis(3)) }), "max", "axis 3", "2x3")
-	kaErrorHas(t, "argmax axis", kaPanic(func() { F.Argmax(x, 2) }), "argmax", "axis 2", "2x3")
-	kaErrorHas(t, "argmin axis", kaPanic(func() { F.Argmin(x, -3) }), "argmin", "axis -3", "2x3")
-	kaErrorHas(t, "norm axis", kaPanic(func() { F.Norm(x, ops.Axis(5)) }), "norm", "axis 5", "2x3")
-	kaErrorHas(t, "norm ord", kaPanic(func() { F.Norm(x, ops.Attr{"ord", 3}) }), "norm", "ord=3")
-	kaErrorHas(t, "prod bool", kaPanic(func() { F.Prod(eager.Array([]bool{true, false})) }), "prod", "bool")
+	wantErr(t, "max axis", panicErr(func() { F.Max(x, ops.Axis(3)) }), "max", "axis 3", "2x3")
+	wantErr(t, "argmax axis", panicErr(func() { F.Argmax(x, 2) }), "argmax", "axis 2", "2x3")
+	wantErr(t, "argmin axis", panicErr(func() { F.Argmin(x, -3) }), "argmin", "axis -3", "2x3")
+	wantErr(t, "norm axis", panicErr(func() { F.Norm(x, ops.Axis(5)) }), "norm", "axis 5", "2x3")
+	wantErr(t, "norm ord", panicErr(func() { F.Norm(x, ops.Attr{"ord", 3}) }), "norm", "ord=3")
+	wantErr(t, "prod bool", panicErr(func() { F.Prod(eager.Array([]bool{true, false})) }), "prod", "bool")
 }
 
 func ExampleF_Max() {
