@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/hybridgo/hybridgo/accel"
 )
@@ -663,14 +664,55 @@ func floatData[T accel.Float](v Value) []T {
 	return v.Data.([]T)
 }
 
+// scratchPools recycles the column matrices of the (de)convolution
+// kernels, one sync.Pool per element type (keyed by a typed nil pointer),
+// so that steady-state calls do not allocate them.
+var scratchPools sync.Map
+
+// getScratch returns a buffer of n elements with unspecified contents;
+// hand it back with putScratch.
+func getScratch[T accel.Float](n int) *[]T {
+	pool, _ := scratchPools.LoadOrStore(any((*T)(nil)), new(sync.Pool))
+	if v := pool.(*sync.Pool).Get(); v != nil {
+		if bp := v.(*[]T); cap(*bp) >= n {
+			*bp = (*bp)[:n]
+			return bp
+		}
+	}
+	b := make([]T, n)
+	return &b
+}
+
+func putScratch[T accel.Float](bp *[]T) {
+	pool, _ := scratchPools.Load(any((*T)(nil)))
+	pool.(*sync.Pool).Put(bp)
+}
+
+// colScratch returns the column buffer of a plan, or nil when the plan
+// needs none; release it with putCol.
+func colScratch[T accel.Float](p convPlan) *[]T {
+	if p.direct() {
+		return nil
+	}
+	return getScratch[T](p.colRows() * p.colCols())
+}
+
+func putCol[T accel.Float](bp *[]T) {
+	if bp != nil {
+		putScratch(bp)
+	}
+}
+
 // convForward computes, per image and group, maps = W * im2col(image),
 // then adds the bias. Images are spread over the workers.
 func convForward[T accel.Float](p convPlan, image, weight, bias, maps []T) {
 	k, cols := p.colRows(), p.colCols()
 	accel.ParallelFor(p.batch, 1, func(lo, hi int) {
+		bp := colScratch[T](p)
+		defer putCol(bp)
 		var col []T
-		if !p.direct() {
-			col = make([]T, k*cols)
+		if bp != nil {
+			col = *bp
 		}
 		for n := lo; n < hi; n++ {
 			for g := range p.groups {
@@ -696,9 +738,11 @@ func deconvForward[T accel.Float](p convPlan, maps, weight, bias, image []T) {
 	k, cols := p.colRows(), p.colCols()
 	clear(image)
 	accel.ParallelFor(p.batch, 1, func(lo, hi int) {
+		bp := colScratch[T](p)
+		defer putCol(bp)
 		var col []T
-		if !p.direct() {
-			col = make([]T, k*cols)
+		if bp != nil {
+			col = *bp
 		}
 		for n := lo; n < hi; n++ {
 			for g := range p.groups {
@@ -738,9 +782,11 @@ func convWeightGrad[T accel.Float](p convPlan, maps, image, dw []T) {
 	partial := make([][]T, chunks)
 	partial[0] = dw
 	accel.ParallelFor(chunks, 1, func(lo, hi int) {
+		bp := colScratch[T](p)
+		defer putCol(bp)
 		var col []T
-		if !p.direct() {
-			col = make([]T, k*cols)
+		if bp != nil {
+			col = *bp
 		}
 		for c := lo; c < hi; c++ {
 			acc := partial[c]
