@@ -76,9 +76,9 @@ func init() {
 			}
 			switch x := in[0].Data.(type) {
 			case []float32:
-				convForward(p, x, in[1].Data.([]float32), floatData[float32](bias), out[0].Data.([]float32))
+				convForward(p, x, in[1].Data.([]float32), optionalFloats[float32](bias), out[0].Data.([]float32))
 			case []float64:
-				convForward(p, x, in[1].Data.([]float64), floatData[float64](bias), out[0].Data.([]float64))
+				convForward(p, x, in[1].Data.([]float64), optionalFloats[float64](bias), out[0].Data.([]float64))
 			}
 			return nil
 		},
@@ -159,9 +159,9 @@ func init() {
 			}
 			switch x := in[0].Data.(type) {
 			case []float32:
-				deconvForward(p, x, in[1].Data.([]float32), floatData[float32](bias), out[0].Data.([]float32))
+				deconvForward(p, x, in[1].Data.([]float32), optionalFloats[float32](bias), out[0].Data.([]float32))
 			case []float64:
-				deconvForward(p, x, in[1].Data.([]float64), floatData[float64](bias), out[0].Data.([]float64))
+				deconvForward(p, x, in[1].Data.([]float64), optionalFloats[float64](bias), out[0].Data.([]float64))
 			}
 			return nil
 		},
@@ -248,15 +248,15 @@ func init() {
 	})
 }
 
-// window is the sizes of a 1-D or 2-D window op, one entry per spatial dim,
+// convWindow is the sizes of a 1-D or 2-D window op, one entry per spatial dim,
 // with the defaults of empty tuples applied.
-type window struct {
+type convWindow struct {
 	kernel, stride, dilate, pad []int
 }
 
-func newWindow(kernel, stride, dilate, pad Tuple) window {
+func newWindow(kernel, stride, dilate, pad Tuple) convWindow {
 	n := len(kernel)
-	return window{kernel: []int(kernel), stride: orFill(stride, n, 1), dilate: orFill(dilate, n, 1), pad: orFill(pad, n, 0)}
+	return convWindow{kernel: []int(kernel), stride: orFill(stride, n, 1), dilate: orFill(dilate, n, 1), pad: orFill(pad, n, 0)}
 }
 
 // orFill returns t, or n copies of v when t is empty.
@@ -271,8 +271,8 @@ func orFill(t Tuple, n, v int) []int {
 	return s
 }
 
-func (a *ConvolutionAttrs) win() window   { return newWindow(a.Kernel, a.Stride, a.Dilate, a.Pad) }
-func (a *DeconvolutionAttrs) win() window { return newWindow(a.Kernel, a.Stride, a.Dilate, a.Pad) }
+func (a *ConvolutionAttrs) win() convWindow   { return newWindow(a.Kernel, a.Stride, a.Dilate, a.Pad) }
+func (a *DeconvolutionAttrs) win() convWindow { return newWindow(a.Kernel, a.Stride, a.Dilate, a.Pad) }
 
 // checkKernelDims rejects kernels that are not 1-D or 2-D.
 func checkKernelDims(kernel Tuple) error {
@@ -286,7 +286,7 @@ func checkKernelDims(kernel Tuple) error {
 }
 
 // check validates the window and the filter counts of a (de)convolution.
-func (w window) check(numFilter, numGroup int, layout string) error {
+func (w convWindow) check(numFilter, numGroup int, layout string) error {
 	k := Tuple(w.kernel)
 	if err := checkKernelDims(k); err != nil {
 		return err
@@ -344,7 +344,7 @@ func channelsFirst(nd int) string {
 }
 
 // span is the extent of dim i of the dilated kernel.
-func (w window) span(i int) int { return w.dilate[i]*(w.kernel[i]-1) + 1 }
+func (w convWindow) span(i int) int { return w.dilate[i]*(w.kernel[i]-1) + 1 }
 
 // dims prints sizes as "5x5" (or "5" for one dim).
 func dims(v []int) string {
@@ -358,7 +358,7 @@ func dims(v []int) string {
 // convOutput gives the output spatial size of a convolution over spatial
 // (0 = unknown, giving 0), or an error when the dilated kernel does not fit
 // in the padded data.
-func (w window) convOutput(data Shape) ([]int, error) {
+func (w convWindow) convOutput(data Shape) ([]int, error) {
 	nd := len(w.kernel)
 	spatial := data[2:]
 	out := make([]int, nd)
@@ -588,7 +588,7 @@ func (p convPlan) direct() bool {
 
 // newPlan builds the plan of a window over an image of channels x spatial
 // (per image, all groups), 1-D windows becoming 2-D ones of height 1.
-func newPlan(w window, pad []int, batch, channels, groups, maps int, spatial []int) convPlan {
+func newPlan(w convWindow, pad []int, batch, channels, groups, maps int, spatial []int) convPlan {
 	g := accel.ConvGeom{Channels: channels / groups, InH: 1, KernelH: 1, StrideH: 1, DilateH: 1}
 	last := len(w.kernel) - 1
 	g.InW, g.KernelW, g.StrideW, g.PadW, g.DilateW = spatial[last], w.kernel[last], w.stride[last], pad[last], w.dilate[last]
@@ -656,8 +656,8 @@ func biasAxes(nd int) Attr {
 	return Axis(0, 2, 3)
 }
 
-// floatData returns the elements of an optional float input (nil when absent).
-func floatData[T accel.Float](v Value) []T {
+// optionalFloats returns the elements of an optional float input (nil when absent).
+func optionalFloats[T accel.Float](v Value) []T {
 	if v.Data == nil {
 		return nil
 	}

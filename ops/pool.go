@@ -111,6 +111,7 @@ func init() {
 			return []Tensor{f.callA(opPooling, a, g[0]), nil}
 		},
 		Samples: []Sample{
+			// Max pooling has no second-order rule (see Grad above).
 			{Attrs: map[string]string{"kernel": "(2, 2)", "stride": "(2, 2)"}, Inputs: []Shape{{2, 2, 2, 2}, {2, 2, 4, 4}}, NoGradCheck: true},
 			{Attrs: map[string]string{"kernel": "(3, 3)", "stride": "(2, 2)", "pad": "(1, 1)", "pool_type": "avg", "count_include_pad": "False"}, Inputs: []Shape{{1, 2, 3, 3}, {1, 2, 5, 5}}},
 			{Attrs: map[string]string{"kernel": "(2,)", "stride": "(2,)", "pool_type": "sum", "pooling_convention": "full"}, Inputs: []Shape{{2, 2, 3}, {2, 2, 5}}},
@@ -155,7 +156,7 @@ func (a *PoolingAttrs) check() error {
 	return checkLayout(a.Layout, len(a.Kernel))
 }
 
-func (a *PoolingAttrs) win() window { return newWindow(a.Kernel, a.Stride, nil, a.Pad) }
+func (a *PoolingAttrs) win() convWindow { return newWindow(a.Kernel, a.Stride, nil, a.Pad) }
 
 // poolShape is Pooling's shape rule.
 func poolShape(a *PoolingAttrs, data Shape) (Shape, error) {
