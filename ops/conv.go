@@ -625,6 +625,7 @@ func (a *DeconvolutionAttrs) plan(data Shape) (convPlan, error) {
 // data gradient of this Convolution for data of the given shape: the same
 // window, with adj restoring the rows and columns the strides skipped.
 func (a *ConvolutionAttrs) dataGradAttrs(data Shape) *DeconvolutionAttrs {
+	mustKnowShape("Convolution", data)
 	w := a.win()
 	adj := make(Tuple, len(w.kernel))
 	for i := range adj {
@@ -641,11 +642,20 @@ func (a *ConvolutionAttrs) dataGradAttrs(data Shape) *DeconvolutionAttrs {
 // Deconvolution's output back to data's shape, and its weight gradient
 // (with ograd and data swapped) is the Deconvolution's.
 func (a *DeconvolutionAttrs) adjointAttrs(data Shape) *ConvolutionAttrs {
+	mustKnowShape("Deconvolution", data)
 	pad, _, _ := a.deconvPadAdj(data)
 	c := opConvolution.DefaultAttrs().(*ConvolutionAttrs)
 	c.Kernel, c.Stride, c.Dilate, c.Pad = a.Kernel, a.Stride, a.Dilate, Tuple(pad)
 	c.NumFilter, c.NumGroup, c.NoBias, c.Layout = data[1], a.NumGroup, true, a.Layout
 	return c
+}
+
+// mustKnowShape panics (F's way to fail) when the channels or spatial dims
+// of data, which a gradient rule needs to build its attributes, are unknown.
+func mustKnowShape(op string, data Shape) {
+	if len(data) < 3 || !data[1:].Known() {
+		panic(&Error{Op: op, Msg: fmt.Sprintf("the gradient needs the data's channels and spatial size, but its shape is %v", data)})
+	}
 }
 
 // biasAxes are the axes a bias gradient sums over: batch and spatial.
