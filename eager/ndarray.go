@@ -134,3 +134,13 @@ func (a *NDArray) Detach() *NDArray {
 func (a *NDArray) Reshape(shape ...int) *NDArray {
 	return F.Reshape(a, shape...).(*NDArray)
 }
+
+// CopyFrom overwrites dst's values with src's, in place (MXNet's
+// src.copyto(dst)); the shapes and dtypes must match. It is how an
+// optimizer updates a parameter without replacing the array.
+func CopyFrom(dst, src *NDArray) {
+	if !dst.shape.Equal(src.shape) || dst.dtype != src.dtype {
+		panic(&ops.Error{Op: "CopyFrom", Msg: fmt.Sprintf("cannot copy %v %v into %v %v", src.shape, src.dtype, dst.shape, dst.dtype)})
+	}
+	ops.CopyData(dst.data, src.data)
+}
