@@ -1,0 +1,37 @@
+package ops_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hybridgo/hybridgo/ops"
+)
+
+// requiredOps are the MXNet op names that models and tutorials rely on;
+// each must be registered under that name or as an alias.
+const requiredOps = `
+elemwise_add elemwise_sub elemwise_mul elemwise_div broadcast_add broadcast_sub broadcast_mul broadcast_div
+broadcast_mod broadcast_power broadcast_maximum broadcast_minimum broadcast_hypot _plus_scalar _minus_scalar
+_rminus_scalar _mul_scalar _div_scalar _rdiv_scalar _mod_scalar _power_scalar _rpower_scalar _maximum_scalar
+_minimum_scalar add_n
+broadcast_equal broadcast_not_equal broadcast_greater broadcast_greater_equal broadcast_lesser broadcast_lesser_equal
+broadcast_logical_and broadcast_logical_or broadcast_logical_xor _equal_scalar _not_equal_scalar _greater_scalar
+_greater_equal_scalar _lesser_scalar _lesser_equal_scalar _logical_and_scalar _logical_or_scalar _logical_xor_scalar
+logical_not
+negative abs sign exp expm1 log log1p log2 sqrt rsqrt cbrt square reciprocal sin cos tan arcsin arccos arctan sinh
+cosh tanh sigmoid relu softsign erf floor ceil round trunc clip
+Activation LeakyReLU
+sum mean max min prod nansum argmax argmin norm softmax log_softmax SoftmaxOutput softmax_cross_entropy smooth_l1
+dot batch_dot FullyConnected Convolution Deconvolution Pooling BatchNorm LayerNorm Dropout Embedding
+Reshape Flatten transpose expand_dims squeeze Concat stack SliceChannel split slice slice_axis slice_like take pick
+one_hot where tile repeat flip broadcast_to broadcast_like reshape_like shape_array size_array
+zeros_like ones_like _zeros _ones _full _arange _eye random_uniform random_normal Cast BlockGrad identity
+`
+
+func TestRequiredOpsAreRegistered(t *testing.T) {
+	for _, name := range strings.Fields(requiredOps) {
+		if _, ok := ops.Lookup(name); !ok {
+			t.Errorf("no op named %s", name)
+		}
+	}
+}
