@@ -25,7 +25,7 @@ unit:
 
 # Benchmarks: GEMM GFLOP/s at n = 128…1024, LeNet-sized convolution, ops.
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 300ms ./accel/ ./ops/
+	$(GO) test -run '^$$' -bench . -benchtime 300ms ./accel/ ./ops/ ./eager/
 
 run:
 	$(GO) run ./cmd/hybridgo

@@ -81,3 +81,14 @@ func TestLeNetForwardAndTrainingStep(t *testing.T) {
 		t.Errorf("loss went from %v to %v in 15 SGD steps on one batch", start, end)
 	}
 }
+
+// BenchmarkLeNetForward times the tutorial's LeNet forward on a 16x1x28x28
+// batch, op by op (the eager path a block takes before it is hybridized).
+func BenchmarkLeNetForward(b *testing.B) {
+	net := newLenet()
+	x := RandomNormal(16, 1, 28, 28)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		net.forward(x)
+	}
+}
