@@ -90,6 +90,14 @@ var (
 	rng   = rand.New(rand.NewPCG(0, 0x9e3779b97f4a7c15))
 )
 
+// LockRand hands out the random generator behind the random ops, so that
+// other executors (a graph's) draw from the same seeded stream; call
+// unlock when done.
+func LockRand() (r *rand.Rand, unlock func()) {
+	rngMu.Lock()
+	return rng, rngMu.Unlock
+}
+
 // Seed resets the random generator behind the random ops and the random
 // creation functions, so that runs repeat; MXNet's mx.random.seed.
 func Seed(seed uint64) {

@@ -1,12 +1,12 @@
-package eager
+package eager_test
 
 import (
-	"fmt"
-	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/hybridgo/hybridgo/eager"
+	"github.com/hybridgo/hybridgo/internal/optest"
 	"github.com/hybridgo/hybridgo/ops"
 )
 
@@ -31,85 +31,63 @@ func TestEveryOpHasSamplesAndGradient(t *testing.T) {
 	}
 }
 
-// sampleInputs makes random inputs for a sample in the given float dtype.
-func sampleInputs(op *ops.Op, s ops.Sample, attrs ops.Attrs, float ops.DType, seed uint64) []*NDArray {
-	r := rand.New(rand.NewPCG(seed, 7))
-	low, high := s.Low, s.High
-	if low == 0 && high == 0 {
-		low, high = -1, 1
+func cases(t *testing.T) []optest.Case {
+	cs, errs := optest.Cases()
+	for _, err := range errs {
+		t.Error(err)
 	}
-	in := make([]*NDArray, len(s.Inputs))
-	for i, shape := range s.Inputs {
-		d := float
-		if s.DTypes != nil && s.DTypes[i] != float && !(s.DTypes[i] == ops.Float32 && float == ops.Float64) {
-			d = s.DTypes[i]
-		}
-		xs := make([]float64, shape.Size())
-		for j := range xs {
-			if n, ok := s.Ints[i]; ok {
-				xs[j] = float64(r.IntN(n))
-			} else {
-				xs[j] = low + (high-low)*r.Float64()
-			}
-		}
-		in[i] = &NDArray{shape: shape.Clone(), dtype: d, data: ops.FromFloat64s(d, xs)}
-	}
-	return in
-}
-
-func sampleName(op *ops.Op, i int, s ops.Sample) string {
-	return fmt.Sprintf("%s/%d%v", op.Name(), i, s.Attrs)
+	return cs
 }
 
 func TestRegistryShapesAndKernels(t *testing.T) {
-	for _, op := range ops.All() {
-		for i, s := range op.Samples() {
-			name := sampleName(op, i, s)
-			attrs, err := op.ParseAttrs(s.Attrs)
+	for _, c := range cases(t) {
+		op, attrs := c.Op, c.Attrs
+		// Attributes print back to a form that parses to the same thing.
+		again, err := op.ParseAttrs(op.FormatAttrs(attrs))
+		if err != nil || op.AttrString(again) != op.AttrString(attrs) {
+			t.Errorf("%s: attrs do not round-trip: %q -> %q (%v)", c.Name, op.AttrString(attrs), op.AttrString(again), err)
+		}
+		for _, dt := range []ops.DType{ops.Float32, ops.Float64} {
+			in := c.Inputs(dt, 1)
+			shapes := make([]ops.Shape, len(in))
+			dtypes := make([]ops.DType, len(in))
+			for j, a := range in {
+				shapes[j], dtypes[j] = a.Shape(), a.DType()
+			}
+			outShapes, _, err := op.InferShape(attrs, shapes)
 			if err != nil {
-				t.Errorf("%s: sample attrs do not parse: %v", name, err)
+				t.Errorf("%s %v: shape inference failed: %v", c.Name, dt, err)
 				continue
 			}
-			// Attributes print back to a form that parses to the same thing.
-			again, err := op.ParseAttrs(op.FormatAttrs(attrs))
-			if err != nil || op.AttrString(again) != op.AttrString(attrs) {
-				t.Errorf("%s: attrs do not round-trip: %q -> %q (%v)", name, op.AttrString(attrs), op.AttrString(again), err)
+			outTypes, err := op.InferDType(attrs, dtypes)
+			if err != nil {
+				t.Errorf("%s %v: dtype inference failed: %v", c.Name, dt, err)
+				continue
 			}
-			for _, dt := range []ops.DType{ops.Float32, ops.Float64} {
-				in := sampleInputs(op, s, attrs, dt, 1)
-				shapes := make([]ops.Shape, len(in))
-				for j, a := range in {
-					shapes[j] = a.shape
+			out, err := eager.Run(op, attrs, in...)
+			if err != nil {
+				t.Errorf("%s %v: kernel failed: %v", c.Name, dt, err)
+				continue
+			}
+			for j, o := range out {
+				if !o.Shape().Equal(outShapes[j]) || ops.DataLen(o.Data()) != outShapes[j].Size() || o.DType() != outTypes[j] {
+					t.Errorf("%s %v: output %d is %v %v with %d elements; the rules say %v %v",
+						c.Name, dt, j, o.Shape(), o.DType(), ops.DataLen(o.Data()), outShapes[j], outTypes[j])
 				}
-				outShapes, _, err := op.InferShape(attrs, shapes)
-				if err != nil {
-					t.Errorf("%s %v: shape inference failed: %v", name, dt, err)
-					continue
-				}
-				out, err := Run(op, attrs, in...)
-				if err != nil {
-					t.Errorf("%s %v: kernel failed: %v", name, dt, err)
-					continue
-				}
-				for j, o := range out {
-					if !o.shape.Equal(outShapes[j]) || ops.DataLen(o.data) != outShapes[j].Size() {
-						t.Errorf("%s %v: output %d has %d elements, shape rule says %v", name, dt, j, ops.DataLen(o.data), outShapes[j])
-					}
-				}
-				// Shape inference must also work when the batch dim of the first input is unknown.
-				if len(shapes) > 0 && len(shapes[0]) > 0 {
-					partial := append([]ops.Shape{}, shapes...)
-					partial[0] = shapes[0].Clone()
-					partial[0][0] = 0
-					func() {
-						defer func() {
-							if r := recover(); r != nil {
-								t.Errorf("%s: shape rule panics on an unknown dim: %v", name, r)
-							}
-						}()
-						op.InferShape(attrs, partial)
+			}
+			// Shape inference must also survive an unknown first dim.
+			if len(shapes) > 0 && len(shapes[0]) > 0 {
+				partial := append([]ops.Shape{}, shapes...)
+				partial[0] = shapes[0].Clone()
+				partial[0][0] = 0
+				func() {
+					defer func() {
+						if r := recover(); r != nil {
+							t.Errorf("%s: shape rule panics on an unknown dim: %v", c.Name, r)
+						}
 					}()
-				}
+					op.InferShape(attrs, partial)
+				}()
 			}
 		}
 	}
@@ -118,89 +96,69 @@ func TestRegistryShapesAndKernels(t *testing.T) {
 // TestRegistryDTypesAgree runs every sample in float32 and float64 on the
 // same values and compares.
 func TestRegistryDTypesAgree(t *testing.T) {
-	for _, op := range ops.All() {
-		if op.Random() {
+	for _, c := range cases(t) {
+		if c.Op.Random() {
 			continue
 		}
-		for i, s := range op.Samples() {
-			name := sampleName(op, i, s)
-			attrs, err := op.ParseAttrs(s.Attrs)
-			if err != nil {
-				continue
-			}
-			a32, e32 := Run(op, attrs, sampleInputs(op, s, attrs, ops.Float32, 3)...)
-			a64, e64 := Run(op, attrs, sampleInputs(op, s, attrs, ops.Float64, 3)...)
-			if e32 != nil || e64 != nil {
-				continue // reported by TestRegistryShapesAndKernels
-			}
-			for j := range a32 {
-				x, y := a32[j].Float64s(), a64[j].Float64s()
-				for k := range x {
-					if !close(x[k], y[k], 1e-3, 1e-3) {
-						t.Errorf("%s: output %d[%d]: float32 gives %v, float64 %v", name, j, k, x[k], y[k])
-						break
-					}
-				}
+		a32, e32 := eager.Run(c.Op, c.Attrs, c.Inputs(ops.Float32, 3)...)
+		a64, e64 := eager.Run(c.Op, c.Attrs, c.Inputs(ops.Float64, 3)...)
+		if e32 != nil || e64 != nil {
+			continue // reported by TestRegistryShapesAndKernels
+		}
+		for j := range a32 {
+			x, y := a32[j].Float64s(), a64[j].Float64s()
+			if k := optest.FirstDiff(x, y, 1e-3, 1e-3); k >= 0 {
+				t.Errorf("%s: output %d[%d]: float32 gives %v, float64 %v", c.Name, j, k, x[k], y[k])
 			}
 		}
 	}
-}
-
-func close(a, b, rtol, atol float64) bool {
-	if math.IsNaN(a) || math.IsNaN(b) {
-		return math.IsNaN(a) && math.IsNaN(b)
-	}
-	if math.IsInf(a, 0) || math.IsInf(b, 0) {
-		return a == b
-	}
-	return math.Abs(a-b) <= atol+rtol*math.Abs(b)
 }
 
 // TestRegistryGradients compares every gradient rule with central
 // differences in float64: L = sum_k w_k * out_k for fixed random w.
 func TestRegistryGradients(t *testing.T) {
-	for _, op := range ops.All() {
-		if !op.HasGradRule() || op.Random() {
+	for _, c := range cases(t) {
+		if !c.Op.HasGradRule() || c.Op.Random() || c.Sample.NoGradCheck {
 			continue
 		}
-		for i, s := range op.Samples() {
-			if s.NoGradCheck {
-				continue
-			}
-			name := sampleName(op, i, s)
-			attrs, err := op.ParseAttrs(s.Attrs)
-			if err != nil {
-				continue
-			}
-			checkGradient(t, name, op, attrs, s)
-		}
+		checkGradient(t, c)
 	}
 }
 
-func checkGradient(t *testing.T, name string, op *ops.Op, attrs ops.Attrs, s ops.Sample) {
+func checkGradient(t *testing.T, c optest.Case) {
 	t.Helper()
-	in := sampleInputs(op, s, attrs, ops.Float64, 5)
-	aux := map[int]bool{}
-	for _, j := range op.AuxInputs() {
-		aux[j] = true
-	}
-	var vars []*NDArray
-	var varIdx []int
-	for j, a := range in {
-		if _, isInt := s.Ints[j]; isInt || aux[j] || a.dtype != ops.Float64 {
-			continue
-		}
-		a.AttachGrad()
-		vars = append(vars, a)
-		varIdx = append(varIdx, j)
-	}
-	if len(vars) == 0 {
+	op, attrs := c.Op, c.Attrs
+	in := c.Inputs(ops.Float64, 5)
+	varIdx := c.DiffInputs(in)
+	if len(varIdx) == 0 {
 		return
 	}
+	vars := make([]*eager.NDArray, len(varIdx))
+	for k, j := range varIdx {
+		in[j].AttachGrad()
+		vars[k] = in[j]
+	}
 	visible := op.NumVisibleOutputs(attrs)
-	// Weights for the loss, one array per visible output.
-	var weights [][]float64
-	loss := func(out []*NDArray) float64 {
+	var out []*eager.NDArray
+	var err error
+	eager.Record(func() { out, err = eager.Run(op, attrs, in...) })
+	if err != nil {
+		t.Errorf("%s: %v", c.Name, err)
+		return
+	}
+	r := rand.New(rand.NewPCG(11, 13))
+	weights := make([][]float64, visible)
+	heads := out[:visible]
+	headGrads := make([]*eager.NDArray, visible)
+	for k := range heads {
+		w := make([]float64, heads[k].Size())
+		for j := range w {
+			w[j] = r.Float64()*2 - 1
+		}
+		weights[k] = w
+		headGrads[k] = eager.Array(w, heads[k].Shape()...)
+	}
+	loss := func(out []*eager.NDArray) float64 {
 		total := 0.0
 		for k := 0; k < visible; k++ {
 			for j, v := range out[k].Float64s() {
@@ -209,63 +167,26 @@ func checkGradient(t *testing.T, name string, op *ops.Op, attrs ops.Attrs, s ops
 		}
 		return total
 	}
-	var out []*NDArray
-	var runErr error
-	TrainMode(func() { out, runErr = Run(op, attrs, in...) })
-	if runErr != nil {
-		return
-	}
-	r := rand.New(rand.NewPCG(11, 13))
-	heads := out[:visible]
-	headGrads := make([]*NDArray, visible)
-	for k := 0; k < visible; k++ {
-		w := make([]float64, out[k].Size())
-		for j := range w {
-			w[j] = r.Float64()*2 - 1
-		}
-		weights = append(weights, w)
-		headGrads[k] = Array(w, out[k].shape...)
-	}
-	// Re-run under Record to build the tape.
-	Record(func() { out, runErr = Run(op, attrs, in...) })
-	if runErr != nil {
-		t.Errorf("%s: %v", name, runErr)
-		return
-	}
-	heads = out[:visible]
-	var usable []*NDArray
-	var usableGrads []*NDArray
-	for k, h := range heads {
-		if h.requiresGrad() {
-			usable = append(usable, h)
-			usableGrads = append(usableGrads, headGrads[k])
-		}
-	}
-	if len(usable) == 0 {
-		t.Errorf("%s: outputs were not recorded", name)
-		return
-	}
-	grads, err := Grad(usable, vars, usableGrads, false, false)
+	grads, err := eager.Grad(heads, vars, headGrads, false, false)
 	if err != nil {
-		t.Errorf("%s: backward failed: %v", name, err)
+		t.Errorf("%s: backward failed: %v", c.Name, err)
 		return
 	}
 	const eps = 1e-6
 	for v, a := range vars {
-		data := a.data.([]float64)
+		data := a.Data().([]float64)
 		analytic := grads[v].Float64s()
 		for j := range data {
 			orig := data[j]
 			data[j] = orig + eps
-			var plus, minus []*NDArray
-			TrainMode(func() { plus, _ = Run(op, attrs, in...) })
+			var plus, minus []*eager.NDArray
+			eager.TrainMode(func() { plus, _ = eager.Run(op, attrs, in...) })
 			data[j] = orig - eps
-			TrainMode(func() { minus, _ = Run(op, attrs, in...) })
+			eager.TrainMode(func() { minus, _ = eager.Run(op, attrs, in...) })
 			data[j] = orig
 			numeric := (loss(plus) - loss(minus)) / (2 * eps)
-			if !close(analytic[j], numeric, 1e-4, 1e-5) {
-				names := op.InputNames(attrs)
-				t.Errorf("%s: d/d%s[%d]: rule gives %.8g, central difference %.8g", name, names[varIdx[v]], j, analytic[j], numeric)
+			if !optest.Close(analytic[j], numeric, 1e-4, 1e-5) {
+				t.Errorf("%s: d/d%s[%d]: rule gives %.8g, central difference %.8g", c.Name, op.InputNames(attrs)[varIdx[v]], j, analytic[j], numeric)
 				break
 			}
 		}

@@ -226,6 +226,10 @@ func (op *Op) Differentiable() bool { return op.grad != nil || op.noGrad }
 // HasGradRule reports whether the op has a non-zero gradient rule.
 func (op *Op) HasGradRule() bool { return op.grad != nil }
 
+// HasDTypeRule reports whether the op has its own dtype rule (otherwise
+// every input and output shares one dtype).
+func (op *Op) HasDTypeRule() bool { return op.dtype != nil }
+
 // AuxInputs lists the inputs the kernel updates in place.
 func (op *Op) AuxInputs() []int { return op.aux }
 
@@ -371,6 +375,17 @@ func (op *Op) InferShape(a Attrs, in []Shape) (out, filledIn []Shape, err error)
 	}
 	if len(out) != op.numOutputs(a) {
 		return nil, nil, op.wrap(fmt.Errorf("shape rule returned %d shapes for %d outputs", len(out), op.numOutputs(a)), a, in, nil)
+	}
+	// A rule that built a scalar's shape by appending nothing returns nil,
+	// which reads as "unknown": with every input known, it is a scalar.
+	allKnown := true
+	for _, s := range in {
+		allKnown = allKnown && s != nil && (len(s) == 0 || s.Known())
+	}
+	for i := range out {
+		if out[i] == nil && allKnown {
+			out[i] = Shape{}
+		}
 	}
 	return out, filledIn, nil
 }

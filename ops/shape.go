@@ -20,8 +20,12 @@ func (s Shape) Size() int {
 	return n
 }
 
-// Known reports whether every dim is known (non-zero).
+// Known reports whether every dim is known (non-zero); a nil shape is
+// not known.
 func (s Shape) Known() bool {
+	if s == nil {
+		return false
+	}
 	for _, d := range s {
 		if d <= 0 {
 			return false
@@ -43,8 +47,15 @@ func (s Shape) Equal(t Shape) bool {
 	return true
 }
 
-// Clone returns a copy that does not share memory with s.
-func (s Shape) Clone() Shape { return append(Shape{}, s...) }
+// Clone returns a copy that does not share memory with s. A nil shape
+// (nothing known, not even the number of dims) stays nil; a scalar's
+// empty shape stays empty.
+func (s Shape) Clone() Shape {
+	if s == nil {
+		return nil
+	}
+	return append(Shape{}, s...)
+}
 
 // String prints the shape the way MXNet prints it in array footers: "16x1x28x28"
 // ("scalar" for a shape of no dims, "?" for an unknown dim).

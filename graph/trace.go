@@ -1,0 +1,224 @@
+package graph
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/hybridgo/hybridgo/eager"
+	"github.com/hybridgo/hybridgo/ops"
+)
+
+// Tracer is the interpreter that records ops instead of running them:
+// every op applied through its F appends a node and returns a Symbol
+// whose shape and dtype come from the op's rules. One Tracer builds one
+// graph; its names are unique within it.
+type Tracer struct {
+	mu       sync.Mutex
+	counts   map[string]int // per name stem, for "relu0", "relu1", …
+	prefix   []string       // name scopes (blocks)
+	nextName string         // a name asked for the next node
+	consts   int
+}
+
+// NewTracer returns a tracer with fresh names.
+func NewTracer() *Tracer { return &Tracer{counts: map[string]int{}} }
+
+// F returns the op namespace that records into t.
+func (t *Tracer) F() ops.F { return ops.NewF(t) }
+
+// defaultTracer names the symbols built outside any trace (graph.F, Var).
+var defaultTracer = NewTracer()
+
+// F is the symbolic op namespace: ops applied through it build graphs.
+//
+//	x := graph.Var("data", ops.Shape{16, 784}, ops.Float32)
+//	y := graph.F.Relu(x) // <Symbol relu0 16x784 float32>
+var F = defaultTracer.F()
+
+// Scope runs fn with names prefixed by prefix ("net0_"), as a block's
+// name scope does.
+func (t *Tracer) Scope(prefix string, fn func()) {
+	t.mu.Lock()
+	t.prefix = append(t.prefix, prefix)
+	t.mu.Unlock()
+	defer func() {
+		t.mu.Lock()
+		t.prefix = t.prefix[:len(t.prefix)-1]
+		t.mu.Unlock()
+	}()
+	fn()
+}
+
+// NameNext makes the next node recorded take the given name (with the
+// current prefix), as Gluon layers name their outputs "dense0_fwd".
+func (t *Tracer) NameNext(name string) {
+	t.mu.Lock()
+	t.nextName = name
+	t.mu.Unlock()
+}
+
+// newName returns a fresh node name: prefix + stem + count.
+func (t *Tracer) newName(stem string) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	prefix := strings.Join(t.prefix, "")
+	if t.nextName != "" {
+		n := prefix + t.nextName
+		t.nextName = ""
+		return n
+	}
+	key := prefix + stem
+	i := t.counts[key]
+	t.counts[key] = i + 1
+	return fmt.Sprintf("%s%d", key, i)
+}
+
+// Apply records op on inputs and returns a Symbol per output. Inputs are
+// Symbols, or NDArrays, which become constant variables of the graph.
+func (t *Tracer) Apply(op *ops.Op, attrs ops.Attrs, inputs []ops.Tensor) ([]ops.Tensor, error) {
+	entries := make([]Entry, len(inputs))
+	for i, in := range inputs {
+		switch v := in.(type) {
+		case *Symbol:
+			if len(v.outs) != 1 {
+				return nil, &ops.Error{Op: op.Name(), Msg: fmt.Sprintf("input %d is a group of %d outputs; pick one with Output(i)", i, len(v.outs))}
+			}
+			entries[i] = v.outs[0]
+		case *eager.NDArray:
+			entries[i] = t.constant(v)
+		default:
+			return nil, &ops.Error{Op: op.Name(), Msg: fmt.Sprintf("input %d is a %T; a traced op takes Symbols (or NDArrays, used as constants)", i, in)}
+		}
+	}
+	n, err := t.addNode(op, attrs, entries)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ops.Tensor, n.NumOutputs())
+	for i := range out {
+		out[i] = &Symbol{outs: []Entry{{n, i}}}
+	}
+	return out, nil
+}
+
+// constant makes a variable that holds an NDArray's value.
+func (t *Tracer) constant(a *eager.NDArray) Entry {
+	t.mu.Lock()
+	name := fmt.Sprintf("%sconst%d", strings.Join(t.prefix, ""), t.consts)
+	t.consts++
+	t.mu.Unlock()
+	return Entry{&Node{Name: name, Shapes: []ops.Shape{a.Shape()}, DTypes: []ops.DType{a.DType()}, Value: a}, 0}
+}
+
+// addNode infers the node's output shapes and dtypes from its inputs and
+// records it; unknown dims of input variables that the op's rules fill in
+// (a weight's shape inferred from the data's) are written back to them.
+func (t *Tracer) addNode(op *ops.Op, attrs ops.Attrs, in []Entry) (*Node, error) {
+	n := &Node{Op: op, Attrs: attrs, Inputs: in, Name: t.newName(strings.ToLower(op.Name()))}
+	if err := inferNode(n); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// inferNode runs the op's dtype and shape rules on the node's inputs,
+// sets its outputs' shapes and dtypes, and fills unknown dims and dtypes
+// of input variables.
+func inferNode(n *Node) error {
+	dtypes := make([]ops.DType, len(n.Inputs))
+	shapes := make([]ops.Shape, len(n.Inputs))
+	for i, e := range n.Inputs {
+		dtypes[i], shapes[i] = e.DType(), e.Shape()
+	}
+	outTypes, err := n.Op.InferDType(n.Attrs, dtypes)
+	if err != nil {
+		return nodeError(n, err)
+	}
+	outShapes, filled, err := n.Op.InferShape(n.Attrs, shapes)
+	if err != nil {
+		return nodeError(n, err)
+	}
+	for i, e := range n.Inputs {
+		v := e.Node
+		if !v.IsVar() {
+			continue
+		}
+		if !v.Shapes[0].Known() && len(filled[i]) > 0 {
+			v.Shapes[0] = filled[i]
+		}
+		if v.DTypes[0] == ops.Unknown && !n.Op.HasDTypeRule() && len(outTypes) > 0 {
+			v.DTypes[0] = outTypes[0]
+		}
+	}
+	n.Shapes, n.DTypes = outShapes, outTypes
+	return nil
+}
+
+// nodeError names the graph node in an op's error.
+func nodeError(n *Node, err error) error {
+	if e, ok := ops.AsError(err); ok {
+		cp := *e
+		cp.Msg = fmt.Sprintf("node %s: %s", n.Name, e.Msg)
+		return &cp
+	}
+	return fmt.Errorf("node %s (%s): %w", n.Name, n.Op.Name(), err)
+}
+
+// HybridizationError is what a traced function gets when it asks a Symbol
+// for something only an NDArray has: its values. It names the node and op
+// that made the tensor, what was attempted, and what to do instead.
+type HybridizationError struct {
+	Block   string // the block being traced, when known
+	Node    string // the node that produced the tensor ("conv0_fwd")
+	Op      string // its op ("Convolution"), or "variable"
+	Attempt string // what was asked, e.g. "Float32s()"
+	Fix     string
+}
+
+func (e *HybridizationError) Error() string {
+	where := ""
+	if e.Block != "" {
+		where = "in block " + e.Block + ": "
+	}
+	return fmt.Sprintf("hybridize: %s%s on %s (output of %s) — a traced tensor has a shape but no values until the graph runs. %s",
+		where, e.Attempt, e.Node, e.Op, e.Fix)
+}
+
+// Trace runs fn under a new tracer with one variable per input (named
+// "data" for one input, "data0", "data1", … for several) and returns the
+// resulting graph as a Symbol (a group when fn returns several outputs).
+func Trace(fn func(f ops.F, inputs []ops.Tensor) []ops.Tensor, shapes []ops.Shape, dtypes []ops.DType) (sym *Symbol, err error) {
+	t := NewTracer()
+	vars := make([]ops.Tensor, len(shapes))
+	for i, s := range shapes {
+		name := "data"
+		if len(shapes) > 1 {
+			name = fmt.Sprintf("data%d", i)
+		}
+		d := ops.Float32
+		if i < len(dtypes) {
+			d = dtypes[i]
+		}
+		vars[i] = Var(name, s, d)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			e, ok := r.(error)
+			if !ok {
+				panic(r)
+			}
+			sym, err = nil, e
+		}
+	}()
+	outs := fn(t.F(), vars)
+	syms := make([]*Symbol, len(outs))
+	for i, o := range outs {
+		s, ok := o.(*Symbol)
+		if !ok {
+			return nil, fmt.Errorf("hybridize: output %d is a %T, not a Symbol: a traced function must compute its outputs from its inputs with F", i, o)
+		}
+		syms[i] = s
+	}
+	return Group(syms...), nil
+}
