@@ -96,10 +96,11 @@ var (
 	opNames    []string // primary names, in registration order
 )
 
-// Register adds an op to the registry and returns it. It panics when the
-// definition is malformed or the name is taken: ops are registered at
-// program start-up, so such a panic is a programming error found at once.
-func Register[A any](d Def[A]) *Op {
+// Define builds an op from its definition without registering it: for ops
+// that exist only inside a running program (a fused loop, a cached graph)
+// and never appear in model files. It panics when the definition is
+// malformed.
+func Define[A any](d Def[A]) *Op {
 	at := reflect.TypeFor[A]()
 	if at.Kind() != reflect.Struct {
 		panic("ops.Register " + d.Name + ": attribute type must be a struct")
@@ -141,7 +142,14 @@ func Register[A any](d Def[A]) *Op {
 	if d.Grad != nil {
 		op.grad = func(f F, a Attrs, in, out, g []Tensor) []Tensor { return d.Grad(f, typed(a), in, out, g) }
 	}
+	return op
+}
 
+// Register adds an op to the registry and returns it. It panics when the
+// definition is malformed or the name is taken: ops are registered at
+// program start-up, so such a panic is a programming error found at once.
+func Register[A any](d Def[A]) *Op {
+	op := Define(d)
 	registryMu.Lock()
 	defer registryMu.Unlock()
 	for _, n := range append([]string{d.Name}, d.Aliases...) {
