@@ -1,0 +1,336 @@
+package graph
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+
+	"github.com/hybridgo/hybridgo/eager"
+	"github.com/hybridgo/hybridgo/ops"
+)
+
+// CachedOpOptions are the flags Hybridize passes on.
+type CachedOpOptions struct {
+	// StaticAlloc keeps every intermediate buffer across calls instead of
+	// allocating per call. Outputs returned by Forward then stay valid
+	// only until the next call.
+	StaticAlloc bool
+	// StaticShape keeps one compiled program and refuses other input
+	// shapes instead of compiling again. It requires StaticAlloc.
+	StaticShape bool
+}
+
+// CachedOp runs a graph fast, many times: MXNet's CachedOp. Each set of
+// input shapes and dtypes is compiled once into a program (shapes
+// inferred, gradient graph built, values numbered) and cached.
+//
+// Call runs it as one op of the eager autograd tape, so Record and
+// Backward flow through the whole graph. Forward and Backward run it
+// directly, without the tape.
+type CachedOp struct {
+	outs   []Entry
+	inputs []string // the variables callers bind, in order (constants excluded)
+	opts   CachedOpOptions
+
+	mu    sync.Mutex
+	progs map[string]*program
+	last  *program     // StaticShape's one program, and Backward's
+	frame []ops.Value  // Backward's: the last Forward's values
+	hook  *hookSpec
+
+	callOp *ops.Op // the op that stands for one call on the tape
+	backOp *ops.Op // its gradient
+}
+
+// NewCachedOp prepares sym to run; nothing is compiled until the first call.
+func NewCachedOp(sym *Symbol, opts CachedOpOptions) (*CachedOp, error) {
+	if opts.StaticShape && !opts.StaticAlloc {
+		return nil, fmt.Errorf("graph: StaticShape requires StaticAlloc")
+	}
+	c := &CachedOp{outs: sym.Entries(), opts: opts, progs: map[string]*program{}}
+	seen := map[string]bool{}
+	for _, n := range sym.Graph().Inputs() {
+		if n.Value != nil {
+			continue
+		}
+		if seen[n.Name] {
+			return nil, fmt.Errorf("graph: two variables are named %q", n.Name)
+		}
+		seen[n.Name] = true
+		c.inputs = append(c.inputs, n.Name)
+	}
+	c.defineOps()
+	return c, nil
+}
+
+// InputNames names the variables a call binds, in the order Call,
+// Forward and the ops expect their values.
+func (c *CachedOp) InputNames() []string { return append([]string(nil), c.inputs...) }
+
+// NumOutputs is the number of outputs of a call.
+func (c *CachedOp) NumOutputs() int { return len(c.outs) }
+
+// SetOpHook makes every op of the graph report its output (and, with
+// monitorAll, its inputs) to fn as it runs; nil removes the hook.
+func (c *CachedOp) SetOpHook(fn OpHook, monitorAll bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if fn == nil {
+		c.hook = nil
+		return
+	}
+	c.hook = &hookSpec{fn: fn, all: monitorAll}
+}
+
+// program returns the compiled program for these inputs, compiling it on
+// first use of their shapes and dtypes.
+func (c *CachedOp) program(args []*eager.NDArray) (*program, error) {
+	if len(args) != len(c.inputs) {
+		return nil, fmt.Errorf("graph: the cached graph takes %d inputs (%s), got %d", len(c.inputs), strings.Join(c.inputs, ", "), len(args))
+	}
+	shapes := make([]ops.Shape, len(args))
+	dtypes := make([]ops.DType, len(args))
+	var key strings.Builder
+	for i, a := range args {
+		shapes[i], dtypes[i] = a.Shape(), a.DType()
+		fmt.Fprintf(&key, "%v %v;", shapes[i], dtypes[i])
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p, ok := c.progs[key.String()]; ok {
+		return p, nil
+	}
+	if c.opts.StaticShape && len(c.progs) > 0 {
+		return nil, fmt.Errorf("graph: this graph was hybridized with StaticShape for inputs %s; got %s (hybridize again without StaticShape to accept other shapes)",
+			c.describe(c.last), key.String())
+	}
+	p, err := compile(c.outs, c.inputs, shapes, dtypes)
+	if err != nil {
+		return nil, err
+	}
+	if c.opts.StaticAlloc {
+		p.allocateStatic()
+	}
+	c.progs[key.String()] = p
+	c.last = p
+	return p, nil
+}
+
+func (c *CachedOp) describe(p *program) string {
+	var parts []string
+	for i, s := range p.varSlot {
+		parts = append(parts, fmt.Sprintf("%s %v", c.inputs[i], p.shapes[s]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// bind puts the inputs into a new frame of p.
+func (c *CachedOp) bind(p *program, args []*eager.NDArray) []ops.Value {
+	frame := p.newFrame()
+	for i, a := range args {
+		frame[p.varSlot[i]] = a.Value()
+	}
+	return frame
+}
+
+// randFor returns the shared random generator when p draws random
+// numbers, with the function that releases it.
+func randFor(p *program) (*rand.Rand, func()) {
+	if !p.random {
+		return nil, func() {}
+	}
+	return eager.LockRand()
+}
+
+// Forward runs the graph on the inputs (in InputNames order) without the
+// autograd tape and returns its outputs. With StaticAlloc the outputs are
+// the op's own buffers, valid until the next call; the values needed by
+// Backward are kept either way.
+func (c *CachedOp) Forward(training bool, args ...*eager.NDArray) ([]*eager.NDArray, error) {
+	p, err := c.program(args)
+	if err != nil {
+		return nil, err
+	}
+	frame := c.bind(p, args)
+	r, unlock := randFor(p)
+	err = p.run(frame, 0, p.nForward, training, r, c.hook)
+	unlock()
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.last, c.frame = p, frame
+	c.mu.Unlock()
+	outs := make([]*eager.NDArray, len(p.outSlot))
+	for i, s := range p.outSlot {
+		outs[i] = dataOf(frame[s])
+	}
+	return outs, nil
+}
+
+// Backward runs the gradient graph after Forward, with one head gradient
+// per output, and returns the gradient of each input (nil for inputs that
+// get none: integer inputs and auxiliary states). With StaticAlloc the
+// gradients are the op's own buffers, valid until the next call.
+func (c *CachedOp) Backward(headGrads ...*eager.NDArray) ([]*eager.NDArray, error) {
+	c.mu.Lock()
+	p, frame := c.last, c.frame
+	c.mu.Unlock()
+	if frame == nil {
+		return nil, fmt.Errorf("graph: Backward needs a Forward first")
+	}
+	if p.gradErr != nil {
+		return nil, fmt.Errorf("graph: this graph cannot be differentiated: %w", p.gradErr)
+	}
+	if len(headGrads) != len(p.headSlot) {
+		return nil, fmt.Errorf("graph: Backward takes %d head gradients (one per output), got %d", len(p.headSlot), len(headGrads))
+	}
+	for i, h := range headGrads {
+		if s := p.headSlot[i]; !h.Shape().Equal(p.shapes[s]) {
+			return nil, fmt.Errorf("graph: head gradient %d has shape %v, output %d has %v", i, h.Shape(), i, p.shapes[s])
+		}
+		frame[p.headSlot[i]] = headGrads[i].Value()
+	}
+	if err := p.run(frame, p.nForward, len(p.steps), true, nil, c.hook); err != nil {
+		return nil, err
+	}
+	grads := make([]*eager.NDArray, len(p.gradSlot))
+	for i, s := range p.gradSlot {
+		if s >= 0 {
+			grads[i] = dataOf(frame[s])
+		}
+	}
+	return grads, nil
+}
+
+// callAttrs is the attribute value of one call on the tape: the program
+// chosen for its inputs and, once run, the frame its backward reads.
+type callAttrs struct {
+	c     *CachedOp
+	prog  *program
+	frame []ops.Value
+}
+
+// Call runs the graph as one op of the eager autograd tape: inside
+// Record, Backward flows through it into the inputs. The outputs are new
+// arrays owned by the caller.
+func (c *CachedOp) Call(args ...*eager.NDArray) ([]*eager.NDArray, error) {
+	p, err := c.program(args)
+	if err != nil {
+		return nil, err
+	}
+	return eager.Run(c.callOp, &callAttrs{c: c, prog: p}, args...)
+}
+
+// defineOps makes the op that stands for a call on the tape, and its
+// gradient, which runs the program's backward part.
+func (c *CachedOp) defineOps() {
+	c.backOp = ops.Define(ops.Def[callAttrs]{
+		Name: "_backward_CachedOp", Doc: "The gradient of a cached graph call.",
+		InputNames: func(a *callAttrs) []string {
+			names := make([]string, len(a.prog.headSlot))
+			for i := range names {
+				names[i] = fmt.Sprintf("head_grad%d", i)
+			}
+			return names
+		},
+		NumOutputs: func(a *callAttrs) int { return len(a.prog.gradSlot) },
+		Shape: func(a *callAttrs, _ []ops.Shape) ([]ops.Shape, error) {
+			out := make([]ops.Shape, len(a.prog.gradSlot))
+			for i, s := range a.prog.gradSlot {
+				out[i] = a.prog.shapes[a.prog.varSlot[i]]
+				if s >= 0 {
+					out[i] = a.prog.shapes[s]
+				}
+			}
+			return out, nil
+		},
+		DType: func(a *callAttrs, _ []ops.DType) ([]ops.DType, error) {
+			out := make([]ops.DType, len(a.prog.gradSlot))
+			for i := range out {
+				out[i] = a.prog.dtypes[a.prog.varSlot[i]]
+			}
+			return out, nil
+		},
+		Kernel: func(env *ops.Env, a *callAttrs, in, out []ops.Value) error {
+			p := a.prog
+			if a.frame == nil {
+				return fmt.Errorf("the forward of this call has not run")
+			}
+			frame := append([]ops.Value(nil), a.frame...)
+			for i, h := range in {
+				frame[p.headSlot[i]] = h
+			}
+			if err := p.run(frame, p.nForward, len(p.steps), true, nil, a.c.hook); err != nil {
+				return err
+			}
+			for i, s := range p.gradSlot {
+				if s >= 0 {
+					ops.CopyData(out[i].Data, frame[s].Data)
+				}
+			}
+			return nil
+		},
+	})
+	c.callOp = ops.Define(ops.Def[callAttrs]{
+		Name: "_CachedOp", Doc: "A call of a cached graph.",
+		InputNames: func(a *callAttrs) []string { return a.c.inputs },
+		NumOutputs: func(a *callAttrs) int { return len(a.c.outs) },
+		Shape: func(a *callAttrs, _ []ops.Shape) ([]ops.Shape, error) {
+			out := make([]ops.Shape, len(a.prog.outSlot))
+			for i, s := range a.prog.outSlot {
+				out[i] = a.prog.shapes[s]
+			}
+			return out, nil
+		},
+		DType: func(a *callAttrs, _ []ops.DType) ([]ops.DType, error) {
+			out := make([]ops.DType, len(a.prog.outSlot))
+			for i, s := range a.prog.outSlot {
+				out[i] = a.prog.dtypes[s]
+			}
+			return out, nil
+		},
+		Kernel: func(env *ops.Env, a *callAttrs, in, out []ops.Value) error {
+			p := a.prog
+			frame := p.newFrame()
+			if p.static != nil {
+				// A call on the tape keeps its own values for its backward.
+				frame = make([]ops.Value, len(p.shapes))
+				for _, cs := range p.consts {
+					frame[cs.slot] = cs.value
+				}
+			}
+			for i, v := range in {
+				frame[p.varSlot[i]] = v
+			}
+			r := env.Rand
+			if p.random && r == nil {
+				var unlock func()
+				r, unlock = eager.LockRand()
+				defer unlock()
+			}
+			if err := p.run(frame, 0, p.nForward, env.Training, r, a.c.hook); err != nil {
+				return err
+			}
+			for i, s := range p.outSlot {
+				ops.CopyData(out[i].Data, frame[s].Data)
+			}
+			a.frame = frame
+			return nil
+		},
+		Grad: func(f ops.F, a *callAttrs, in, out, outGrad []ops.Tensor) []ops.Tensor {
+			if a.prog.gradErr != nil {
+				panic(&ops.Error{Op: "_CachedOp", Msg: "the cached graph cannot be differentiated: " + a.prog.gradErr.Error()})
+			}
+			grads := f.Invoke(a.c.backOp, a, outGrad...)
+			res := make([]ops.Tensor, len(in))
+			for i, s := range a.prog.gradSlot {
+				if s >= 0 {
+					res[i] = grads[i]
+				}
+			}
+			return res
+		},
+	})
+}

@@ -1,0 +1,217 @@
+package graph_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/hybridgo/hybridgo/eager"
+	"github.com/hybridgo/hybridgo/graph"
+	"github.com/hybridgo/hybridgo/internal/optest"
+	"github.com/hybridgo/hybridgo/ops"
+)
+
+// Gradients computed through a traced graph equal the eager tape's, for
+// every op sample with a gradient rule.
+func TestRegistryGraphGradientsEqualEager(t *testing.T) {
+	cs, _ := optest.Cases()
+	for _, c := range cs {
+		if !c.Op.HasGradRule() || c.Op.Random() || c.Sample.NoGradCheck {
+			continue
+		}
+		in := c.Inputs(ops.Float64, 4)
+		var err error
+		eager.TrainMode(func() { _, err = eager.Run(c.Op, c.Attrs, in...) })
+		if err != nil {
+			continue // an op that refuses training mode (rrelu)
+		}
+		sym, _, err := traceCase(c, in, true)
+		if err != nil {
+			t.Errorf("%s: trace: %v", c.Name, err)
+			continue
+		}
+		visible := c.Op.NumVisibleOutputs(c.Attrs)
+		sym = graph.FromEntries(sym.Entries()[:visible]...)
+		cop, err := graph.NewCachedOp(sym, graph.CachedOpOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Bind by name: the op's inputs are in0, in1, … in some order.
+		byName := map[string]*eager.NDArray{}
+		for i, a := range in {
+			byName[fmt.Sprintf("in%d", i)] = a
+		}
+		args := make([]*eager.NDArray, len(cop.InputNames()))
+		for i, name := range cop.InputNames() {
+			args[i] = byName[name]
+		}
+		outs, err := cop.Forward(true, args...)
+		if err != nil {
+			t.Errorf("%s: forward: %v", c.Name, err)
+			continue
+		}
+		r := rand.New(rand.NewPCG(3, 4))
+		heads := make([]*eager.NDArray, len(outs))
+		for i, o := range outs {
+			w := make([]float64, o.Size())
+			for j := range w {
+				w[j] = r.Float64()*2 - 1
+			}
+			heads[i] = eager.Array(w, o.Shape()...)
+		}
+		got, err := cop.Backward(heads...)
+		if err != nil {
+			t.Errorf("%s: backward: %v", c.Name, err)
+			continue
+		}
+		// The eager tape, on the same inputs and head gradients.
+		vars := c.DiffInputs(in)
+		var ev []*eager.NDArray
+		for _, j := range vars {
+			in[j].AttachGrad()
+			ev = append(ev, in[j])
+		}
+		var eo []*eager.NDArray
+		eager.Record(func() { eo, err = eager.Run(c.Op, c.Attrs, in...) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := eager.Grad(eo[:visible], ev, heads, false, false)
+		if err != nil {
+			t.Errorf("%s: eager grad: %v", c.Name, err)
+			continue
+		}
+		for k, j := range vars {
+			name := fmt.Sprintf("in%d", j)
+			var g *eager.NDArray
+			for i, n := range cop.InputNames() {
+				if n == name {
+					g = got[i]
+				}
+			}
+			if g == nil {
+				t.Errorf("%s: the graph gives no gradient for %s", c.Name, name)
+				continue
+			}
+			if d := optest.FirstDiff(g.Float64s(), want[k].Float64s(), 1e-12, 1e-12); d >= 0 {
+				t.Errorf("%s: d/d%s[%d]: graph %v, eager %v", c.Name, name, d, g.Float64s()[d], want[k].Float64s()[d])
+			}
+		}
+	}
+}
+
+// mlpOp builds a cached two-layer perceptron and its parameters.
+func mlpOp(t *testing.T, opts graph.CachedOpOptions) (*graph.CachedOp, map[string]*eager.NDArray) {
+	t.Helper()
+	y, _ := mlp()
+	cop, err := graph.NewCachedOp(y, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eager.Seed(5)
+	params := map[string]*eager.NDArray{
+		"fc1_weight": eager.F.MulScalar(eager.RandomNormal(128, 784), 0.05).(*eager.NDArray),
+		"fc1_bias":   eager.Zeros(128),
+		"fc2_weight": eager.F.MulScalar(eager.RandomNormal(10, 128), 0.1).(*eager.NDArray),
+		"fc2_bias":   eager.Zeros(10),
+	}
+	return cop, params
+}
+
+func argsFor(cop *graph.CachedOp, bind map[string]*eager.NDArray) []*eager.NDArray {
+	args := make([]*eager.NDArray, len(cop.InputNames()))
+	for i, n := range cop.InputNames() {
+		args[i] = bind[n]
+	}
+	return args
+}
+
+// A call on the eager tape is one node: Record and Backward flow through
+// the graph into parameters, with the same result as the eager ops.
+func TestCallFlowsThroughTheTape(t *testing.T) {
+	cop, params := mlpOp(t, graph.CachedOpOptions{})
+	x := eager.RandomNormal(4, 784)
+	bind := map[string]*eager.NDArray{"data": x}
+	for k, v := range params {
+		bind[k] = v
+		v.AttachGrad()
+	}
+	var loss *eager.NDArray
+	eager.Record(func() {
+		out, err := cop.Call(argsFor(cop, bind)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loss = eager.F.Sum(eager.F.Square(out[0])).(*eager.NDArray)
+	})
+	if err := loss.Backward(); err != nil {
+		t.Fatal(err)
+	}
+	graphGrad := params["fc1_weight"].Grad().Copy()
+
+	F := eager.F
+	eager.Record(func() {
+		h := F.Relu(F.FullyConnected(x, params["fc1_weight"], params["fc1_bias"], 128))
+		out := F.FullyConnected(h, params["fc2_weight"], params["fc2_bias"], 10)
+		loss = F.Sum(F.Square(out)).(*eager.NDArray)
+	})
+	loss.Backward()
+	if d := optest.FirstDiff(graphGrad.Float64s(), params["fc1_weight"].Grad().Float64s(), 1e-5, 1e-6); d >= 0 {
+		t.Errorf("fc1_weight gradient differs at %d", d)
+	}
+}
+
+func TestStaticAllocReusesBuffersAndStaticShapeRefusesNewShapes(t *testing.T) {
+	cop, params := mlpOp(t, graph.CachedOpOptions{StaticAlloc: true, StaticShape: true})
+	bind := map[string]*eager.NDArray{"data": eager.RandomNormal(8, 784)}
+	for k, v := range params {
+		bind[k] = v
+	}
+	args := argsFor(cop, bind)
+	first, err := cop.Forward(false, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := first[0].Copy()
+	second, _ := cop.Forward(false, args...)
+	if &first[0].Data().([]float32)[0] != &second[0].Data().([]float32)[0] {
+		t.Error("StaticAlloc gave a new output buffer on the second call")
+	}
+	if d := optest.FirstDiff(second[0].Float64s(), want.Float64s(), 0, 0); d >= 0 {
+		t.Error("the second call gave other values")
+	}
+	bind["data"] = eager.RandomNormal(3, 784)
+	_, err = cop.Forward(false, argsFor(cop, bind)...)
+	if err == nil || !strings.Contains(err.Error(), "StaticShape") || !strings.Contains(err.Error(), "data 8x784") {
+		t.Errorf("a new shape under StaticShape: %v", err)
+	}
+	if _, err := graph.NewCachedOp(graph.Var("x", nil, ops.Float32), graph.CachedOpOptions{StaticShape: true}); err == nil {
+		t.Error("StaticShape without StaticAlloc was accepted")
+	}
+}
+
+func TestOpHookSeesEveryOutput(t *testing.T) {
+	cop, params := mlpOp(t, graph.CachedOpOptions{})
+	var seen []string
+	cop.SetOpHook(func(name, op string, v *eager.NDArray) {
+		seen = append(seen, fmt.Sprintf("%s %s %v", name, op, v.Shape()))
+	}, false)
+	bind := map[string]*eager.NDArray{"data": eager.RandomNormal(2, 784)}
+	for k, v := range params {
+		bind[k] = v
+	}
+	if _, err := cop.Forward(false, argsFor(cop, bind)...); err != nil {
+		t.Fatal(err)
+	}
+	want := "net0_fc1_fwd_output FullyConnected 2x128|net0_relu0_output relu 2x128|net0_fc2_fwd_output FullyConnected 2x10"
+	if got := strings.Join(seen, "|"); got != want {
+		t.Errorf("hook saw %s", got)
+	}
+	seen = nil
+	cop.SetOpHook(func(name, op string, v *eager.NDArray) { seen = append(seen, name) }, true)
+	cop.Forward(false, argsFor(cop, bind)...)
+	if got := strings.Join(seen[:4], " "); got != "net0_fc1_fwd_data net0_fc1_fwd_weight net0_fc1_fwd_bias net0_fc1_fwd_output" {
+		t.Errorf("monitor all saw %s", got)
+	}
+}
