@@ -35,8 +35,8 @@ type CachedOp struct {
 
 	mu    sync.Mutex
 	progs map[string]*program
-	last  *program     // StaticShape's one program, and Backward's
-	frame []ops.Value  // Backward's: the last Forward's values
+	last  *program    // StaticShape's one program, and Backward's
+	frame []ops.Value // Backward's: the last Forward's values
 	hook  *hookSpec
 
 	callOp *ops.Op // the op that stands for one call on the tape

@@ -13,9 +13,9 @@ import (
 // (numbered values) its inputs and outputs live in. Running it needs no
 // shape inference and no maps: that was all done here, once.
 type program struct {
-	g        *Graph  // the concrete-shaped copy, outputs then gradients
-	steps    []step  // forward steps, then backward steps
-	nForward int     // how many of steps are forward
+	g        *Graph // the concrete-shaped copy, outputs then gradients
+	steps    []step // forward steps, then backward steps
+	nForward int    // how many of steps are forward
 	shapes   []ops.Shape
 	dtypes   []ops.DType
 	random   bool
