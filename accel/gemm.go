@@ -186,6 +186,11 @@ func (g *gemmCall[T]) multiplyBlock(bPack []T, jc, nb, pc, kb, mc int, parallel 
 	runTasks := func(lo, hi int) {
 		aBuf := getBuf[T](mc * kb)
 		defer putBuf(aBuf)
+		// The scratch tile for ragged edges comes from the pool too: a
+		// local array would escape (it is passed to the kernel function
+		// value) and be allocated on every call.
+		eBuf := getBuf[T](maxTile)
+		defer putBuf(eBuf)
 		packedRow := -1
 		for t := lo; t < hi; t++ {
 			rb, grp := t/groups, t%groups
@@ -198,7 +203,7 @@ func (g *gemmCall[T]) multiplyBlock(bPack []T, jc, nb, pc, kb, mc int, parallel 
 			}
 			p0 := grp * panels / groups
 			p1 := (grp + 1) * panels / groups
-			g.macroKernel(aPack, mb, i0, bPack, nb, jc, p0, p1, kb)
+			g.macroKernel(aPack, mb, i0, bPack, nb, jc, p0, p1, kb, (*eBuf)[:g.kern.mr*g.kern.nr])
 		}
 	}
 	if !parallel {
@@ -211,11 +216,10 @@ func (g *gemmCall[T]) multiplyBlock(bPack []T, jc, nb, pc, kb, mc int, parallel 
 // macroKernel multiplies a packed block of A (mb rows starting at row i0 of C)
 // by the B panels [p0, p1) of a packed block of B (nb columns starting at
 // column jc of C), adding alpha times the product into C.
-func (g *gemmCall[T]) macroKernel(aPack []T, mb, i0 int, bPack []T, nb, jc, p0, p1, kb int) {
+// tile is mr x nr scratch for the ragged edges.
+func (g *gemmCall[T]) macroKernel(aPack []T, mb, i0 int, bPack []T, nb, jc, p0, p1, kb int, tile []T) {
 	mr, nr := g.kern.mr, g.kern.nr
 	kernel := g.kern.fn
-	var edge [maxTile]T // scratch tile for ragged edges
-	tile := edge[:mr*nr]
 	for jp := p0; jp < p1; jp++ {
 		bp := bPack[jp*nr*kb : (jp+1)*nr*kb]
 		j := jp * nr

@@ -163,3 +163,16 @@ func TestTraceReportsOpErrorsWithTheNode(t *testing.T) {
 		t.Errorf("branching on a value: got %v", err)
 	}
 }
+
+func TestUnknownRankDefersInference(t *testing.T) {
+	x := graph.Var("data", ops.Shape{0, 84}, ops.Float32)
+	w := graph.Var("w", nil, ops.Unknown)
+	y := graph.F.Dot(x, w, ops.TransposeB())
+	if y.Shape() != nil {
+		t.Errorf("shape %v, want unknown", y.Shape())
+	}
+	_, outs, _, err := y.(*graph.Symbol).InferShape(map[string]ops.Shape{"data": {2, 84}, "w": {10, 84}})
+	if err != nil || !outs[0].Equal(ops.Shape{2, 10}) {
+		t.Errorf("inferred %v, %v", outs, err)
+	}
+}

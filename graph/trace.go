@@ -137,6 +137,14 @@ func inferNode(n *Node) error {
 	}
 	outShapes, filled, err := n.Op.InferShape(n.Attrs, shapes)
 	if err != nil {
+		// With an input of unknown rank the rule had too little to go on:
+		// leave the outputs unknown until concrete shapes arrive.
+		for _, s := range shapes {
+			if s == nil {
+				n.Shapes, n.DTypes = make([]ops.Shape, n.Op.NumOutputs(n.Attrs)), outTypes
+				return nil
+			}
+		}
 		return nodeError(n, err)
 	}
 	for i, e := range n.Inputs {

@@ -1,6 +1,9 @@
 package ops
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // Reductions over axes: sum and mean here; the other reductions share
 // ReduceAttrs and reduceShape.
@@ -80,30 +83,83 @@ func (a *ReduceAttrs) reduceCount(in Shape) int {
 // Reduce folds the elements of in along reduced axes into out (whose
 // shape, with reduced dims kept as 1, is kept): out = fold(fold(init, x1), x2)…
 // in float64. finish, when not nil, maps each folded value and its count.
+// The input is read in its own dtype; the float64 accumulator is pooled.
 func Reduce(in Value, kept Shape, out Value, init float64, fold func(acc, x float64) float64, finish func(acc float64, n int) float64) error {
-	xs := in.Float64s()
-	acc := make([]float64, kept.Size())
+	accp := getFloat64s(kept.Size())
+	defer putFloat64s(accp)
+	acc := *accp
 	for i := range acc {
 		acc[i] = init
 	}
-	it := newBroadcastIter(in.Shape, in.Shape, kept)
-	it.run(func(o, _, io, n, _, so int) {
-		for j := 0; j < n; j++ {
-			acc[io+j*so] = fold(acc[io+j*so], xs[o+j])
-		}
-	})
+	switch x := in.Data.(type) {
+	case []float32:
+		reduceLoop(x, in.Shape, kept, acc, fold)
+	case []float64:
+		reduceLoop(x, in.Shape, kept, acc, fold)
+	case []uint8:
+		reduceLoop(x, in.Shape, kept, acc, fold)
+	case []int8:
+		reduceLoop(x, in.Shape, kept, acc, fold)
+	case []int32:
+		reduceLoop(x, in.Shape, kept, acc, fold)
+	case []int64:
+		reduceLoop(x, in.Shape, kept, acc, fold)
+	default:
+		return fmt.Errorf("dtype %v is not supported", in.DType)
+	}
 	if finish != nil {
 		count := in.Shape.Size() / max(kept.Size(), 1)
 		for i := range acc {
 			acc[i] = finish(acc[i], count)
 		}
 	}
-	if _, ok := DTypeOfData(out.Data); !ok {
-		return fmt.Errorf("output has no storage")
+	switch o := out.Data.(type) {
+	case []float32:
+		storeFloat64s(o, acc)
+	case []float64:
+		copy(o, acc)
+	case []uint8:
+		storeFloat64s(o, acc)
+	case []int8:
+		storeFloat64s(o, acc)
+	case []int32:
+		storeFloat64s(o, acc)
+	case []int64:
+		storeFloat64s(o, acc)
+	default:
+		return fmt.Errorf("output dtype %v is not supported", out.DType)
 	}
-	CopyData(out.Data, FromFloat64s(out.DType, acc))
 	return nil
 }
+
+func reduceLoop[T Number](x []T, shape, kept Shape, acc []float64, fold func(acc, x float64) float64) {
+	it := newBroadcastIter(shape, shape, kept)
+	it.run(func(o, _, io, n, _, so int) {
+		for j := 0; j < n; j++ {
+			acc[io+j*so] = fold(acc[io+j*so], float64(x[o+j]))
+		}
+	})
+}
+
+func storeFloat64s[T Number](dst []T, src []float64) {
+	for i, v := range src {
+		dst[i] = T(v)
+	}
+}
+
+var float64Pool sync.Pool
+
+// getFloat64s returns a pooled scratch slice of n float64s (contents undefined).
+func getFloat64s(n int) *[]float64 {
+	if p, ok := float64Pool.Get().(*[]float64); ok && cap(*p) >= n {
+		*p = (*p)[:n]
+		return p
+	}
+	s := make([]float64, n)
+	return &s
+}
+
+func putFloat64s(p *[]float64) { float64Pool.Put(p) }
 
 func reduceSamples() []Sample {
 	return []Sample{

@@ -1,0 +1,110 @@
+package graph_test
+
+import (
+	"testing"
+
+	"github.com/hybridgo/hybridgo/eager"
+	"github.com/hybridgo/hybridgo/graph"
+	"github.com/hybridgo/hybridgo/ops"
+)
+
+// lenetForward is the LeNet of MXNet's hybridize tutorial, written once
+// with F so that it runs eagerly on NDArrays and traces on Symbols.
+func lenetForward(F ops.F, x ops.Tensor, p map[string]ops.Tensor) ops.Tensor {
+	pool := func(x ops.Tensor) ops.Tensor {
+		return F.Pooling(x, []int{2, 2}, "max", ops.Attr{Name: "stride", Value: []int{2, 2}})
+	}
+	x = pool(F.Relu(F.Convolution(x, p["conv0_weight"], p["conv0_bias"], []int{5, 5}, 6)))
+	x = pool(F.Relu(F.Convolution(x, p["conv1_weight"], p["conv1_bias"], []int{5, 5}, 16)))
+	x = F.Reshape(x, 0, -1)
+	x = F.Relu(F.FullyConnected(x, p["dense0_weight"], p["dense0_bias"], 120))
+	x = F.Relu(F.FullyConnected(x, p["dense1_weight"], p["dense1_bias"], 84))
+	return F.Dot(x, p["fc3_weight"], ops.TransposeB())
+}
+
+var lenetShapes = map[string]ops.Shape{
+	"conv0_weight": {6, 1, 5, 5}, "conv0_bias": {6}, "conv1_weight": {16, 6, 5, 5}, "conv1_bias": {16},
+	"dense0_weight": {120, 256}, "dense0_bias": {120}, "dense1_weight": {84, 120}, "dense1_bias": {84},
+	"fc3_weight": {10, 84},
+}
+
+func lenetParams() map[string]*eager.NDArray {
+	eager.Seed(7)
+	p := map[string]*eager.NDArray{}
+	for name, s := range lenetShapes {
+		p[name] = eager.F.MulScalar(eager.RandomNormal(s...), 0.1).(*eager.NDArray)
+	}
+	return p
+}
+
+func lenetCachedOp(b testing.TB, opts graph.CachedOpOptions) *graph.CachedOp {
+	tr := graph.NewTracer()
+	vars := map[string]ops.Tensor{}
+	for name := range lenetShapes {
+		vars[name] = graph.Var(name, nil, ops.Unknown)
+	}
+	y := lenetForward(tr.F(), graph.Var("data", ops.Shape{0, 1, 28, 28}, ops.Float32), vars)
+	cop, err := graph.NewCachedOp(y.(*graph.Symbol), opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return cop
+}
+
+// BenchmarkLeNetTrainingStep measures one forward+backward of the
+// tutorial's LeNet at batch 256, eagerly (op by op on the autograd tape),
+// through a cached graph, and through a cached graph with StaticAlloc.
+// Compare the B/op column: that is the memory story of hybridizing.
+func BenchmarkLeNetTrainingStep(b *testing.B) {
+	const batch = 256
+	x := eager.RandomNormal(batch, 1, 28, 28)
+	params := lenetParams()
+	b.Run("eager", func(b *testing.B) {
+		p := map[string]ops.Tensor{}
+		vars := []*eager.NDArray{}
+		for k, v := range params {
+			v.AttachGrad()
+			p[k] = v
+			vars = append(vars, v)
+		}
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			var out *eager.NDArray
+			eager.Record(func() { out = lenetForward(eager.F, x, p).(*eager.NDArray) })
+			if err := out.Backward(eager.Ones(batch, 10)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, c := range []struct {
+		name string
+		opts graph.CachedOpOptions
+	}{
+		{"graph", graph.CachedOpOptions{}},
+		{"graph-static-alloc", graph.CachedOpOptions{StaticAlloc: true, StaticShape: true}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			cop := lenetCachedOp(b, c.opts)
+			bind := map[string]*eager.NDArray{"data": x}
+			for k, v := range params {
+				bind[k] = v
+			}
+			args := argsFor(cop, bind)
+			head := eager.Ones(batch, 10)
+			step := func() {
+				if _, err := cop.Forward(true, args...); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := cop.Backward(head); err != nil {
+					b.Fatal(err)
+				}
+			}
+			step() // compile the program (and allocate static buffers) first
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				step()
+			}
+		})
+	}
+}
