@@ -215,3 +215,81 @@ func TestOpHookSeesEveryOutput(t *testing.T) {
 		t.Errorf("monitor all saw %s", got)
 	}
 }
+
+// Training mode updates BatchNorm's moving statistics in place and drops
+// with Dropout; prediction mode uses the statistics and passes through.
+func TestCachedOpRespectsTrainAndPredictModes(t *testing.T) {
+	tr := graph.NewTracer()
+	F := tr.F()
+	x := graph.Var("data", ops.Shape{0, 3, 2, 2}, ops.Float32)
+	v := func(n string) ops.Tensor { return graph.Var(n, nil, ops.Unknown) }
+	y := F.Dropout(F.BatchNorm(x, v("gamma"), v("beta"), v("mean"), v("var"), ops.Attr{Name: "fix_gamma", Value: false}), 0.5)
+	sym := y.(*graph.Symbol)
+	if got := strings.Join(sym.ListAuxiliaryStates(), " "); got != "mean var" {
+		t.Fatalf("aux states %q", got)
+	}
+	cop, err := graph.NewCachedOp(sym, graph.CachedOpOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eager.Seed(9)
+	bind := map[string]*eager.NDArray{
+		"data": eager.F.PlusScalar(eager.RandomNormal(8, 3, 2, 2), 5).(*eager.NDArray),
+		"gamma": eager.Ones(3), "beta": eager.Zeros(3), "mean": eager.Zeros(3), "var": eager.Ones(3),
+	}
+	args := argsFor(cop, bind)
+	out, err := cop.Forward(false, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Predict: moving stats (0, 1) are used, nothing is dropped, nothing moves.
+	if d := optest.FirstDiff(out[0].Float64s(), eager.F.DivScalar(bind["data"], sqrt1p001).(*eager.NDArray).Float64s(), 1e-5, 1e-5); d >= 0 {
+		t.Errorf("predict-mode output differs at %d", d)
+	}
+	if bind["mean"].At(0) != 0 {
+		t.Error("predict mode moved the moving mean")
+	}
+	out, err = cop.Forward(true, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := bind["mean"].At(0); m < 0.3 || m > 0.7 { // 0.9*0 + 0.1*~5
+		t.Errorf("training mode: moving mean %v, want about 0.5", m)
+	}
+	zeros := 0
+	for _, v := range out[0].Float64s() {
+		if v == 0 {
+			zeros++
+		}
+	}
+	if zeros < 24 || zeros > 72 {
+		t.Errorf("training mode: Dropout(0.5) zeroed %d of 96", zeros)
+	}
+}
+
+// sqrt1p001 is sqrt(1 + eps) for BatchNorm's default eps.
+const sqrt1p001 = 1.0004998750624610
+
+// A new input shape compiles a new program; both keep working.
+func TestCachedOpRecompilesForNewShapes(t *testing.T) {
+	cop, params := mlpOp(t, graph.CachedOpOptions{StaticAlloc: true})
+	for _, batch := range []int{2, 5, 2} {
+		x := eager.RandomNormal(batch, 784)
+		bind := map[string]*eager.NDArray{"data": x}
+		for k, v := range params {
+			bind[k] = v
+		}
+		out, err := cop.Forward(false, argsFor(cop, bind)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		F := eager.F
+		want := F.FullyConnected(F.Relu(F.FullyConnected(x, params["fc1_weight"], params["fc1_bias"], 128)), params["fc2_weight"], params["fc2_bias"], 10)
+		if !out[0].Shape().Equal(ops.Shape{batch, 10}) {
+			t.Fatalf("batch %d: shape %v", batch, out[0].Shape())
+		}
+		if d := optest.FirstDiff(out[0].Float64s(), want.Float64s(), 1e-5, 1e-6); d >= 0 {
+			t.Errorf("batch %d: differs at %d", batch, d)
+		}
+	}
+}
