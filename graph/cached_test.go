@@ -234,7 +234,7 @@ func TestCachedOpRespectsTrainAndPredictModes(t *testing.T) {
 	}
 	eager.Seed(9)
 	bind := map[string]*eager.NDArray{
-		"data": eager.F.PlusScalar(eager.RandomNormal(8, 3, 2, 2), 5).(*eager.NDArray),
+		"data":  eager.F.PlusScalar(eager.RandomNormal(8, 3, 2, 2), 5).(*eager.NDArray),
 		"gamma": eager.Ones(3), "beta": eager.Zeros(3), "mean": eager.Zeros(3), "var": eager.Ones(3),
 	}
 	args := argsFor(cop, bind)
