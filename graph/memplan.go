@@ -145,7 +145,7 @@ func planMemory(g *Graph, allowInPlace bool) (*MemoryPlan, PassReport, error) {
 	for _, b := range p.Buffers {
 		p.PlannedBytes += int64(b.Elems) * int64(b.DType.Size())
 	}
-	rep.add("%d buffers, %d bytes planned (%d bytes with one buffer per output)", len(p.Buffers), p.PlannedBytes, p.NaiveBytes)
+	rep.add("%s, %d bytes planned (%d bytes with one buffer per output)", buffersString(len(p.Buffers)), p.PlannedBytes, p.NaiveBytes)
 	return p, rep, nil
 }
 
@@ -192,12 +192,8 @@ func entryLabel(e Entry) string {
 //	0       float32  6      24     relu0, tanh0*, relu1*
 func (p *MemoryPlan) String() string {
 	var b strings.Builder
-	plural := "s"
-	if len(p.Buffers) == 1 {
-		plural = ""
-	}
-	fmt.Fprintf(&b, "memory plan: %d buffer%s, %d bytes planned, %d bytes with one buffer per output\n",
-		len(p.Buffers), plural, p.PlannedBytes, p.NaiveBytes)
+	fmt.Fprintf(&b, "memory plan: %s, %d bytes planned, %d bytes with one buffer per output\n",
+		buffersString(len(p.Buffers)), p.PlannedBytes, p.NaiveBytes)
 	users := make([][]string, len(p.Buffers))
 	for _, e := range p.order {
 		id := p.EntryBuffer[e]
@@ -214,4 +210,12 @@ func (p *MemoryPlan) String() string {
 	}
 	w.Flush()
 	return b.String()
+}
+
+// buffersString prints "1 buffer" or "n buffers".
+func buffersString(n int) string {
+	if n == 1 {
+		return "1 buffer"
+	}
+	return fmt.Sprintf("%d buffers", n)
 }
