@@ -294,6 +294,17 @@ func TestFuseChain(t *testing.T) {
 		t.Errorf("float32 chain not fused:\n%s", out32)
 	}
 	evalSame(t, "fused float32", g32, out32, bind32)
+	// A batch dim unknown when fusing is taken from the data when it runs.
+	tr0 := graph.NewTracer()
+	xu := graph.Var("x", ops.Shape{0, 3}, ops.Float64)
+	yu := tr0.F().Relu(tr0.F().MulScalar(tr0.F().Tanh(xu), 3))
+	gu := yu.(*graph.Symbol).Graph()
+	outu, _ := graph.FuseElementwise(gu)
+	checkText(t, "unknown batch", outu.String(), `graph(x: ?x3 float64):
+  %fused0 = _fused_elemwise(%x; nodes=tanh0,_mul_scalar0,relu0)  # ?x3 float64
+  return %fused0
+`)
+	evalSame(t, "unknown batch", gu, outu, map[string]*eager.NDArray{"x": eager.Array([]float64{-2, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 4, 3)})
 	// Other dtypes are not fused.
 	tr := graph.NewTracer()
 	xi := graph.Var("x", ops.Shape{4}, ops.Int32)
@@ -363,4 +374,28 @@ func TestFuseTreeWithBroadcasting(t *testing.T) {
 		}
 		evalSame(t, fmt.Sprint("tree ", dt), g, out, bind)
 	}
+}
+
+// Large outputs run in parallel chunks; each chunk starts its broadcast
+// offsets at its own first element.
+func TestFuseLargeBroadcast(t *testing.T) {
+	tr := graph.NewTracer()
+	F := tr.F()
+	x := graph.Var("x", ops.Shape{3, 7, 5000}, ops.Float32)
+	y := graph.Var("y", ops.Shape{7, 1}, ops.Float32)
+	r := F.Relu(F.MulScalar(F.Tanh(F.Sub(x, y)), 1.5))
+	g := r.(*graph.Symbol).Graph()
+	out, rep := graph.FuseElementwise(g)
+	if len(rep.Changes) != 1 {
+		t.Fatalf("not fused: %s", rep)
+	}
+	xs := make([]float64, 3*7*5000)
+	for i := range xs {
+		xs[i] = float64(i%97)/40 - 1
+	}
+	bind := map[string]*eager.NDArray{
+		"x": eager.Array(ops.FromFloat64s(ops.Float32, xs), 3, 7, 5000),
+		"y": eager.Array([]float32{-0.5, -0.25, 0, 0.25, 0.5, 0.75, 1}, 7, 1),
+	}
+	evalSame(t, "large", g, out, bind)
 }
