@@ -82,6 +82,14 @@ func init() {
 			}
 			return mapUnary(in[0], out[0], activations[a.ActType].f)
 		},
+		Elementwise: func(a *ActivationAttrs) func([]float64) float64 {
+			f := activations[a.ActType].f
+			if f == nil {
+				return nil
+			}
+			return func(x []float64) float64 { return f(x[0]) }
+		},
+		InPlace: true,
 		Grad: func(f F, a *ActivationAttrs, in, out, g []Tensor) []Tensor {
 			return []Tensor{activations[a.ActType].grad(f, in[0], out[0], g[0])}
 		},
@@ -129,6 +137,19 @@ func init() {
 			return floatData(in[0])
 		},
 		Kernel: leakyReLUKernel,
+		// prelu reads its slope from an input and rrelu's forward depends
+		// on the mode, so only leaky, elu, selu and gelu are element-wise.
+		Elementwise: func(a *LeakyReLUAttrs) func([]float64) float64 {
+			if a.ActType == "rrelu" {
+				return nil
+			}
+			f := a.elemFunc()
+			if f == nil {
+				return nil
+			}
+			return func(x []float64) float64 { return f(x[0]) }
+		},
+		InPlace: true, // every mode reads data[i] before writing out[i]
 		Grad: func(f F, a *LeakyReLUAttrs, in, out, g []Tensor) []Tensor {
 			x, gy := in[0], g[0]
 			pos := f.GreaterScalar(x, 0)
@@ -218,7 +239,6 @@ func leakyReLUKernel(env *Env, a *LeakyReLUAttrs, in, out []Value) error {
 	if err := requireFloat(in...); err != nil {
 		return err
 	}
-	var fn func(float64) float64
 	switch a.ActType {
 	case "prelu":
 		return preluKernel(in[0], in[1], out[0])
@@ -226,35 +246,45 @@ func leakyReLUKernel(env *Env, a *LeakyReLUAttrs, in, out []Value) error {
 		if env.Training {
 			return Errorf("act_type=rrelu draws random slopes in training, which is not supported; use it for prediction, or use act_type=leaky")
 		}
-		fallthrough
-	case "leaky":
+	}
+	fn := a.elemFunc()
+	if fn == nil {
+		return Errorf("act_type=%s is not supported", a.ActType)
+	}
+	return mapUnary(in[0], out[0], fn)
+}
+
+// elemFunc is the per-element function of act_type leaky, elu, selu, gelu
+// and (in prediction) rrelu; nil for prelu, whose slope is an input.
+func (a *LeakyReLUAttrs) elemFunc() func(float64) float64 {
+	switch a.ActType {
+	case "leaky", "rrelu":
 		slope := a.leakySlope()
-		fn = func(x float64) float64 {
+		return func(x float64) float64 {
 			if x > 0 {
 				return x
 			}
 			return slope * x
 		}
 	case "elu":
-		fn = func(x float64) float64 {
+		scale := a.Slope
+		return func(x float64) float64 {
 			if x > 0 {
 				return x
 			}
-			return a.Slope * math.Expm1(x)
+			return scale * math.Expm1(x)
 		}
 	case "selu":
-		fn = func(x float64) float64 {
+		return func(x float64) float64 {
 			if x > 0 {
 				return seluLambda * x
 			}
 			return seluLambda * seluAlpha * math.Expm1(x)
 		}
 	case "gelu":
-		fn = func(x float64) float64 { return 0.5 * x * (1 + math.Erf(x/math.Sqrt2)) }
-	default:
-		return Errorf("act_type=%s is not supported", a.ActType)
+		return func(x float64) float64 { return 0.5 * x * (1 + math.Erf(x/math.Sqrt2)) }
 	}
-	return mapUnary(in[0], out[0], fn)
+	return nil
 }
 
 // preluKernel applies x if x > 0 else gamma[c]*x, c the channel (axis 1).

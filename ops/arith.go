@@ -86,6 +86,11 @@ func pyMod(x, y float64) float64 {
 
 var binaryMathByOp = map[*Op]binaryMath{}
 
+// elementwise is the op's per-element function for Def.Elementwise.
+func (m binaryMath) elementwise(*NoAttrs) func([]float64) float64 {
+	return func(x []float64) float64 { return m.f(x[0], x[1]) }
+}
+
 func registerBroadcast(m binaryMath) *Op {
 	low, high := m.low, m.high
 	if low == 0 && high == 0 {
@@ -97,7 +102,8 @@ func registerBroadcast(m binaryMath) *Op {
 			s, err := BroadcastShapes(in[0], in[1])
 			return []Shape{s}, err
 		},
-		Kernel: func(_ *Env, _ *NoAttrs, in, out []Value) error { return mapBinary(in[0], in[1], out[0], m.f) },
+		Kernel:      func(_ *Env, _ *NoAttrs, in, out []Value) error { return mapBinary(in[0], in[1], out[0], m.f) },
+		Elementwise: m.elementwise,
 		Samples: []Sample{
 			{Inputs: []Shape{{2, 3}, {2, 3}}, Low: low, High: high},
 			{Inputs: []Shape{{2, 3, 4}, {3, 1}}, Low: low, High: high},
@@ -128,7 +134,8 @@ func registerElemwise(name string, bop *Op) *Op {
 			s, err := sameShape(in[0], in[1])
 			return []Shape{s}, err
 		},
-		Kernel: func(_ *Env, _ *NoAttrs, in, out []Value) error { return mapBinary(in[0], in[1], out[0], m.f) },
+		Kernel:      func(_ *Env, _ *NoAttrs, in, out []Value) error { return mapBinary(in[0], in[1], out[0], m.f) },
+		Elementwise: m.elementwise,
 		Grad: func(f F, _ *NoAttrs, in, out, g []Tensor) []Tensor {
 			ga, gb := m.grad(f, in[0], in[1], out[0], g[0])
 			return []Tensor{ga, gb}

@@ -20,6 +20,17 @@ type AddNAttrs struct {
 
 var opClip, opAddN *Op
 
+// clip bounds x to [a_min, a_max].
+func (a *ClipAttrs) clip(x float64) float64 {
+	switch {
+	case x > a.AMax:
+		return a.AMax
+	case x < a.AMin:
+		return a.AMin
+	}
+	return x
+}
+
 func init() {
 	opClip = Register(Def[ClipAttrs]{
 		Name: "clip",
@@ -34,16 +45,13 @@ func init() {
 			return []DType{in[0]}, nil
 		},
 		Kernel: func(_ *Env, a *ClipAttrs, in, out []Value) error {
-			return mapUnary(in[0], out[0], func(x float64) float64 {
-				switch {
-				case x > a.AMax:
-					return a.AMax
-				case x < a.AMin:
-					return a.AMin
-				}
-				return x
-			})
+			return mapUnary(in[0], out[0], a.clip)
 		},
+		Elementwise: func(a *ClipAttrs) func([]float64) float64 {
+			c := *a // a copy: the function outlives the attributes' owner
+			return func(x []float64) float64 { return c.clip(x[0]) }
+		},
+		InPlace: true,
 		Grad: func(f F, a *ClipAttrs, in, _, g []Tensor) []Tensor {
 			x := in[0]
 			inside := f.Mul(f.GreaterEqualScalar(x, a.AMin), f.LesserEqualScalar(x, a.AMax))

@@ -20,6 +20,7 @@ type Op struct {
 	aux      []int
 	random   bool
 	noGrad   bool
+	inPlace  bool
 	samples  []Sample
 
 	inputNames func(Attrs) []string
@@ -30,6 +31,7 @@ type Op struct {
 	dtype      func(Attrs, []DType) ([]DType, error)
 	kernel     func(*Env, Attrs, []Value, []Value) error
 	grad       func(F, Attrs, []Tensor, []Tensor, []Tensor) []Tensor
+	elem       func(Attrs) func([]float64) float64
 }
 
 // Def defines an op for Register. A is the op's attribute struct (NoAttrs
@@ -73,6 +75,19 @@ type Def[A any] struct {
 	NoGrad bool
 	Random bool // the kernel draws from env.Rand
 
+	// Elementwise returns the per-element function of an op whose output
+	// element i depends only on element i of each input (after numpy
+	// broadcasting): it gets one argument per input, as float64, and the
+	// kernel's output is exactly this function's result converted to the
+	// output dtype. Graph passes use it to fuse chains of such ops into
+	// one loop. Nil, or a nil function for some attributes (LeakyReLU's
+	// prelu), means the op is not element-wise.
+	Elementwise func(a *A) func(x []float64) float64
+	// InPlace says the kernel may write its output into the buffer of
+	// input 0 (it reads each input element before writing that output
+	// element), so a memory planner may let them share one buffer.
+	InPlace bool
+
 	Samples []Sample // attribute and shape sets the registry tests walk
 }
 
@@ -109,7 +124,7 @@ func Define[A any](d Def[A]) *Op {
 		panic("ops.Register " + d.Name + ": Shape and Kernel are required")
 	}
 	op := &Op{name: d.Name, aliases: d.Aliases, doc: d.Doc, attrType: at, aux: d.Aux,
-		random: d.Random, noGrad: d.NoGrad, samples: d.Samples}
+		random: d.Random, noGrad: d.NoGrad, inPlace: d.InPlace, samples: d.Samples}
 	op.defaults = newDefaults(op)
 	typed := func(a Attrs) *A { return a.(*A) }
 	switch {
@@ -141,6 +156,9 @@ func Define[A any](d Def[A]) *Op {
 	op.kernel = func(env *Env, a Attrs, in, out []Value) error { return d.Kernel(env, typed(a), in, out) }
 	if d.Grad != nil {
 		op.grad = func(f F, a Attrs, in, out, g []Tensor) []Tensor { return d.Grad(f, typed(a), in, out, g) }
+	}
+	if d.Elementwise != nil {
+		op.elem = func(a Attrs) func([]float64) float64 { return d.Elementwise(typed(a)) }
 	}
 	return op
 }
@@ -237,6 +255,21 @@ func (op *Op) HasGradRule() bool { return op.grad != nil }
 // HasDTypeRule reports whether the op has its own dtype rule (otherwise
 // every input and output shares one dtype).
 func (op *Op) HasDTypeRule() bool { return op.dtype != nil }
+
+// ElemFunc returns the op's per-element function for the given attributes
+// (one float64 argument per input, numpy broadcasting implied), and
+// whether the op is element-wise with them at all.
+func (op *Op) ElemFunc(a Attrs) (func([]float64) float64, bool) {
+	if op.elem == nil {
+		return nil, false
+	}
+	f := op.elem(a)
+	return f, f != nil
+}
+
+// InPlace reports whether the kernel may write its output into the buffer
+// of input 0.
+func (op *Op) InPlace() bool { return op.inPlace }
 
 // AuxInputs lists the inputs the kernel updates in place.
 func (op *Op) AuxInputs() []int { return op.aux }

@@ -38,6 +38,11 @@ func registerScalar(m scalarMath) *Op {
 			s := a.Scalar
 			return mapUnary(in[0], out[0], func(x float64) float64 { return m.f(x, s) })
 		},
+		Elementwise: func(a *ScalarAttrs) func([]float64) float64 {
+			s := a.Scalar
+			return func(x []float64) float64 { return m.f(x[0], s) }
+		},
+		InPlace: true,
 		Samples: []Sample{
 			{Attrs: map[string]string{"scalar": "0.5"}, Inputs: []Shape{{2, 3}}, Low: low, High: high},
 			{Attrs: map[string]string{"scalar": "3"}, Inputs: []Shape{{4}}, Low: low, High: high},

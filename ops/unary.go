@@ -32,8 +32,10 @@ func registerUnary(m unaryMath) *Op {
 			}
 			return []DType{in[0]}, nil
 		},
-		Kernel:  func(_ *Env, _ *NoAttrs, in, out []Value) error { return mapUnary(in[0], out[0], m.f) },
-		Samples: []Sample{{Inputs: []Shape{{2, 3}}, Low: low, High: high}, {Inputs: []Shape{{7}}, Low: low, High: high}},
+		Kernel:      func(_ *Env, _ *NoAttrs, in, out []Value) error { return mapUnary(in[0], out[0], m.f) },
+		Elementwise: func(*NoAttrs) func([]float64) float64 { return func(x []float64) float64 { return m.f(x[0]) } },
+		InPlace:     true,
+		Samples:     []Sample{{Inputs: []Shape{{2, 3}}, Low: low, High: high}, {Inputs: []Shape{{7}}, Low: low, High: high}},
 	}
 	if m.grad != nil {
 		def.Grad = func(f F, _ *NoAttrs, in, out, g []Tensor) []Tensor {

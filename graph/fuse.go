@@ -1,0 +1,352 @@
+package graph
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hybridgo/hybridgo/accel"
+	"github.com/hybridgo/hybridgo/ops"
+)
+
+// Element-wise fusion: a group of element-wise nodes whose intermediate
+// results are read only inside the group becomes one node that runs a
+// small program per output element, with no intermediate arrays.
+
+// fusedAttrs are the attributes of a fused node: the names of the nodes it
+// replaced (printed in listings) and the compiled program.
+type fusedAttrs struct {
+	Nodes string `attr:"nodes" doc:"the fused nodes, in order"`
+	prog  *fusedProgram
+}
+
+// fusedProgram evaluates a fused group for one element. Registers 0..nIn-1
+// hold the inputs; instruction j writes register nIn+j; the last register
+// is the result.
+type fusedProgram struct {
+	dtype  ops.DType
+	nIn    int
+	instrs []fusedInstr
+}
+
+type fusedInstr struct {
+	fn   func([]float64) float64
+	args []int // registers
+}
+
+// fusionGrain is how many output elements one parallel chunk evaluates.
+const fusionGrain = 1 << 13
+
+// fusible reports whether n can join a fused group, and its per-element
+// function: one output, float32 or float64 like all its inputs.
+func fusible(n *Node) (func([]float64) float64, bool) {
+	if n.IsVar() || len(n.Shapes) != 1 || len(n.DTypes) != 1 {
+		return nil, false
+	}
+	fn, ok := n.Op.ElemFunc(n.Attrs)
+	if !ok || n.Op.Random() || len(n.Inputs) != len(n.Op.InputNames(n.Attrs)) {
+		return nil, false
+	}
+	d := n.DTypes[0]
+	if d != ops.Float32 && d != ops.Float64 {
+		return nil, false
+	}
+	for _, in := range n.Inputs {
+		if in.DType() != d {
+			return nil, false
+		}
+	}
+	return fn, true
+}
+
+// FuseElementwise replaces each group of two or more connected
+// element-wise nodes, whose results other than the last are read only
+// inside the group, with one node named "fused<N>" whose op (made with
+// ops.Define, never registered) runs the group in one loop over the
+// output elements. Its inputs are the group's external inputs, which
+// broadcast to the output's shape. Only float32 and float64 groups are
+// fused; float32 results are rounded after every step, so values equal
+// the unfused graph's exactly. Fused nodes have no gradient rule: fuse
+// after differentiating.
+func FuseElementwise(g *Graph) (*Graph, PassReport) {
+	rep := PassReport{Name: "FuseElementwise"}
+	c := cloneGraph(g)
+
+	uses := map[Entry]int{}
+	isOutput := map[Entry]bool{}
+	for _, n := range c.Nodes {
+		for _, in := range n.Inputs {
+			uses[in]++
+		}
+	}
+	for _, o := range c.Outputs {
+		isOutput[o] = true
+	}
+	funcs := map[*Node]func([]float64) float64{}
+	for _, n := range c.Nodes {
+		if fn, ok := fusible(n); ok {
+			funcs[n] = fn
+		}
+	}
+
+	// Grow groups from their last node backwards: an input joins when it
+	// is fusible, free, not a graph output, and read only by the group.
+	groupOf := map[*Node]*Node{} // member -> its group's last node
+	roots := map[*Node][]*Node{} // last node -> members in graph order
+	for i := len(c.Nodes) - 1; i >= 0; i-- {
+		root := c.Nodes[i]
+		if funcs[root] == nil || groupOf[root] != nil {
+			continue
+		}
+		members := map[*Node]bool{root: true}
+		inside := map[Entry]int{}
+		for _, in := range root.Inputs {
+			inside[in]++
+		}
+		for grew := true; grew; {
+			grew = false
+			for m := range members {
+				for _, in := range m.Inputs {
+					p := in.Node
+					if members[p] || funcs[p] == nil || groupOf[p] != nil || isOutput[in] || uses[in] != inside[in] {
+						continue
+					}
+					members[p] = true
+					for _, pin := range p.Inputs {
+						inside[pin]++
+					}
+					grew = true
+				}
+			}
+		}
+		if len(members) < 2 {
+			continue
+		}
+		var ordered []*Node
+		for _, n := range c.Nodes[:i+1] {
+			if members[n] {
+				ordered = append(ordered, n)
+				groupOf[n] = root
+			}
+		}
+		roots[root] = ordered
+	}
+	if len(roots) == 0 {
+		return c, rep
+	}
+
+	taken := map[string]bool{}
+	for _, n := range c.Nodes {
+		taken[n.Name] = true
+	}
+	count := 0
+	fresh := func() string {
+		for {
+			name := fmt.Sprintf("fused%d", count)
+			count++
+			if !taken[name] {
+				taken[name] = true
+				return name
+			}
+		}
+	}
+
+	replaced := map[Entry]Entry{}
+	nodes := make([]*Node, 0, len(c.Nodes))
+	for _, n := range c.Nodes {
+		for i, in := range n.Inputs {
+			if r, ok := replaced[in]; ok {
+				n.Inputs[i] = r
+			}
+		}
+		if root := groupOf[n]; root != nil && root != n {
+			continue // emitted with its group
+		}
+		members, ok := roots[n]
+		if !ok {
+			nodes = append(nodes, n)
+			continue
+		}
+		fused, err := fuseGroup(members, funcs, fresh())
+		if err != nil {
+			// Cannot happen for a graph that inferred; keep the group as is.
+			for _, m := range members {
+				nodes = append(nodes, m)
+			}
+			continue
+		}
+		replaced[Entry{n, 0}] = Entry{fused, 0}
+		nodes = append(nodes, fused)
+		names := make([]string, len(members))
+		for i, m := range members {
+			names[i] = m.Name
+		}
+		rep.add("fused %s into %s", strings.Join(names, " -> "), fused.Name)
+	}
+	c.Nodes = nodes
+	c.remap(replaced)
+	return c, rep
+}
+
+// fuseGroup compiles the members (in graph order, the last one the
+// group's result) into one node.
+func fuseGroup(members []*Node, funcs map[*Node]func([]float64) float64, name string) (*Node, error) {
+	inGroup := map[*Node]int{} // member -> its instruction
+	for j, m := range members {
+		inGroup[m] = j
+	}
+	var external []Entry
+	extReg := map[Entry]int{}
+	for _, m := range members {
+		for _, in := range m.Inputs {
+			if _, ok := inGroup[in.Node]; ok {
+				continue
+			}
+			if _, ok := extReg[in]; !ok {
+				extReg[in] = len(external)
+				external = append(external, in)
+			}
+		}
+	}
+	last := members[len(members)-1]
+	prog := &fusedProgram{dtype: last.DTypes[0], nIn: len(external)}
+	var doc strings.Builder
+	fmt.Fprintf(&doc, "Fused element-wise loop (made by FuseElementwise, not registered; no gradient) over in0..in%d:", len(external)-1)
+	names := make([]string, len(members))
+	for j, m := range members {
+		ins := fusedInstr{fn: funcs[m]}
+		args := make([]string, len(m.Inputs))
+		for k, in := range m.Inputs {
+			if i, ok := inGroup[in.Node]; ok {
+				ins.args = append(ins.args, prog.nIn+i)
+				args[k] = in.Node.Name
+			} else {
+				ins.args = append(ins.args, extReg[in])
+				args[k] = fmt.Sprintf("in%d", extReg[in])
+			}
+		}
+		call := strings.Join(args, ", ")
+		if a := m.Op.AttrString(m.Attrs); a != "" {
+			call += "; " + a
+		}
+		fmt.Fprintf(&doc, " %s = %s(%s);", m.Name, m.Op.Name(), call)
+		prog.instrs = append(prog.instrs, ins)
+		names[j] = m.Name
+	}
+	inNames := make([]string, len(external))
+	for i := range inNames {
+		inNames[i] = fmt.Sprintf("in%d", i)
+	}
+	op := ops.Define(ops.Def[fusedAttrs]{
+		Name:   "_fused_elemwise",
+		Doc:    strings.TrimSuffix(doc.String(), ";") + ".",
+		Inputs: inNames,
+		Shape: func(_ *fusedAttrs, in []ops.Shape) ([]ops.Shape, error) {
+			out := in[0].Clone()
+			for i := 1; i < len(in); i++ {
+				b, err := ops.BroadcastShapes(out, in[i])
+				if err != nil {
+					return nil, ops.Errorf("in%d %v does not broadcast with the other inputs: %v", i, in[i], err)
+				}
+				out = b
+			}
+			return []ops.Shape{out}, nil
+		},
+		Kernel: func(_ *ops.Env, a *fusedAttrs, in, out []ops.Value) error { return a.prog.run(in, out[0]) },
+	})
+	n := &Node{Op: op, Name: name, Inputs: external,
+		Attrs: &fusedAttrs{Nodes: strings.Join(names, ","), prog: prog}}
+	if err := inferNode(n); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// run evaluates the program over out's elements.
+func (p *fusedProgram) run(in []ops.Value, out ops.Value) error {
+	for i, v := range in {
+		if v.DType != p.dtype {
+			return ops.Errorf("in%d is %v; this fused loop was built for %v", i, v.DType, p.dtype)
+		}
+	}
+	switch p.dtype {
+	case ops.Float32:
+		fusedLoop[float32](p, in, out)
+	case ops.Float64:
+		fusedLoop[float64](p, in, out)
+	default:
+		return ops.Errorf("dtype %v is not supported (float32 and float64 are)", p.dtype)
+	}
+	return nil
+}
+
+// fusedLoop runs the program once per output element. Inputs are read at
+// their broadcast offsets, kept by an odometer over the output's index.
+// Each step's result is converted to T, as the unfused kernel's output is.
+func fusedLoop[T float32 | float64](p *fusedProgram, in []ops.Value, out ops.Value) {
+	dst := out.Data.([]T)
+	srcs := make([][]T, len(in))
+	strides := make([][]int, len(in))
+	plain := true
+	for k, v := range in {
+		srcs[k] = v.Data.([]T)
+		strides[k] = ops.BroadcastStrides(v.Shape, out.Shape)
+		plain = plain && v.Shape.Equal(out.Shape)
+	}
+	maxArgs := 0
+	for _, ins := range p.instrs {
+		maxArgs = max(maxArgs, len(ins.args))
+	}
+	shape := out.Shape
+	nd := len(shape)
+	accel.ParallelFor(len(dst), fusionGrain, func(lo, hi int) {
+		regs := make([]float64, p.nIn+len(p.instrs))
+		args := make([]float64, maxArgs)
+		idx := make([]int, nd)
+		offs := make([]int, len(in))
+		if !plain {
+			r := lo
+			for d := nd - 1; d >= 0; d-- {
+				idx[d] = r % shape[d]
+				r /= shape[d]
+			}
+			for k := range in {
+				for d := range nd {
+					offs[k] += idx[d] * strides[k][d]
+				}
+			}
+		}
+		for i := lo; i < hi; i++ {
+			for k, src := range srcs {
+				if plain {
+					regs[k] = float64(src[i])
+				} else {
+					regs[k] = float64(src[offs[k]])
+				}
+			}
+			for j, ins := range p.instrs {
+				a := args[:len(ins.args)]
+				for m, r := range ins.args {
+					a[m] = regs[r]
+				}
+				regs[p.nIn+j] = float64(T(ins.fn(a)))
+			}
+			dst[i] = T(regs[len(regs)-1])
+			if plain {
+				continue
+			}
+			for d := nd - 1; d >= 0; d-- {
+				idx[d]++
+				for k := range offs {
+					offs[k] += strides[k][d]
+				}
+				if idx[d] < shape[d] {
+					break
+				}
+				for k := range offs {
+					offs[k] -= strides[k][d] * idx[d]
+				}
+				idx[d] = 0
+			}
+		}
+	})
+}
