@@ -145,7 +145,7 @@ type rawShape struct {
 // readShape reads "i32 ndim; ndim × i64 dims".
 func readShape(c *cursor, what string) (rawShape, *FormatError) {
 	s := rawShape{off: c.off}
-	nd, err := c.i32(what + " ndim")
+	nd, err := c.i32(what)
 	if err != nil {
 		return s, err
 	}
@@ -156,7 +156,10 @@ func readShape(c *cursor, what string) (rawShape, *FormatError) {
 	if nd <= 0 {
 		return s, nil
 	}
-	b, err := c.take(8*s.ndim, fmt.Sprintf("%s of %d dims", what, nd))
+	if 8*s.ndim > c.remaining() {
+		return s, formatErr(c.off, "truncated: %s of %d dims needs %d bytes, %d remain", what, nd, 8*s.ndim, c.remaining())
+	}
+	b, err := c.take(8*s.ndim, what)
 	if err != nil {
 		return s, err
 	}
@@ -237,7 +240,11 @@ func readTypeFlag(c *cursor, what string) (int32, typeFlag, *FormatError) {
 }
 
 // scanArray reads one array's header and steps over its data.
-func scanArray(c *cursor) (arrayHeader, *FormatError) {
+//
+// keep says whether the caller keeps the header: when it does not (an
+// earlier array already failed), no problem is built for this one, so a
+// file of many tiny bad arrays costs no more than its own bytes to scan.
+func scanArray(c *cursor, keep bool) (arrayHeader, *FormatError) {
 	var h arrayHeader
 	start := c.off
 	magic, err := c.u32("the array magic")
@@ -256,7 +263,7 @@ func scanArray(c *cursor) (arrayHeader, *FormatError) {
 			switch stype {
 			case 0:
 			case 1, 2:
-				return scanSparse(c, stOff, stype, magic == arrayV3)
+				return scanSparse(c, stOff, stype, magic == arrayV3, keep)
 			default:
 				return h, formatErr(stOff, "storage type %d is unknown (want 0 dense, 1 row_sparse or 2 csr)", stype)
 			}
@@ -270,7 +277,10 @@ func scanArray(c *cursor) (arrayHeader, *FormatError) {
 		}
 		// V0: the magic was the ndim, and the dims are u32.
 		ndim := int(magic)
-		b, err := c.take(4*ndim, fmt.Sprintf("the V0 shape of %d dims", ndim))
+		if 4*ndim > c.remaining() {
+			return h, formatErr(c.off, "truncated: the V0 shape of %d dims needs %d bytes, %d remain", ndim, 4*ndim, c.remaining())
+		}
+		b, err := c.take(4*ndim, "the V0 shape")
 		if err != nil {
 			return h, err
 		}
@@ -282,11 +292,15 @@ func scanArray(c *cursor) (arrayHeader, *FormatError) {
 
 	// A "none" array: nothing follows its shape.
 	if magic == arrayV3 && shape.unknown() {
-		h.problem = formatErr(shape.off, "a none array (unknown shape, ndim %d, dims %v) cannot be loaded", shape.ndim, shape.dims)
+		if keep {
+			h.problem = formatErr(shape.off, "a none array (unknown shape, ndim %d, dims %v) cannot be loaded", shape.ndim, shape.dims)
+		}
 		return h, nil
 	}
 	if magic != arrayV3 && shape.ndim == 0 {
-		h.problem = formatErr(shape.off, "a none array (ndim 0) cannot be loaded")
+		if keep {
+			h.problem = formatErr(shape.off, "a none array (ndim 0) cannot be loaded")
+		}
 		return h, nil
 	}
 	var n int
@@ -302,7 +316,7 @@ func scanArray(c *cursor) (arrayHeader, *FormatError) {
 	if _, err := c.i32("the context device id"); err != nil {
 		return h, err
 	}
-	if _, ok := contexts[devType]; !ok {
+	if _, ok := contexts[devType]; !ok && keep {
 		h.problem = formatErr(ctxOff, "context device type %d is unknown (want 1 cpu, 2 gpu, 3 cpu_pinned or 5 cpu_shared)", devType)
 	}
 
@@ -312,10 +326,10 @@ func scanArray(c *cursor) (arrayHeader, *FormatError) {
 		return h, err
 	}
 	h.dtype = ops.DType(flag)
-	if !h.dtype.Supported() && h.problem == nil {
+	if !h.dtype.Supported() && h.problem == nil && keep {
 		h.problem = formatErr(flagOff, "type flag %d (%s) has no kernels in hybridgo (want float32, float64, uint8, int8, int32, int64 or bool)", flag, tf.name)
 	}
-	if h.raw, err = takeElements(c, n, tf.size, fmt.Sprintf("the data of shape %v", h.shape)); err != nil {
+	if h.raw, err = takeElements(c, n, tf.size, "the data"); err != nil {
 		return h, err
 	}
 	return h, nil
@@ -323,13 +337,15 @@ func scanArray(c *cursor) (arrayHeader, *FormatError) {
 
 // scanSparse steps over a row_sparse or csr array (which cannot be
 // loaded) so that the names after it can be read and the error can name it.
-func scanSparse(c *cursor, stOff int, stype int32, v3 bool) (arrayHeader, *FormatError) {
+func scanSparse(c *cursor, stOff int, stype int32, v3, keep bool) (arrayHeader, *FormatError) {
 	var h arrayHeader
 	kind, nAux := "row_sparse", 1
 	if stype == 2 {
 		kind, nAux = "csr", 2
 	}
-	h.problem = formatErr(stOff, "storage type %d (%s) is not supported; only dense arrays load", stype, kind)
+	if keep {
+		h.problem = formatErr(stOff, "storage type %d (%s) is not supported; only dense arrays load", stype, kind)
+	}
 
 	sshape, err := readShape(c, "storage shape")
 	if err != nil {
@@ -359,16 +375,16 @@ func scanSparse(c *cursor, stOff int, stype int32, v3 bool) (arrayHeader, *Forma
 	auxSize := make([]int, nAux)
 	auxN := make([]int, nAux)
 	for i := range nAux {
-		_, auxTF, err := readTypeFlag(c, fmt.Sprintf("aux %d type flag", i))
+		_, auxTF, err := readTypeFlag(c, "aux type flag")
 		if err != nil {
 			return h, err
 		}
 		auxSize[i] = auxTF.size
-		as, err := readShape(c, fmt.Sprintf("aux %d shape", i))
+		as, err := readShape(c, "aux shape")
 		if err != nil {
 			return h, err
 		}
-		if _, auxN[i], err = as.known(fmt.Sprintf("aux %d shape", i)); err != nil {
+		if _, auxN[i], err = as.known("aux shape"); err != nil {
 			return h, err
 		}
 	}
@@ -376,7 +392,7 @@ func scanSparse(c *cursor, stOff int, stype int32, v3 bool) (arrayHeader, *Forma
 		return h, err
 	}
 	for i := range nAux {
-		if _, err := takeElements(c, auxN[i], auxSize[i], fmt.Sprintf("the aux %d data", i)); err != nil {
+		if _, err := takeElements(c, auxN[i], auxSize[i], "the aux data"); err != nil {
 			return h, err
 		}
 	}
@@ -423,14 +439,24 @@ func DecodeParams(data []byte) ([]NamedArray, error) {
 		return nil, formatErr(nOff, "the list claims %d arrays but only %d bytes remain (each array takes at least %d)", n64, c.remaining(), minArrayBytes)
 	}
 	n := int(n64)
-	headers := make([]arrayHeader, 0, n)
+	// The headers are kept only up to the first array that cannot be
+	// loaded; the arrays after it are still stepped over to reach the names,
+	// which the error reports.
+	headers := make([]arrayHeader, 0, min(n, 1024))
+	var problem *FormatError
 	for i := range n {
-		h, err := scanArray(c)
+		h, err := scanArray(c, problem == nil)
 		if err != nil {
 			err.Index = i
 			return nil, err
 		}
-		headers = append(headers, h)
+		if problem == nil {
+			if h.problem != nil {
+				problem = h.problem
+				problem.Index = i
+			}
+			headers = append(headers, h)
+		}
 	}
 
 	kOff := c.off
@@ -441,17 +467,20 @@ func DecodeParams(data []byte) ([]NamedArray, error) {
 	if k != 0 && k != n64 {
 		return nil, formatErr(kOff, "the list has %d names for %d arrays (want 0 or %d)", k, n, n)
 	}
-	names := make([]string, n)
+	var names []string // nil in an unnamed list
+	if k > 0 {
+		names = make([]string, n)
+	}
 	for i := range int(k) {
 		lenOff := c.off
-		l, err := c.u64(fmt.Sprintf("the length of name %d", i))
+		l, err := c.u64("a name length")
 		if err != nil {
 			return nil, err
 		}
 		if l > uint64(c.remaining()) {
 			return nil, formatErr(lenOff, "name %d claims %d bytes but only %d remain", i, l, c.remaining())
 		}
-		b, err := c.take(int(l), fmt.Sprintf("name %d", i))
+		b, err := c.take(int(l), "a name")
 		if err != nil {
 			return nil, err
 		}
@@ -461,16 +490,19 @@ func DecodeParams(data []byte) ([]NamedArray, error) {
 		return nil, formatErr(c.off, "%d bytes follow the names section (the file should end here)", c.remaining())
 	}
 
-	for i, h := range headers {
-		if h.problem != nil {
-			h.problem.Index, h.problem.Name = i, names[i]
-			return nil, h.problem
+	if problem != nil {
+		if names != nil {
+			problem.Name = names[problem.Index]
 		}
+		return nil, problem
 	}
 	out := make([]NamedArray, n)
 	for i, h := range headers {
 		v := ops.Value{Shape: h.shape, DType: h.dtype, Data: decodeElements(h.dtype, h.raw)}
-		out[i] = NamedArray{Name: names[i], Array: eager.FromValue(v)}
+		out[i].Array = eager.FromValue(v)
+		if names != nil {
+			out[i].Name = names[i]
+		}
 	}
 	return out, nil
 }

@@ -593,6 +593,28 @@ func TestDecodeAllocatesInProportion(t *testing.T) {
 	}
 }
 
+// TestManyBadArrays: a file of many 4-byte "none" arrays reports the first
+// by index and allocates far less than the file's own size to find that out.
+func TestManyBadArrays(t *testing.T) {
+	const n = 100000
+	f := new(fixture).header(n)
+	for range n {
+		f.u32(0) // a V0 array of ndim 0: a none array
+	}
+	b := f.u64(0).b
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := DecodeParams(b)
+	runtime.ReadMemStats(&after)
+	var fe *FormatError
+	if !errors.As(err, &fe) || fe.Index != 0 || fe.Offset != 24 || !strings.Contains(err.Error(), "none array") {
+		t.Fatalf("error %v, want a none array at index 0", err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > uint64(len(b))/4 {
+		t.Errorf("decoding %d bytes allocated %d", len(b), grew)
+	}
+}
+
 func TestEncodeErrors(t *testing.T) {
 	f16 := eager.FromValue(ops.Value{Shape: ops.Shape{2}, DType: ops.Float16, Data: []uint16{0x3C00, 0x4000}})
 	mismatched := eager.FromValue(ops.Value{Shape: ops.Shape{2}, DType: ops.Float32, Data: []int32{1, 2}})
