@@ -19,6 +19,9 @@ type CachedOpOptions struct {
 	// StaticShape keeps one compiled program and refuses other input
 	// shapes instead of compiling again. It requires StaticAlloc.
 	StaticShape bool
+	// Passes are the optimisations run on each compiled graph; nil means
+	// DefaultPassOptions (all of them).
+	Passes *PassOptions
 }
 
 // CachedOp runs a graph fast, many times: MXNet's CachedOp. Each set of
@@ -105,7 +108,12 @@ func (c *CachedOp) program(args []*eager.NDArray) (*program, error) {
 		return nil, fmt.Errorf("graph: this graph was hybridized with StaticShape for inputs %s; got %s (hybridize again without StaticShape to accept other shapes)",
 			c.describe(c.last), key.String())
 	}
-	p, err := compile(c.outs, c.inputs, shapes, dtypes)
+	passes := c.opts.Passes
+	if passes == nil {
+		d := DefaultPassOptions()
+		passes = &d
+	}
+	p, err := compile(c.outs, c.inputs, shapes, dtypes, passes)
 	if err != nil {
 		return nil, err
 	}

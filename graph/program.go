@@ -25,8 +25,16 @@ type program struct {
 	headSlot []int // head-gradient variables of the backward part
 	gradSlot []int // gradient of each input (-1 when it has none)
 	gradErr  error // why there is no backward part, if there is none
-	// static holds one buffer per op-output slot when the op was built with
-	// StaticAlloc; nil otherwise.
+	// plan shares buffers between values whose lives do not overlap;
+	// slotBuffer maps each slot to its buffer (-1 for inputs and
+	// constants), reused marks slots whose buffer held another value
+	// first, and inPlace lists the slots written over their input.
+	plan       *MemoryPlan
+	slotBuffer []int
+	reused     []bool
+	inPlace    []int
+	// static holds the planned buffers, as slot values, when the op was
+	// built with StaticAlloc; nil otherwise.
 	static []ops.Value
 }
 
@@ -63,7 +71,9 @@ func (t *slotTable) slot(e Entry) int {
 // order by inputs) concrete shapes and dtypes, infers every shape, builds
 // the gradient graph with respect to the float inputs that are not
 // auxiliary states, and numbers every value.
-func compile(outs []Entry, inputs []string, shapes []ops.Shape, dtypes []ops.DType) (*program, error) {
+//
+// passes, when not nil, are run on the joint forward and backward graph.
+func compile(outs []Entry, inputs []string, shapes []ops.Shape, dtypes []ops.DType, passes *PassOptions) (*program, error) {
 	copied := copyGraph(outs)
 	fwd := NewGraph(copied)
 	byName := map[string]*Node{}
@@ -99,13 +109,29 @@ func compile(outs []Entry, inputs []string, shapes []ops.Shape, dtypes []ops.DTy
 		grads, heads = nil, nil
 	}
 	all := NewGraph(append(append([]Entry{}, copied...), grads...))
-	p.g = all
-
-	table := &slotTable{ids: map[Entry]int{}}
+	if passes != nil {
+		if all, _, err = Optimize(all, *passes); err != nil {
+			return nil, err
+		}
+	}
+	// Forward nodes first (the ones the outputs need), then the backward
+	// ones, each group in the graph's order: the order the steps run in
+	// and the memory plan's liveness follows.
+	fwdOuts, gradOuts := all.Outputs[:len(copied)], all.Outputs[len(copied):]
+	fwdNodes := NewGraph(fwdOuts).Nodes
 	forward := map[*Node]bool{}
-	for _, n := range fwd.Nodes {
+	for _, n := range fwdNodes {
 		forward[n] = true
 	}
+	ordered := &Graph{Outputs: all.Outputs, Nodes: append([]*Node(nil), fwdNodes...)}
+	for _, n := range all.Nodes {
+		if !forward[n] {
+			ordered.Nodes = append(ordered.Nodes, n)
+		}
+	}
+	p.g = ordered
+
+	table := &slotTable{ids: map[Entry]int{}}
 	addStep := func(n *Node) {
 		s := step{node: n, in: make([]int, len(n.Inputs)), out: make([]int, n.NumOutputs())}
 		for i, e := range n.Inputs {
@@ -117,30 +143,39 @@ func compile(outs []Entry, inputs []string, shapes []ops.Shape, dtypes []ops.DTy
 		p.steps = append(p.steps, s)
 		p.random = p.random || n.Op.Random()
 	}
-	for _, v := range vars {
-		p.varSlot = append(p.varSlot, table.slot(Entry{v, 0}))
+	// Variables by name: the passes work on copies, and may drop a
+	// variable nothing reads (it still gets a slot, so binding works).
+	optVars := map[string]*Node{}
+	for _, n := range ordered.Inputs() {
+		optVars[n.Name] = n
 	}
-	for _, n := range all.Inputs() {
+	varEntry := func(v *Node) Entry {
+		if n, ok := optVars[v.Name]; ok {
+			return Entry{n, 0}
+		}
+		return Entry{v, 0}
+	}
+	for _, v := range vars {
+		p.varSlot = append(p.varSlot, table.slot(varEntry(v)))
+	}
+	for _, n := range ordered.Inputs() {
 		if n.Value != nil {
 			p.consts = append(p.consts, constSlot{table.slot(Entry{n, 0}), n.Value.Value()})
 		}
 	}
-	for _, n := range fwd.Nodes {
+	for _, n := range ordered.Nodes {
 		if !n.IsVar() {
+			if forward[n] {
+				p.nForward++
+			}
 			addStep(n)
 		}
 	}
-	p.nForward = len(p.steps)
-	for _, n := range all.Nodes {
-		if !n.IsVar() && !forward[n] {
-			addStep(n)
-		}
-	}
-	for _, o := range copied {
+	for _, o := range fwdOuts {
 		p.outSlot = append(p.outSlot, table.slot(o))
 	}
 	for _, h := range heads {
-		p.headSlot = append(p.headSlot, table.slot(h))
+		p.headSlot = append(p.headSlot, table.slot(varEntry(h.Node)))
 	}
 	p.gradSlot = make([]int, len(vars))
 	for i := range p.gradSlot {
@@ -152,7 +187,7 @@ func compile(outs []Entry, inputs []string, shapes []ops.Shape, dtypes []ops.DTy
 		}
 		for j, v := range vars {
 			if v == w {
-				p.gradSlot[j] = table.slot(grads[i])
+				p.gradSlot[j] = table.slot(gradOuts[i])
 			}
 		}
 	}
@@ -162,16 +197,49 @@ func compile(outs []Entry, inputs []string, shapes []ops.Shape, dtypes []ops.DTy
 		}
 	}
 	p.shapes, p.dtypes = table.shapes, table.dtypes
-	return p, nil
+	return p, p.planBuffers(table)
+}
+
+// planBuffers assigns every op output a buffer of the memory plan: values
+// whose lives do not overlap share one, and in-place ops write over
+// their input.
+func (p *program) planBuffers(table *slotTable) error {
+	plan, _, err := PlanMemory(p.g)
+	if err != nil {
+		return err
+	}
+	p.plan = plan
+	p.slotBuffer = make([]int, len(p.shapes))
+	for i := range p.slotBuffer {
+		p.slotBuffer[i] = -1
+	}
+	shared := make([]int, len(plan.Buffers))
+	for e, b := range plan.EntryBuffer {
+		if id, ok := table.ids[e]; ok {
+			p.slotBuffer[id] = b
+			shared[b]++
+		}
+	}
+	p.reused = make([]bool, len(p.shapes))
+	for id, b := range p.slotBuffer {
+		p.reused[id] = b >= 0 && shared[b] > 1
+	}
+	for _, s := range p.steps {
+		if plan.InPlace[s.node] {
+			p.inPlace = append(p.inPlace, s.out[0])
+		}
+	}
+	return nil
 }
 
 // newFrame returns the slot values of one run: the static buffers when
-// there are some, else a fresh frame whose op outputs are allocated as the
-// steps run.
+// there are some, else freshly allocated planned buffers.
 func (p *program) newFrame() []ops.Value {
-	frame := make([]ops.Value, len(p.shapes))
+	var frame []ops.Value
 	if p.static != nil {
-		copy(frame, p.static)
+		frame = append([]ops.Value(nil), p.static...)
+	} else {
+		frame = p.allocate()
 	}
 	for _, c := range p.consts {
 		frame[c.slot] = c.value
@@ -179,15 +247,24 @@ func (p *program) newFrame() []ops.Value {
 	return frame
 }
 
-// allocateStatic gives every op output one buffer kept across calls.
-func (p *program) allocateStatic() {
-	p.static = make([]ops.Value, len(p.shapes))
-	for _, s := range p.steps {
-		for _, o := range s.out {
-			p.static[o] = ops.NewValue(p.shapes[o], p.dtypes[o])
+// allocate makes the plan's buffers and returns a frame whose op-output
+// slots are views of them.
+func (p *program) allocate() []ops.Value {
+	bufs := make([]any, len(p.plan.Buffers))
+	for i, b := range p.plan.Buffers {
+		bufs[i] = ops.MakeData(b.DType, b.Elems)
+	}
+	frame := make([]ops.Value, len(p.shapes))
+	for id, b := range p.slotBuffer {
+		if b >= 0 {
+			frame[id] = ops.Value{Shape: p.shapes[id], DType: p.dtypes[id], Data: ops.SliceData(bufs[b], p.shapes[id].Size())}
 		}
 	}
+	return frame
 }
+
+// allocateStatic keeps one set of planned buffers for every call.
+func (p *program) allocateStatic() { p.static = p.allocate() }
 
 // OpHook sees the value an op node produced (or, when monitoring all, an
 // input it read), named as MXNet names them: "dense0_fwd_output",
@@ -212,8 +289,13 @@ func (p *program) run(frame []ops.Value, from, to int, training bool, r *rand.Ra
 		}
 		out := outBuf[:0]
 		for _, o := range s.out {
-			if frame[o].Data == nil {
+			switch {
+			case frame[o].Data == nil:
 				frame[o] = ops.NewValue(p.shapes[o], p.dtypes[o])
+			case (p.reused[o] || p.static != nil) && !p.isInPlace(o):
+				// Kernels may accumulate into their output (col2im,
+				// scatter-adds): a reused buffer starts from zero.
+				ops.ClearData(frame[o].Data)
 			}
 			out = append(out, frame[o])
 		}
@@ -225,6 +307,15 @@ func (p *program) run(frame []ops.Value, from, to int, training bool, r *rand.Ra
 		}
 	}
 	return nil
+}
+
+func (p *program) isInPlace(slot int) bool {
+	for _, s := range p.inPlace {
+		if s == slot {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *program) callHook(h *hookSpec, s step, in, out []ops.Value) {

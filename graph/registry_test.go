@@ -80,6 +80,39 @@ func TestRegistryEagerEqualsGraph(t *testing.T) {
 						t.Errorf("%s %v known=%v: output %d differs at %d", c.Name, dt, known, i, k)
 					}
 				}
+				if known {
+					checkPlanned(t, c.Name+" "+dt.String(), sym, bind, want)
+				}
+			}
+		}
+	}
+}
+
+// checkPlanned runs the graph through a CachedOp — compiled, optimised
+// (or not), memory-planned, with and without static buffers (called twice,
+// so reused buffers are exercised) — and compares with the eager outputs.
+func checkPlanned(t *testing.T, name string, sym *graph.Symbol, bind map[string]*eager.NDArray, want []*eager.NDArray) {
+	t.Helper()
+	none := graph.PassOptions{}
+	all := graph.DefaultPassOptions()
+	for _, opts := range []graph.CachedOpOptions{
+		{Passes: &none}, {Passes: &all}, {Passes: &all, StaticAlloc: true},
+	} {
+		cop, err := graph.NewCachedOp(sym, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := argsFor(cop, bind)
+		for call := 0; call < 2; call++ {
+			got, err := cop.Forward(false, args...)
+			if err != nil {
+				t.Errorf("%s %+v: %v", name, opts, err)
+				return
+			}
+			for i := range want {
+				if k := optest.FirstDiff(got[i].Float64s(), want[i].Float64s(), 0, 0); k >= 0 {
+					t.Errorf("%s passes=%v static=%v call %d: output %d differs at %d", name, *opts.Passes != none, opts.StaticAlloc, call, i, k)
+				}
 			}
 		}
 	}

@@ -230,3 +230,44 @@ func requireFloat(vs ...Value) error {
 	}
 	return nil
 }
+
+// SliceData returns the first n elements of a data slice made by MakeData.
+func SliceData(data any, n int) any {
+	switch d := data.(type) {
+	case []float32:
+		return d[:n]
+	case []float64:
+		return d[:n]
+	case []uint8:
+		return d[:n]
+	case []int8:
+		return d[:n]
+	case []int32:
+		return d[:n]
+	case []int64:
+		return d[:n]
+	case []bool:
+		return d[:n]
+	}
+	panic(fmt.Sprintf("ops: SliceData of %T", data))
+}
+
+// ClearData sets every element of a data slice to zero.
+func ClearData(data any) {
+	switch d := data.(type) {
+	case []float32:
+		clear(d)
+	case []float64:
+		clear(d)
+	case []uint8:
+		clear(d)
+	case []int8:
+		clear(d)
+	case []int32:
+		clear(d)
+	case []int64:
+		clear(d)
+	case []bool:
+		clear(d)
+	}
+}
