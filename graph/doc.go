@@ -1,5 +1,62 @@
-// Package graph holds hybridgo's graph mode and the MXNet file formats it
-// reads and writes.
+// Package graph holds hybridgo's graph mode — what Hybridize switches a
+// block to — and the MXNet file formats it reads and writes.
+//
+// # Symbols and the tracer
+//
+// A Symbol is a handle on outputs of a graph. It implements ops.Tensor, so
+// the F code that runs eagerly on NDArrays builds a graph when it is given
+// Symbols: every registered op works in both modes by construction.
+//
+//	x := graph.Var("data", ops.Shape{16, 1, 28, 28}, ops.Float32)
+//	w := graph.Var("conv0_weight", nil, ops.Unknown) // shape inferred below
+//	y := graph.F.Convolution(x, w, nil, []int{5, 5}, 6, ops.Attr{"no_bias", true})
+//	fmt.Println(y)               // <Symbol convolution0 16x6x24x24 float32>
+//	fmt.Println(y.(*graph.Symbol).Graph()) // one op per line, with shapes
+//
+// A Tracer records ops as they are applied through its F: it infers each
+// output's shape and dtype from the op's rules (so shapes are printable
+// while tracing, which MXNet cannot do), fills unknown dims of parameter
+// variables from the data (deferred initialisation), turns NDArrays used
+// inside into constants, and names nodes within block scopes
+// ("net0_dense0_fwd"). Trace runs a Go function of Tensors under a new
+// tracer. Reading a Symbol's values — Float32s, Scalar, At, and so any if
+// on a tensor value — panics with a *HybridizationError that names the
+// node, its op and what to write instead.
+//
+// Symbols list their arguments, outputs and auxiliary states, infer shapes
+// and dtypes from partial information (InferShape, InferType), expose
+// GetInternals and GetChildren, and evaluate on NDArrays (Eval).
+//
+// # Differentiation
+//
+// Gradients builds the gradient of a graph as another graph, applying the
+// same registered gradient rules the eager tape uses, through a tracer.
+//
+// # Passes
+//
+// Each pass is a function from a graph to a new graph and a PassReport
+// that says what changed: InferShapes, EliminateDeadCode,
+// EliminateCommonSubexpressions, FoldConstants and FuseElementwise (a
+// chain of element-wise ops becomes one loop with no intermediate
+// buffers). Optimize runs them in order. PlanMemory assigns buffers by
+// liveness: values whose lives do not overlap share one, and element-wise
+// ops write over their input when it dies there.
+//
+// # The CachedOp
+//
+// A CachedOp runs a graph many times. For each set of input shapes and
+// dtypes it compiles a program once: concrete shapes inferred, the
+// gradient graph built, the passes run over forward and backward together,
+// buffers planned, every value numbered. StaticAlloc keeps the buffers
+// across calls; StaticShape keeps one program. Call runs it as one node of
+// the eager autograd tape (Record and Backward flow through it); Forward
+// and Backward run it directly. SetOpHook sees every op's output as it runs.
+//
+// Memory, measured by BenchmarkLeNetTrainingStep: one forward+backward of
+// the tutorial's LeNet at batch 256 allocates about 30 MB eagerly, about
+// 16 MB through a cached graph (the memory plan shares buffers), and about
+// 1.6 MB with StaticAlloc, none of it buffers: what remains is bookkeeping
+// of the parallel kernels, to be removed with the lean executor.
 //
 // # Parameter files
 //
