@@ -9,7 +9,7 @@
 //
 //	x := graph.Var("data", ops.Shape{16, 1, 28, 28}, ops.Float32)
 //	w := graph.Var("conv0_weight", nil, ops.Unknown) // shape inferred below
-//	y := graph.F.Convolution(x, w, nil, []int{5, 5}, 6, ops.Attr{"no_bias", true})
+//	y := graph.F.Convolution(x, w, nil, []int{5, 5}, 6) // nil bias: no_bias
 //	fmt.Println(y)               // <Symbol convolution0 16x6x24x24 float32>
 //	fmt.Println(y.(*graph.Symbol).Graph()) // one op per line, with shapes
 //
