@@ -176,3 +176,13 @@ func TestUnknownRankDefersInference(t *testing.T) {
 		t.Errorf("inferred %v, %v", outs, err)
 	}
 }
+
+func TestElemwiseFillsAnUnknownSide(t *testing.T) {
+	x := graph.Var("x", ops.Shape{2, 3}, ops.Float32)
+	b := graph.Var("b", nil, ops.Unknown)
+	y := graph.F.ElemwiseAdd(x, b).(*graph.Symbol)
+	args, _, _, err := y.InferShape(nil)
+	if err != nil || !args[1].Equal(ops.Shape{2, 3}) {
+		t.Errorf("b inferred as %v (%v)", args, err)
+	}
+}
