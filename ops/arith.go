@@ -132,6 +132,9 @@ func registerElemwise(name string, bop *Op) *Op {
 		Inputs: []string{"lhs", "rhs"},
 		Shape: func(_ *NoAttrs, in []Shape) ([]Shape, error) {
 			s, err := sameShape(in[0], in[1])
+			if err == nil && s != nil {
+				in[0], in[1] = s.Clone(), s.Clone() // fill an unknown side
+			}
 			return []Shape{s}, err
 		},
 		Kernel:      func(_ *Env, _ *NoAttrs, in, out []Value) error { return mapBinary(in[0], in[1], out[0], m.f) },
@@ -146,6 +149,12 @@ func registerElemwise(name string, bop *Op) *Op {
 
 // sameShape merges two shapes that must be equal, filling unknown dims of either.
 func sameShape(a, b Shape) (Shape, error) {
+	switch { // a nil shape is unknown: the other one decides
+	case a == nil:
+		return b.Clone(), nil
+	case b == nil:
+		return a.Clone(), nil
+	}
 	if len(a) != len(b) {
 		return nil, Errorf("shapes %v and %v differ (this op does not broadcast; use the broadcast_ form)", a, b)
 	}
