@@ -254,6 +254,9 @@ func FromJSON(data []byte) (*Symbol, error) {
 		// count comes from an attribute; this bounds what inference
 		// allocates by the input's size.
 		outputBudget: 1<<16 + 16*len(data),
+		// Inferred shapes can grow faster than the file (a chain of
+		// expand_dims adds a dim per node); their dims are bounded too.
+		dimBudget: 1<<16 + 4*len(data),
 	}
 	for i, raw := range f.Nodes {
 		if err := r.addNode(i, raw); err != nil {
@@ -279,6 +282,7 @@ type reader struct {
 	nodes        []*Node
 	varNames     map[string]int // variable name -> node id
 	outputBudget int
+	dimBudget    int // dims that inferred shapes may hold, in all
 }
 
 func nodeErr(i int, name string, format string, args ...any) error {
@@ -481,6 +485,7 @@ func parseDTypeAttr(s string) (ops.DType, error) {
 func (r *reader) infer() error {
 	for range maxInferPasses {
 		changed := false
+		dims := r.dimBudget
 		for i, n := range r.nodes {
 			if n.IsVar() {
 				continue
@@ -490,6 +495,12 @@ func (r *reader) infer() error {
 				return fmt.Errorf("symbol json: node %d %q: %w", i, n.Name, err)
 			}
 			changed = changed || c
+			for _, sh := range n.Shapes {
+				dims -= len(sh)
+			}
+			if dims < 0 {
+				return nodeErr(i, n.Name, "the inferred shapes hold more dims than a file of this size can describe")
+			}
 		}
 		if !changed {
 			return nil

@@ -617,3 +617,63 @@ func ExampleSymbol_ToJSON() {
 	//   "attrs": {"mxnet_version": ["int", 10901]}
 	// }
 }
+
+func TestSymbolJSONInfersUntilStable(t *testing.T) {
+	// w's shape comes from fc_b, after relu0 and fc_a have used it: a
+	// second pass is needed to fill w2 through relu0.
+	text := `{"nodes": [
+	  {"op": "null", "name": "w"},
+	  {"op": "relu", "name": "relu0", "inputs": [[0, 0, 0]]},
+	  {"op": "null", "name": "w2", "attrs": {"__shape__": "(5, 0)"}},
+	  {"op": "FullyConnected", "name": "fc_a", "attrs": {"num_hidden": "5", "no_bias": "True"}, "inputs": [[1, 0, 0], [2, 0, 0]]},
+	  {"op": "null", "name": "x", "attrs": {"__shape__": "(2, 4)", "__dtype__": "0"}},
+	  {"op": "FullyConnected", "name": "fc_b", "attrs": {"num_hidden": "3", "no_bias": "True"}, "inputs": [[4, 0, 0], [0, 0, 0]]}],
+	 "heads": [[3, 0, 0], [5, 0, 0]]}`
+	s, err := graph.FromJSON([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(s.Output(0).Shape(), s.Output(1).Shape()); got != "3x5 2x3" {
+		t.Errorf("output shapes %s", got)
+	}
+	out, err := s.ToJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), `"__shape__": "(5, 4)"`) {
+		t.Errorf("w2 not inferred:\n%s", out)
+	}
+	back, err := graph.FromJSON(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out2, _ := back.ToJSON(); !bytes.Equal(out, out2) {
+		t.Errorf("not stable:\n%s\nthen:\n%s", out, out2)
+	}
+}
+
+func TestSymbolJSONBoundsOutputCounts(t *testing.T) {
+	text := `{"nodes": [{"op": "null", "name": "x"},
+	  {"op": "SliceChannel", "name": "s0", "attrs": {"num_outputs": "1e9"}, "inputs": [[0, 0, 0]]}],
+	 "heads": [[1, 0, 0]]}`
+	_, err := graph.FromJSON([]byte(text))
+	if err == nil || !strings.Contains(err.Error(), `node 1 "s0": SliceChannel has 1000000000 outputs`) {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestSymbolJSONBoundsInferredShapes(t *testing.T) {
+	// Each expand_dims adds a dim: the shapes would grow with the square
+	// of the file's size.
+	var b strings.Builder
+	b.WriteString(`{"nodes": [{"op": "null", "name": "x", "attrs": {"__shape__": "(1,)"}}`)
+	const n = 3000
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, `,{"op":"expand_dims","name":"e%d","attrs":{"axis":"0"},"inputs":[[%d,0]]}`, i, i-1)
+	}
+	fmt.Fprintf(&b, `], "heads": [[%d, 0]]}`, n)
+	_, err := graph.FromJSON([]byte(b.String()))
+	if err == nil || !strings.Contains(err.Error(), "more dims than a file of this size can describe") {
+		t.Errorf("got %v", err)
+	}
+}
