@@ -19,6 +19,12 @@ func FuzzFromJSON(f *testing.F) {
 		}
 		f.Add(b)
 	}
+	_, samples := sampleSymbols(f)
+	for _, s := range samples {
+		if b, err := s.ToJSON(); err == nil {
+			f.Add(b)
+		}
+	}
 	f.Add([]byte(mxnetFile))
 	f.Add([]byte(`{"nodes": [{"op": "null", "name": "data", "attr": {"__shape__": "(-1, 4L)"}},
 	  {"op": "split", "name": "split0", "param": {"num_outputs": "2", "axis": "1"}, "inputs": [[0, 0]]},

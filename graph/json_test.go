@@ -677,3 +677,65 @@ func TestSymbolJSONBoundsInferredShapes(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// sampleSymbols traces every registered op on each of its samples, with
+// one variable of the sample's shape and dtype per input.
+func sampleSymbols(t testing.TB) (names []string, syms []*graph.Symbol) {
+	t.Helper()
+	for _, op := range ops.All() {
+		for k, smp := range op.Samples() {
+			a, err := op.ParseAttrs(smp.Attrs)
+			if err != nil {
+				t.Fatalf("%s sample %d: %v", op.Name(), k, err)
+			}
+			vars := make([]ops.Tensor, len(smp.Inputs))
+			for i, sh := range smp.Inputs {
+				d := ops.Float32
+				if smp.DTypes != nil {
+					d = smp.DTypes[i]
+				}
+				vars[i] = graph.Var(fmt.Sprintf("in%d", i), sh, d)
+			}
+			outs, err := graph.NewTracer().F().Apply(op, a, vars...)
+			if err != nil {
+				t.Fatalf("%s sample %d: %v", op.Name(), k, err)
+			}
+			group := make([]*graph.Symbol, len(outs))
+			for i, o := range outs {
+				group[i] = o.(*graph.Symbol)
+			}
+			names = append(names, fmt.Sprintf("%s/%d", op.Name(), k))
+			syms = append(syms, graph.Group(group...))
+		}
+	}
+	return names, syms
+}
+
+// Every op's samples go through a symbol file and back unchanged, with
+// the same inferred output shapes and dtypes.
+func TestSymbolJSONRoundTripsEveryOp(t *testing.T) {
+	names, syms := sampleSymbols(t)
+	for i, s := range syms {
+		first, err := s.ToJSON()
+		if err != nil {
+			t.Errorf("%s: %v", names[i], err)
+			continue
+		}
+		back, err := graph.FromJSON(first)
+		if err != nil {
+			t.Errorf("%s: %v\n%s", names[i], err, first)
+			continue
+		}
+		second, err := back.ToJSON()
+		if err != nil || !bytes.Equal(first, second) {
+			t.Errorf("%s: round trip changed the file (%v):\n%s\nthen:\n%s", names[i], err, first, second)
+		}
+		for j, e := range s.Entries() {
+			f := back.Entries()[j]
+			if !e.Shape().Equal(f.Shape()) || e.DType() != f.DType() {
+				t.Errorf("%s: output %d is %s, traced %s", names[i], j,
+					graph.ShapeString(f.Shape(), f.DType()), graph.ShapeString(e.Shape(), e.DType()))
+			}
+		}
+	}
+}
