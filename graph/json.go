@@ -249,10 +249,10 @@ func FromJSON(data []byte) (*Symbol, error) {
 	r := reader{
 		nodes:    make([]*Node, 0, len(f.Nodes)),
 		varNames: map[string]int{},
-		// Every output of every node costs at least the bytes of one
-		// reference to it somewhere, except for multi-output ops whose
-		// count comes from an attribute; this bounds what inference
-		// allocates by the input's size.
+		// Some ops take their output count from an attribute
+		// (SliceChannel's num_outputs): the total is bounded by the
+		// file's size, so that inference cannot be made to allocate
+		// without limit.
 		outputBudget: 1<<16 + 16*len(data),
 		// Inferred shapes can grow faster than the file (a chain of
 		// expand_dims adds a dim per node); their dims are bounded too.
