@@ -18,8 +18,9 @@ type Node struct {
 	Attrs  ops.Attrs // the op's attributes (nil for a variable)
 	Inputs []Entry
 	// Extra holds attributes kept as strings: a variable's annotations
-	// ("__shape__", "__lr_mult__", …) and any attribute an op does not
-	// know (tolerated when reading model files, written back unchanged).
+	// ("__lr_mult__", "__init__", …; its "__shape__" and "__dtype__" live
+	// in Shapes and DTypes) and any attribute an op does not know
+	// (tolerated when reading model files, written back unchanged).
 	Extra map[string]string
 
 	// Shapes and DTypes are the inferred shape and dtype of each output
