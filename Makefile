@@ -4,9 +4,9 @@
 
 GO ?= go
 
-.PHONY: test check unit race bench run
+.PHONY: test check unit race fuzz bench run
 
-test: check race
+test: check race fuzz
 
 # Formatting and static checks.
 check:
@@ -19,6 +19,12 @@ check:
 race:
 	$(GO) test -race -count=1 ./...
 
+# A short run of each fuzz target over the model-file readers (longer runs:
+# go test -run '^$$' -fuzz FuzzFromJSON -fuzztime 5m ./graph/).
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeParams$$' -fuzztime 20000x ./graph/
+	$(GO) test -run '^$$' -fuzz '^FuzzFromJSON$$' -fuzztime 20000x ./graph/
+
 # Every test without the race detector (quicker while editing).
 unit:
 	$(GO) test -count=1 ./...
@@ -26,6 +32,7 @@ unit:
 # Benchmarks: GEMM GFLOP/s at n = 128…1024, LeNet-sized convolution, ops.
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 300ms ./accel/ ./ops/ ./eager/
+	$(GO) test -run '^$$' -bench LeNetTrainingStep -benchtime 5x ./graph/
 
 run:
 	$(GO) run ./cmd/hybridgo
