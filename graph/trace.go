@@ -36,8 +36,9 @@ var defaultTracer = NewTracer()
 //	y := graph.F.Relu(x) // <Symbol relu0 16x784 float32>
 var F = defaultTracer.F()
 
-// Scope runs fn with names prefixed by prefix ("net0_"), as a block's
-// name scope does.
+// Scope runs fn with names prefixed by prefix ("net0_dense0_"), as a
+// block's name scope does. Scopes nest; the innermost one names the nodes
+// (a block's prefix already holds its parents').
 func (t *Tracer) Scope(prefix string, fn func()) {
 	t.mu.Lock()
 	t.prefix = append(t.prefix, prefix)
@@ -62,7 +63,10 @@ func (t *Tracer) NameNext(name string) {
 func (t *Tracer) newName(stem string) string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	prefix := strings.Join(t.prefix, "")
+	prefix := ""
+	if len(t.prefix) > 0 {
+		prefix = t.prefix[len(t.prefix)-1]
+	}
 	if t.nextName != "" {
 		n := prefix + t.nextName
 		t.nextName = ""
@@ -105,7 +109,11 @@ func (t *Tracer) Apply(op *ops.Op, attrs ops.Attrs, inputs []ops.Tensor) ([]ops.
 // constant makes a variable that holds an NDArray's value.
 func (t *Tracer) constant(a *eager.NDArray) Entry {
 	t.mu.Lock()
-	name := fmt.Sprintf("%sconst%d", strings.Join(t.prefix, ""), t.consts)
+	prefix := ""
+	if len(t.prefix) > 0 {
+		prefix = t.prefix[len(t.prefix)-1]
+	}
+	name := fmt.Sprintf("%sconst%d", prefix, t.consts)
 	t.consts++
 	t.mu.Unlock()
 	return Entry{&Node{Name: name, Shapes: []ops.Shape{a.Shape()}, DTypes: []ops.DType{a.DType()}, Value: a}, 0}

@@ -96,6 +96,27 @@ func dotShape(a *DotAttrs, l, r Shape) (dotDims, error) {
 	return d, nil
 }
 
+// fillDotK fills an unknown contracted dim of either side with k, so that
+// a weight's shape is inferred from the data's (deferred initialisation).
+func fillDotK(a *DotAttrs, l, r Shape, k int) {
+	if k == 0 || len(l) == 0 || len(r) == 0 {
+		return
+	}
+	li, ri := len(l)-1, 0
+	if a.TransposeA {
+		li = 0
+	}
+	if a.TransposeB {
+		ri = len(r) - 1
+	}
+	if l[li] == 0 {
+		l[li] = k
+	}
+	if r[ri] == 0 {
+		r[ri] = k
+	}
+}
+
 func pyBool(b bool) string {
 	if b {
 		return "True"
@@ -233,6 +254,9 @@ func init() {
 		Inputs: []string{"lhs", "rhs"},
 		Shape: func(a *DotAttrs, in []Shape) ([]Shape, error) {
 			d, err := dotShape(a, in[0], in[1])
+			if err == nil {
+				fillDotK(a, in[0], in[1], d.k)
+			}
 			return []Shape{d.out}, err
 		},
 		Kernel: func(_ *Env, a *DotAttrs, in, out []Value) error {

@@ -1,0 +1,462 @@
+package nn
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/hybridgo/hybridgo/ops"
+)
+
+// HybridForwarder is what a hybrid block implements: its forward, written
+// once with F, which runs op by op before Hybridize and is traced into a
+// graph after.
+type HybridForwarder interface {
+	HybridForward(F ops.F, x ops.Tensor) ops.Tensor
+}
+
+// HybridForwarderN is the form of HybridForward for several inputs and outputs.
+type HybridForwarderN interface {
+	HybridForwardN(F ops.F, xs []ops.Tensor) []ops.Tensor
+}
+
+// EagerForwarder is what a plain (non-hybrid) block implements: a forward
+// that runs eagerly and may use any Go code.
+type EagerForwarder interface {
+	EagerForward(xs []ops.Tensor) []ops.Tensor
+}
+
+// Warnings receives the warnings blocks give (a Sequential that could be
+// a HybridSequential, a parameter re-initialised, …). Set it to
+// io.Discard to silence them.
+var Warnings io.Writer = os.Stderr
+
+func warnf(format string, args ...any) { fmt.Fprintf(Warnings, "warning: "+format+"\n", args...) }
+
+// core is what every block has: a name, children, parameters and hooks.
+// Block and HybridBlock embed it.
+type core struct {
+	typeName string // "dense", used for naming
+	prefix   string // "net0_dense0_"
+	bound    bool
+	outer    reflect.Value // the struct the block is embedded in (a pointer)
+	hybrid   *HybridBlock  // set when this is a hybrid block
+	plain    *Block        // set when this is a plain block
+
+	children   []child
+	own        []*Parameter
+	registered []child // children added with RegisterChild
+	counts     map[string]int
+
+	preHooks []*hookEntry
+	hooks    []*hookEntry
+}
+
+type child struct {
+	attr string // the field path: "conv1", "layers.2"
+	c    *core
+}
+
+// blockCore lets the engine reach the core of a compiled block type.
+func (c *core) blockCore() *core { return c }
+
+type coreHolder interface{ blockCore() *core }
+
+var (
+	namingMu sync.Mutex
+	topCount = map[string]int{}
+)
+
+// bind records the outer struct, names the block at the top level, and
+// finds its children and parameters.
+func (c *core) bind(outer reflect.Value, name []string) {
+	c.outer = outer
+	c.typeName = "block"
+	if len(name) > 0 && name[0] != "" {
+		c.typeName = name[0]
+	} else if t := outer.Type(); t.Kind() == reflect.Pointer && t.Elem().Name() != "" {
+		c.typeName = strings.ToLower(t.Elem().Name())
+	}
+	if !c.bound {
+		namingMu.Lock()
+		n := topCount[c.typeName]
+		topCount[c.typeName] = n + 1
+		namingMu.Unlock()
+		c.prefix = fmt.Sprintf("%s%d_", c.typeName, n)
+	}
+	c.bound = true
+	c.scan()
+}
+
+// unwrap returns the pointer to the struct behind a value handed over as
+// an interface: compiled types arrive as themselves, values of types
+// defined in interpreted Go (yaegi) inside a wrapper struct whose IValue
+// holds them.
+func unwrap(v reflect.Value) reflect.Value {
+	for v.IsValid() && v.Kind() == reflect.Interface {
+		v = v.Elem()
+	}
+	if v.Kind() == reflect.Struct {
+		if iv := v.FieldByName("IValue"); iv.IsValid() {
+			return unwrap(reflect.ValueOf(iv.Interface()))
+		}
+	}
+	return v
+}
+
+func reflectValue(x any) reflect.Value { return reflect.ValueOf(x) }
+
+// coreOf finds the core of a block value, compiled or interpreted, or nil.
+func coreOf(v reflect.Value) *core {
+	v = unwrap(v)
+	if !v.IsValid() || (v.Kind() == reflect.Pointer && v.IsNil()) {
+		return nil
+	}
+	if v.CanInterface() {
+		if h, ok := v.Interface().(coreHolder); ok {
+			return h.blockCore()
+		}
+	}
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	e := v.Elem()
+	for _, name := range []string{"HybridBlock", "Block"} {
+		if f := e.FieldByName(name); f.IsValid() && f.CanAddr() {
+			switch b := f.Addr().Interface().(type) {
+			case *HybridBlock:
+				return b.blockCore()
+			case *Block:
+				return b.blockCore()
+			}
+		}
+	}
+	return nil
+}
+
+var paramType = reflect.TypeFor[*Parameter]()
+
+// scan walks the outer struct's fields for children and parameters, names
+// them, and returns whether anything changed since the last scan.
+func (c *core) scan() bool {
+	var children []child
+	var own []*Parameter
+	var visit func(path string, v reflect.Value)
+	visit = func(path string, v reflect.Value) {
+		if !v.IsValid() {
+			return
+		}
+		if v.Type() == paramType {
+			if !v.IsNil() {
+				own = append(own, v.Interface().(*Parameter))
+			}
+			return
+		}
+		switch v.Kind() {
+		case reflect.Slice, reflect.Array:
+			for i := 0; i < v.Len(); i++ {
+				visit(fmt.Sprintf("%s.%d", path, i), v.Index(i))
+			}
+			return
+		case reflect.Pointer, reflect.Interface, reflect.Struct:
+			if cc := coreOf(v); cc != nil && cc != c {
+				children = append(children, child{path, cc})
+			}
+		}
+	}
+	if c.outer.IsValid() {
+		e := c.outer.Elem()
+		t := e.Type()
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if !f.IsExported() || f.Anonymous && (f.Name == "HybridBlock" || f.Name == "Block") {
+				continue
+			}
+			visit(fieldAttr(f.Name), e.Field(i))
+		}
+	}
+	children = append(children, c.registered...)
+	changed := len(children) != len(c.children) || len(own) != len(c.own)
+	for i := 0; !changed && i < len(children); i++ {
+		changed = children[i].c != c.children[i].c
+	}
+	for i := 0; !changed && i < len(own); i++ {
+		changed = own[i] != c.own[i]
+	}
+	c.children, c.own = children, own
+	c.rename(c.prefix)
+	return changed
+}
+
+// fieldAttr turns a field name into Gluon's attribute form: "Conv1" ->
+// "conv1" (and yaegi's "Xconv1" for an unexported field back to "conv1").
+func fieldAttr(name string) string {
+	if len(name) > 1 && name[0] == 'X' && unicode.IsLower(rune(name[1])) {
+		name = name[1:]
+	}
+	r := []rune(name)
+	r[0] = unicode.ToLower(r[0])
+	return string(r)
+}
+
+// rename gives the block a prefix and its children and parameters the
+// names that follow from it: children "prefix + type + count_", in field
+// order; parameters "prefix + own name".
+func (c *core) rename(prefix string) {
+	c.prefix = prefix
+	for _, p := range c.own {
+		p.name = prefix + p.local
+	}
+	counts := map[string]int{}
+	for _, ch := range c.children {
+		n := counts[ch.c.typeName]
+		counts[ch.c.typeName] = n + 1
+		ch.c.rename(fmt.Sprintf("%s%s%d_", prefix, ch.c.typeName, n))
+	}
+}
+
+// Name is the block's prefix without the trailing underscore ("dense0").
+func (c *core) Name() string { return strings.TrimSuffix(c.prefix, "_") }
+
+// Prefix is the prefix of the block's parameter and node names ("dense0_").
+func (c *core) Prefix() string { return c.prefix }
+
+// RegisterChild adds a child that is not held in a field (for example one
+// kept in a map), under the given attribute name.
+func (c *core) RegisterChild(block any, name string) error {
+	cc := coreOf(reflect.ValueOf(block))
+	if cc == nil {
+		return fmt.Errorf("%s: RegisterChild(%s): %T is not a block", c.Name(), name, block)
+	}
+	if c.hybrid != nil && cc.hybrid == nil {
+		return fmt.Errorf("%s: a HybridBlock can only have hybrid children, but %s is a plain Block; make it a HybridBlock (with HybridForward)", c.Name(), name)
+	}
+	c.registered = append(c.registered, child{name, cc})
+	c.scan()
+	return nil
+}
+
+// checkHybridChildren refuses plain children of a hybrid block.
+func (c *core) checkHybridChildren() {
+	if c.hybrid == nil {
+		return
+	}
+	for _, ch := range c.children {
+		if ch.c.hybrid == nil {
+			panic(fmt.Errorf("%s: a HybridBlock can only have hybrid children, but field %s is a plain Block; make it a HybridBlock (with HybridForward)", c.Name(), ch.attr))
+		}
+	}
+}
+
+// CollectParams returns the parameters of the block and its children,
+// optionally only those whose full names match a regular expression.
+func (c *core) CollectParams(pattern ...string) *ParameterDict {
+	d := newParameterDict()
+	c.walk(func(b *core) {
+		for _, p := range b.own {
+			d.add(p)
+		}
+	})
+	if len(pattern) > 0 && pattern[0] != "" {
+		sel, err := d.Select(pattern[0])
+		if err != nil {
+			panic(err)
+		}
+		return sel
+	}
+	return d
+}
+
+// walk visits the block and then its descendants, depth first.
+func (c *core) walk(fn func(*core)) {
+	fn(c)
+	for _, ch := range c.children {
+		ch.c.walk(fn)
+	}
+}
+
+// InitializeOptions are the options of Initialize.
+type InitializeOptions struct {
+	Init        Initializer // nil: each parameter's own, else Uniform(0.07)
+	ForceReinit bool        // initialise again parameters that have values
+	Verbose     bool        // print what is initialised
+}
+
+// Initialize gives every parameter of the block and its children values
+// (Gluon's initialize). Parameters whose shapes have unknown dims are
+// initialised on the first forward. Initialising again warns, unless forced.
+func (c *core) Initialize(opts ...InitializeOptions) error {
+	var o InitializeOptions
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	for _, p := range c.CollectParams().List() {
+		if p.Initialized() && !o.ForceReinit {
+			if !p.constant {
+				warnf("parameter %s is already initialised; ignoring (use ForceReinit to initialise it again)", p.name)
+			}
+			continue
+		}
+		if err := p.Initialize(o.Init, o.ForceReinit); err != nil {
+			return err
+		}
+		if o.Verbose {
+			state := "initialised"
+			if !p.Initialized() {
+				state = "waits for its shape"
+			}
+			fmt.Fprintf(Warnings, "%s %v %s\n", p.name, p.shape, state)
+		}
+	}
+	return nil
+}
+
+// Cast converts every parameter to dtype.
+func (c *core) Cast(dtype ops.DType) {
+	c.walk(func(b *core) {
+		for _, p := range b.own {
+			p.Cast(dtype)
+		}
+		if b.hybrid != nil {
+			b.hybrid.clearCache()
+		}
+	})
+}
+
+// Apply calls fn on every descendant (children first) and then the block.
+func (c *core) Apply(fn func(name string)) {
+	for _, ch := range c.children {
+		ch.c.Apply(fn)
+	}
+	fn(c.Name())
+}
+
+// ZeroGrad zeroes the gradients of every parameter.
+func (c *core) ZeroGrad() { c.CollectParams().ZeroGrad() }
+
+// String prints the block tree with its children, as Gluon's repr does.
+func (c *core) String() string {
+	var b strings.Builder
+	c.describe(&b, "")
+	return b.String()
+}
+
+func (c *core) describe(b *strings.Builder, indent string) {
+	fmt.Fprintf(b, "%s(", c.Name())
+	if len(c.children) == 0 {
+		b.WriteString(")")
+		return
+	}
+	b.WriteString("\n")
+	for _, ch := range c.children {
+		fmt.Fprintf(b, "%s  (%s): ", indent, ch.attr)
+		ch.c.describe(b, indent+"  ")
+		b.WriteString("\n")
+	}
+	b.WriteString(indent + ")")
+}
+
+// Hooks
+
+type hookEntry struct {
+	pre  func(name string, inputs []ops.Tensor)
+	post func(name string, inputs, outputs []ops.Tensor)
+	list *[]*hookEntry
+}
+
+// HookHandle removes a registered hook.
+type HookHandle struct{ e *hookEntry }
+
+// Detach removes the hook; later calls do nothing.
+func (h HookHandle) Detach() {
+	if h.e == nil || h.e.list == nil {
+		return
+	}
+	l := *h.e.list
+	for i, e := range l {
+		if e == h.e {
+			*h.e.list = append(l[:i:i], l[i+1:]...)
+			break
+		}
+	}
+	h.e.list = nil
+}
+
+// RegisterForwardPreHook calls fn with the inputs before every forward of
+// the block (hybridized or not).
+func (c *core) RegisterForwardPreHook(fn func(name string, inputs []ops.Tensor)) HookHandle {
+	e := &hookEntry{pre: fn, list: &c.preHooks}
+	c.preHooks = append(c.preHooks, e)
+	return HookHandle{e}
+}
+
+// RegisterForwardHook calls fn with the inputs and outputs after every
+// forward of the block (hybridized or not).
+func (c *core) RegisterForwardHook(fn func(name string, inputs, outputs []ops.Tensor)) HookHandle {
+	e := &hookEntry{post: fn, list: &c.hooks}
+	c.hooks = append(c.hooks, e)
+	return HookHandle{e}
+}
+
+func (c *core) runPreHooks(in []ops.Tensor) {
+	for _, h := range append([]*hookEntry(nil), c.preHooks...) {
+		h.pre(c.Name(), in)
+	}
+}
+
+func (c *core) runHooks(in, out []ops.Tensor) {
+	for _, h := range append([]*hookEntry(nil), c.hooks...) {
+		h.post(c.Name(), in, out)
+	}
+}
+
+// Block is a plain block: its EagerForward runs eagerly and may use any Go
+// code. Embed it in a struct, implement EagerForward, and call Bind once.
+type Block struct {
+	core
+	self EagerForwarder
+}
+
+// Bind tells the block which struct it is embedded in (call it once, from
+// the constructor: b.Bind(b)); children and parameters are then found in
+// that struct's fields. name overrides the name taken from the type.
+func (b *Block) Bind(self EagerForwarder, name ...string) {
+	b.self = self
+	b.plain = b
+	b.bind(unwrap(reflect.ValueOf(self)), name)
+}
+
+// Forward runs the block on its inputs.
+func (b *Block) Forward(xs ...ops.Tensor) []ops.Tensor {
+	if b.self == nil {
+		panic(fmt.Errorf("this block was not bound: call Bind(self) in its constructor"))
+	}
+	b.scan()
+	b.runPreHooks(xs)
+	out := b.self.EagerForward(xs)
+	b.runHooks(xs, out)
+	return out
+}
+
+// Hybridize hybridizes every hybrid descendant; a plain block itself runs
+// eagerly. A Sequential whose children are all hybrid warns that a
+// HybridSequential would hybridize as a whole.
+func (b *Block) Hybridize(opts ...HybridizeOptions) {
+	b.scan()
+	for _, ch := range b.children {
+		ch.c.hybridize(opts)
+	}
+}
+
+func (c *core) hybridize(opts []HybridizeOptions) {
+	switch {
+	case c.hybrid != nil:
+		c.hybrid.Hybridize(opts...)
+	case c.plain != nil:
+		c.plain.Hybridize(opts...)
+	}
+}
