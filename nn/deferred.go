@@ -13,9 +13,11 @@ import (
 // when tracing), initialises it, and runs on its values.
 type deferred struct{ p *Parameter }
 
-func (d *deferred) Shape() ops.Shape    { return d.p.shape.Clone() }
-func (d *deferred) DType() ops.DType    { return d.p.dtype }
-func (d *deferred) String() string      { return fmt.Sprintf("<Parameter %s %v (shape inferred on first use)>", d.p.name, d.p.shape) }
+func (d *deferred) Shape() ops.Shape { return d.p.shape.Clone() }
+func (d *deferred) DType() ops.DType { return d.p.dtype }
+func (d *deferred) String() string {
+	return fmt.Sprintf("<Parameter %s %v (shape inferred on first use)>", d.p.name, d.p.shape)
+}
 func (d *deferred) Float32s() []float32 { panic(d.p.notReady()) }
 func (d *deferred) Float64s() []float64 { panic(d.p.notReady()) }
 func (d *deferred) Scalar() float64     { panic(d.p.notReady()) }

@@ -143,7 +143,9 @@ type plainBlock struct {
 	D *nn.Dense
 }
 
-func (p *plainBlock) EagerForward(xs []ops.Tensor) []ops.Tensor { return []ops.Tensor{p.D.Forward(xs[0])} }
+func (p *plainBlock) EagerForward(xs []ops.Tensor) []ops.Tensor {
+	return []ops.Tensor{p.D.Forward(xs[0])}
+}
 
 type badHybrid struct {
 	nn.HybridBlock

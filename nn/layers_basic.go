@@ -36,10 +36,10 @@ type Dense struct {
 
 // DenseOptions are Dense's options.
 type DenseOptions struct {
-	Act       string // activation applied to the output ("relu", …)
-	InUnits   int    // 0: inferred from the data on the first forward
-	NoBias    bool
-	NoFlatten bool // apply to the last axis only
+	Act                  string // activation applied to the output ("relu", …)
+	InUnits              int    // 0: inferred from the data on the first forward
+	NoBias               bool
+	NoFlatten            bool // apply to the last axis only
 	WeightInit, BiasInit Initializer
 }
 
