@@ -1,0 +1,15 @@
+// Package symbols holds the yaegi symbol tables of hybridgo's public
+// packages, so that interpreted Go can import them as if compiled:
+// import "github.com/hybridgo/hybridgo/nn" works inside an interpreter
+// that uses Symbols. The tables are generated; run `go generate
+// ./internal/symbols` after changing an exported API (a test fails when
+// they are stale).
+package symbols
+
+import "reflect"
+
+//go:generate go run github.com/traefik/yaegi/cmd/yaegi extract github.com/hybridgo/hybridgo/ops github.com/hybridgo/hybridgo/eager github.com/hybridgo/hybridgo/graph github.com/hybridgo/hybridgo/nn
+
+// Symbols maps "<import path>/<package name>" to the package's exported
+// names, as yaegi's Interpreter.Use expects.
+var Symbols = map[string]map[string]reflect.Value{}
