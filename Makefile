@@ -1,12 +1,29 @@
 # The one test command: `make test`. CI runs exactly this (.ci/run).
-# It needs only the Go toolchain (go.mod names the version); modules come
-# from the Go module proxy.
+# It needs the Go toolchain (go.mod names the version); modules come from
+# the Go module proxy, and the Fashion-MNIST dataset from Debian's
+# dataset-fashion-mnist package, which `make deps` installs when missing.
 
 GO ?= go
 
-.PHONY: test check unit race fuzz bench run
+.PHONY: test deps check unit race fuzz bench run
 
-test: check race fuzz
+test: deps check race fuzz
+
+FASHION_MNIST ?= /usr/share/datasets/fashion-mnist
+
+# What the tests need beyond Go: the Fashion-MNIST files (the training
+# test uses them). Installed with apt when missing and possible.
+deps:
+	@if [ -f $(FASHION_MNIST)/train-images-idx3-ubyte.gz ]; then \
+		echo "Fashion-MNIST: $(FASHION_MNIST)"; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		echo "installing dataset-fashion-mnist"; \
+		(apt-get install -y -q dataset-fashion-mnist >/dev/null 2>&1 || \
+		 (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q dataset-fashion-mnist >/dev/null)) || \
+		echo "could not install dataset-fashion-mnist: the training test will say it is skipped"; \
+	else \
+		echo "Fashion-MNIST is missing: run 'sudo apt-get install dataset-fashion-mnist' (the training test is skipped without it)"; \
+	fi
 
 # Formatting and static checks.
 check:
