@@ -1,0 +1,78 @@
+// Package nn is MXNet Gluon's block API in Go: blocks, parameters,
+// layers, and what trains them.
+//
+// # Writing a block
+//
+// A block is a struct that embeds HybridBlock, holds its children and
+// parameters in fields, implements HybridForward with F, and calls Bind
+// once:
+//
+//	type Net struct {
+//		nn.HybridBlock
+//		Conv1, Conv2 *nn.Conv2D
+//		Pool1, Pool2 *nn.MaxPool2D
+//		Fc1, Fc2     *nn.Dense
+//		Fc3Weight    *nn.Parameter
+//	}
+//
+//	func NewNet() *Net {
+//		n := &Net{
+//			Conv1: nn.NewConv2D(6, []int{5}), Pool1: nn.NewMaxPool2D([]int{2}),
+//			Conv2: nn.NewConv2D(16, []int{5}), Pool2: nn.NewMaxPool2D([]int{2}),
+//			Fc1: nn.NewDense(120), Fc2: nn.NewDense(84),
+//			Fc3Weight: nn.NewParameter("fc3_weight", ops.Shape{10, 0}),
+//		}
+//		n.Bind(n) // children and parameters are found in the fields
+//		return n
+//	}
+//
+//	func (n *Net) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
+//		fmt.Println(x)
+//		x = n.Pool1.Forward(F.Relu(n.Conv1.Forward(x)))
+//		x = n.Pool2.Forward(F.Relu(n.Conv2.Forward(x)))
+//		x = F.Reshape(x, 0, -1)
+//		x = F.Relu(n.Fc1.Forward(x))
+//		x = F.Relu(n.Fc2.Forward(x))
+//		return F.Dot(x, nn.Param(F, n.Fc3Weight), ops.TransposeB())
+//	}
+//
+// The same works for a struct typed into the REPL: Bind finds the
+// embedded block and the fields through reflection, and the engine calls
+// back into the interpreted HybridForward (types defined there have no
+// name, so give one: n.Bind(n, "net")).
+//
+// # Eager, then hybridized
+//
+//	net := NewNet()
+//	net.Initialize()
+//	x := eager.RandomNormal(16, 1, 28, 28)
+//	net.Forward(x) // op by op: HybridForward prints an NDArray
+//	net.Hybridize()
+//	net.Forward(x) // traces: HybridForward prints <Symbol data 16x1x28x28 float32>
+//	net.Forward(x) // runs the cached graph: HybridForward is not entered
+//
+// Parameters with unknown dims (0) get them from the data on the first
+// forward, eagerly or while tracing (deferred initialisation). A new input
+// shape or dtype traces again; Cast and changed children clear the cache.
+// Hybridize takes HybridizeOptions: StaticAlloc keeps the graph's buffers
+// across calls, StaticShape keeps one compiled graph. Inside Record, a
+// hybridized block is one node of the autograd tape, so Backward reaches
+// its parameters as it does eagerly.
+//
+// Reading a tensor's values inside HybridForward works eagerly and fails
+// while tracing with a *graph.HybridizationError that names the block, the
+// node and the fix; op errors name the block too.
+//
+// # Names
+//
+// Blocks are named as in Gluon: the lower-cased type name and a counter
+// ("net0"), children under their parent ("net0_dense0"), parameters after
+// their block ("net0_dense0_weight"). CollectParams lists them, own
+// parameters first, optionally filtered by a regular expression.
+//
+// # Plain blocks
+//
+// A Block (rather than a HybridBlock) implements EagerForward and may run
+// any Go code; Hybridize on it hybridizes its hybrid children. A
+// HybridBlock may only have hybrid children.
+package nn
