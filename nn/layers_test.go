@@ -602,3 +602,52 @@ func TestActivationUnknownNamesBlock(t *testing.T) {
 	}()
 	a.Forward(eager.Ones(2))
 }
+
+// A BatchNorm inside a hybridized parent updates its running statistics
+// as the eager one does.
+func TestBatchNormRunningStatsInsideHybridizedParent(t *testing.T) {
+	stats := func(hybrid bool) [][]float64 {
+		eager.Seed(8)
+		net := nn.NewHybridSequential(nn.NewConv2D(3, []int{3}), nn.NewBatchNorm(), nn.NewActivation("relu"))
+		net.Initialize(nn.InitializeOptions{Init: nn.Xavier()})
+		x := eager.RandomNormal(2, 2, 6, 6)
+		net.Forward(x)
+		if hybrid {
+			net.Hybridize()
+		}
+		for range 2 {
+			eager.Record(func() { net.Forward(x) })
+		}
+		bn := net.Layers[1].(*nn.BatchNorm)
+		return [][]float64{bn.RunningMean.Data().Float64s(), bn.RunningVar.Data().Float64s()}
+	}
+	e, h := stats(false), stats(true)
+	for i := range e {
+		if d := optest.FirstDiff(h[i], e[i], 1e-5, 1e-6); d >= 0 {
+			t.Errorf("statistic %d: hybridized %v, eager %v", i, h[i], e[i])
+		}
+	}
+	if e[0][0] == 0 || e[1][0] == 1 {
+		t.Errorf("running statistics were not updated: %v", e)
+	}
+}
+
+// Traced, BatchNorm's running statistics are the graph's auxiliary
+// states and its output is named "<prefix>fwd", as in an exported Gluon model.
+func TestBatchNormTraceNames(t *testing.T) {
+	bn := nn.NewBatchNorm(nn.BatchNormOptions{InChannels: 3})
+	sym, err := bn.Trace([]ops.Shape{{2, 3, 4}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := bn.Prefix()
+	if got, want := strings.Join(sym.ListArguments(), " "), "data "+p+"gamma "+p+"beta"; got != want {
+		t.Errorf("arguments %q, want %q", got, want)
+	}
+	if got, want := strings.Join(sym.ListAuxiliaryStates(), " "), p+"running_mean "+p+"running_var"; got != want {
+		t.Errorf("auxiliary states %q, want %q", got, want)
+	}
+	if got := sym.Output(0).Name(); got != p+"fwd" {
+		t.Errorf("the output node is %q, want %q", got, p+"fwd")
+	}
+}
