@@ -1,0 +1,122 @@
+package nn
+
+import (
+	"fmt"
+
+	"github.com/hybridgo/hybridgo/ops"
+)
+
+// Dropout zeroes each element with probability Rate and scales the others
+// by 1/(1-Rate) in training mode (eager.Record or eager.TrainMode); in
+// prediction mode it passes the data through unchanged.
+type Dropout struct {
+	HybridBlock
+	Rate float64
+	Axes []int // axes along which one mask value is shared (variational dropout)
+}
+
+// NewDropout makes a dropout layer with rate in [0, 1]; axes, if given,
+// share the mask along those axes.
+func NewDropout(rate float64, axes ...int) *Dropout {
+	if rate < 0 || rate > 1 {
+		panic(fmt.Errorf("Dropout: rate=%v is not in [0, 1]", rate))
+	}
+	d := &Dropout{Rate: rate, Axes: axes}
+	d.Bind(d)
+	return d
+}
+
+// HybridForward drops elements of x (in training mode).
+func (d *Dropout) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
+	nameOutput(F)
+	if d.Rate == 0 {
+		return F.Identity(x)
+	}
+	var attrs []ops.Attr
+	if len(d.Axes) > 0 {
+		attrs = append(attrs, ops.Attr{Name: "axes", Value: d.Axes})
+	}
+	return F.Dropout(x, d.Rate, attrs...)
+}
+
+// Flatten reshapes (N, d1, d2, …) to (N, d1*d2*…).
+type Flatten struct{ HybridBlock }
+
+// NewFlatten makes a flattening layer.
+func NewFlatten() *Flatten {
+	f := &Flatten{}
+	f.Bind(f)
+	return f
+}
+
+// HybridForward flattens x.
+func (f *Flatten) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
+	nameOutput(F)
+	return F.Flatten(x)
+}
+
+// EmbeddingOptions are Embedding's options.
+type EmbeddingOptions struct {
+	DType      ops.DType // the weight's dtype: float32 (the zero value) or float64
+	WeightInit Initializer
+}
+
+// Embedding maps integer indices to rows of a learned weight of shape
+// (input_dim, output_dim): data of shape S gives S + (output_dim,).
+// Indices are clipped into [0, input_dim-1], as in MXNet.
+type Embedding struct {
+	HybridBlock
+	Weight              *Parameter
+	InputDim, OutputDim int
+	DType               ops.DType
+}
+
+// NewEmbedding makes an embedding of inputDim rows of outputDim values.
+func NewEmbedding(inputDim, outputDim int, opts ...EmbeddingOptions) *Embedding {
+	var o EmbeddingOptions
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	if inputDim <= 0 || outputDim <= 0 {
+		panic(fmt.Errorf("Embedding: input_dim=%d and output_dim=%d must be positive", inputDim, outputDim))
+	}
+	dtype := o.DType
+	if dtype != ops.Float32 && dtype != ops.Float64 {
+		panic(fmt.Errorf("Embedding: dtype %v is not supported (float32 and float64 are)", dtype))
+	}
+	e := &Embedding{InputDim: inputDim, OutputDim: outputDim, DType: dtype}
+	e.Weight = NewParameter("weight", ops.Shape{inputDim, outputDim})
+	e.Weight.dtype = dtype
+	e.Weight.Init = o.WeightInit
+	e.Bind(e)
+	return e
+}
+
+// HybridForward looks up the rows of the indices in x.
+func (e *Embedding) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
+	w := Param(F, e.Weight)
+	nameOutput(F)
+	return F.Embedding(x, w, e.InputDim, e.OutputDim, ops.WithDType(e.DType))
+}
+
+// HybridLambda wraps a function written with F as a hybrid block, so it
+// can sit in a HybridSequential and be hybridized:
+//
+//	nn.NewHybridLambda(func(F ops.F, x ops.Tensor) ops.Tensor { return F.LeakyReLU(x, "leaky", ops.Attr{Name: "slope", Value: 0.1}) })
+type HybridLambda struct {
+	HybridBlock
+	Fn func(F ops.F, x ops.Tensor) ops.Tensor
+}
+
+// NewHybridLambda makes a block that runs fn; it is named hybridlambda0, ….
+func NewHybridLambda(fn func(F ops.F, x ops.Tensor) ops.Tensor) *HybridLambda {
+	if fn == nil {
+		panic(fmt.Errorf("HybridLambda: the function is nil"))
+	}
+	l := &HybridLambda{Fn: fn}
+	l.Bind(l, "hybridlambda")
+	return l
+}
+
+// HybridForward runs the function.
+func (l *HybridLambda) HybridForward(F ops.F, x ops.Tensor) ops.Tensor { return l.Fn(F, x) }
