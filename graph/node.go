@@ -59,7 +59,8 @@ func (e Entry) OutputName() string {
 	switch {
 	case e.Node.IsVar():
 		return e.Node.Name
-	case e.Node.NumOutputs() == 1:
+	case e.Node.NumOutputs() == 1 || e.Index == 0 && e.Node.Op.NumVisibleOutputs(e.Node.Attrs) == 1:
+		// One visible output (BatchNorm hides its mean and variance).
 		return e.Node.Name + "_output"
 	}
 	return fmt.Sprintf("%s_output%d", e.Node.Name, e.Index)

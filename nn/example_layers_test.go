@@ -70,7 +70,7 @@ func ExampleResidualBlock() {
 	fmt.Println("hybridized:", y2.Shape(), "same as eager:", optest.FirstDiff(y2.Float64s(), y1.Float64s(), 1e-5, 1e-6) < 0)
 
 	// The second block's shortcut convolution.
-	for _, name := range net.CollectParams(".*residualblock1_conv2d2.*").Names() {
+	for _, name := range net.CollectParams(".*residualblock1_conv2.*").Names() {
 		p := net.CollectParams().Get(name)
 		fmt.Println(strings.TrimPrefix(name, net.Prefix()), p.Shape())
 	}
@@ -78,7 +78,7 @@ func ExampleResidualBlock() {
 	// block 0: 2x8x16x16
 	// block 1: 2x16x8x8
 	// hybridized: 2x16x8x8 same as eager: true
-	// residualblock1_conv2d2_weight 16x8x1x1
+	// residualblock1_conv2_weight 16x8x1x1
 }
 
 func ExampleNewBatchNorm() {

@@ -124,7 +124,7 @@ func TestNamingAndCollectParams(t *testing.T) {
 	net := NewNet()
 	names := net.CollectParams().Names()
 	// Gluon's order: the block's own parameters, then its children's.
-	want := "net1_fc3_weight net1_conv2d0_weight net1_conv2d0_bias net1_conv2d1_weight net1_conv2d1_bias net1_dense0_weight net1_dense0_bias net1_dense1_weight net1_dense1_bias"
+	want := "net1_fc3_weight net1_conv0_weight net1_conv0_bias net1_conv1_weight net1_conv1_bias net1_dense0_weight net1_dense0_bias net1_dense1_weight net1_dense1_bias"
 	if net.Name() != "net1" {
 		// Tests share the global counter; the second Net is net1 unless run alone.
 		want = strings.ReplaceAll(want, "net1", net.Name())

@@ -115,7 +115,7 @@ func NewConv2D(channels int, kernel []int, opts ...ConvOptions) *Conv2D {
 		c.Bias = NewParameter("bias", ops.Shape{channels})
 		c.Bias.Init = o.BiasInit
 	}
-	c.Bind(c)
+	c.Bind(c, "conv")
 	return c
 }
 
@@ -164,7 +164,7 @@ func NewMaxPool2D(poolSize []int, strides ...int) *MaxPool2D {
 	if len(p.Strides) == 0 {
 		p.Strides = p.PoolSize
 	}
-	p.Bind(p)
+	p.Bind(p, "pool")
 	return p
 }
 

@@ -96,7 +96,7 @@ func (p *Parameter) notReady() error {
 	return fmt.Errorf("parameter %s has not been initialised: call Initialize on its block (or on the parameter) first", p.name)
 }
 
-// Grad returns the gradient buffer (nil when the request is null).
+// Grad returns the gradient buffer; it stays zero when the request is null.
 func (p *Parameter) Grad() *eager.NDArray {
 	if p.data == nil {
 		panic(p.notReady())
