@@ -1,7 +1,7 @@
 package data
 
 import (
-	"bytes"
+	"bufio"
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
@@ -55,7 +55,7 @@ func (e *FormatError) Error() string {
 // compressed size before anything is allocated.
 const maxDeflateRatio = 1032
 
-// idx is a parsed IDX file.
+// idx is an IDX file read whole.
 type idx struct {
 	path string
 	gz   bool   // the file was gzipped
@@ -64,41 +64,81 @@ type idx struct {
 }
 
 // readIDX reads an IDX file of unsigned bytes (gzipped or not) whose magic
-// number must be magic, and returns its dims and its data. The file is
-// untrusted: the dims are checked against what the file can hold before
-// the data is allocated, and the data must end where the dims say.
+// number must be magic, and returns its dims and its data.
 func readIDX(path string, magic uint32) (*idx, error) {
-	raw, err := os.ReadFile(path)
+	x, err := openIDX(path, magic)
+	if err != nil {
+		return nil, err
+	}
+	defer x.close()
+	data := make([]byte, x.size)
+	if err := x.each(func(at int, chunk []byte) { copy(data[at:], chunk) }); err != nil {
+		return nil, err
+	}
+	return &idx{path, x.gz, x.dims, data}, nil
+}
+
+// idxFile is an IDX file opened for streaming, its header read and checked.
+type idxFile struct {
+	path   string
+	gz     bool
+	dims   []int
+	size   int   // the number of data bytes the dims describe
+	header int64 // the header's length in bytes
+	f      *os.File
+	r      io.Reader // the bytes after the header: the file's, or its decompressed stream's
+}
+
+func (x *idxFile) bad(off int64, format string, args ...any) error {
+	return &FormatError{File: x.path, Offset: off, Gzipped: x.gz, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (x *idxFile) close() { x.f.Close() }
+
+// openIDX opens an IDX file of unsigned bytes (gzipped or not) whose magic
+// number must be magic, and reads its header. The file is untrusted: the
+// dims are checked against what a file of its size can hold, so nothing
+// is allocated for a header that lies; a plain file's size must match the
+// dims exactly, and each checks a gzipped one as it decompresses.
+func openIDX(path string, magic uint32) (*idxFile, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("data: %w", err)
 	}
-	bad := func(off int64, gz bool, format string, args ...any) error {
-		return &FormatError{File: path, Offset: off, Gzipped: gz, Msg: fmt.Sprintf(format, args...)}
-	}
-
-	gz := len(raw) >= 2 && raw[0] == 0x1f && raw[1] == 0x8b
-	var r io.Reader = bytes.NewReader(raw)
-	limit := uint64(len(raw)) // the most data bytes the file could hold
-	if gz {
-		zr, err := gzip.NewReader(bytes.NewReader(raw))
-		if err != nil {
-			return nil, bad(0, false, "not a valid gzip stream: %v", err)
+	x := &idxFile{path: path, f: f}
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
 		}
-		defer zr.Close()
-		r = zr
-		limit = uint64(len(raw)) * maxDeflateRatio
+	}()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("data: %w", err)
+	}
+	fileSize := st.Size()
+	br := bufio.NewReaderSize(f, 1<<16)
+	x.r = br
+	limit := uint64(fileSize) // the most data bytes the file could hold
+	if sig, _ := br.Peek(2); len(sig) == 2 && sig[0] == 0x1f && sig[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, x.bad(0, "not a valid gzip stream: %v", err)
+		}
+		x.gz, x.r = true, zr
+		limit = uint64(fileSize) * maxDeflateRatio
 	}
 
 	// Header: the magic number, then one big-endian uint32 per dim.
 	var word [4]byte
 	var off int64
 	readWord := func(what string) (uint32, error) {
-		n, err := io.ReadFull(r, word[:])
+		n, err := io.ReadFull(x.r, word[:])
 		if err != nil {
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-				return 0, bad(off+int64(n), gz, "the file ends inside the header, reading %s", what)
+				return 0, x.bad(off+int64(n), "the file ends inside the header, reading %s", what)
 			}
-			return 0, bad(off+int64(n), gz, "reading %s: %v", what, err)
+			return 0, x.bad(off+int64(n), "reading %s: %v", what, err)
 		}
 		off += 4
 		return binary.BigEndian.Uint32(word[:]), nil
@@ -112,61 +152,110 @@ func readIDX(path string, magic uint32) (*idx, error) {
 		if magic == idxImagesMagic {
 			kind = "images"
 		}
-		return nil, bad(0, gz, "magic number 0x%08x is not that of an IDX %s file (want 0x%08x: unsigned bytes, %d dims)", m, kind, magic, magic&0xff)
+		return nil, x.bad(0, "magic number 0x%08x is not that of an IDX %s file (want 0x%08x: unsigned bytes, %d dims)", m, kind, magic, magic&0xff)
 	}
-	ndims := int(magic & 0xff)
-	dims := make([]int, ndims)
+	x.dims = make([]int, magic&0xff)
 	size := uint64(1)
-	for k := range dims {
+	for k := range x.dims {
 		at := off
 		d, err := readWord(fmt.Sprintf("dim %d", k))
 		if err != nil {
 			return nil, err
 		}
 		if d == 0 {
-			return nil, bad(at, gz, "dim %d is 0", k)
+			return nil, x.bad(at, "dim %d is 0", k)
 		}
 		// size*d > limit, tested without overflow (size <= limit here).
 		if size > limit/uint64(d) {
-			return nil, bad(at, gz, "dim %d is %d, making the data larger than a %d-byte file can hold", k, d, len(raw))
+			return nil, x.bad(at, "dim %d is %d, making the data larger than a %d-byte file can hold", k, d, fileSize)
 		}
 		size *= uint64(d)
-		dims[k] = int(d)
+		x.dims[k] = int(d)
 	}
-	header := off
+	x.header, x.size = off, int(size)
 
-	if !gz {
-		have := uint64(len(raw)) - uint64(header)
+	if !x.gz {
+		have := uint64(fileSize - off)
 		switch {
 		case have < size:
-			return nil, bad(int64(len(raw)), gz, "the file is truncated: dims %v need %d bytes of data after the %d-byte header, the file has %d", dims, size, header, have)
+			return nil, x.bad(fileSize, "the file is truncated: dims %v need %d bytes of data after the %d-byte header, the file has %d", x.dims, size, off, have)
 		case have > size:
-			return nil, bad(header+int64(size), gz, "%d bytes follow the %d bytes of data that dims %v describe", have-size, size, dims)
+			return nil, x.bad(off+int64(size), "%d bytes follow the %d bytes of data that dims %v describe", have-size, size, x.dims)
 		}
-		return &idx{path, gz, dims, raw[header : header+int64(size)]}, nil
 	}
+	ok = true
+	return x, nil
+}
 
-	payload := make([]byte, size)
-	n, err := io.ReadFull(r, payload)
-	if err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, bad(header+int64(n), gz, "the file is truncated: dims %v need %d bytes of data after the %d-byte header, the file has %d", dims, size, header, n)
+// each reads the data in chunks, handing fn each chunk and its offset in
+// the data, then checks that the file ends there (and, for a gzipped
+// file, that its checksum holds). For large data, reading (decompressing)
+// and fn run on two goroutines, overlapped; fn sees the chunks in order.
+func (x *idxFile) each(fn func(at int, chunk []byte)) error {
+	const chunkSize = 1 << 18
+	type chunk struct {
+		at  int
+		buf []byte
+	}
+	var err error
+	if x.size <= 4*chunkSize {
+		buf := make([]byte, min(x.size, chunkSize))
+		err = x.readChunks(func() []byte { return buf }, func(at int, b []byte) { fn(at, b) })
+	} else {
+		free := make(chan []byte, 3)
+		for range cap(free) {
+			free <- make([]byte, chunkSize)
 		}
-		return nil, bad(header+int64(n), gz, "corrupt gzip data: %v", err)
+		full := make(chan chunk, cap(free))
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for c := range full {
+				fn(c.at, c.buf)
+				free <- c.buf[:cap(c.buf)]
+			}
+		}()
+		err = x.readChunks(func() []byte { return <-free }, func(at int, b []byte) { full <- chunk{at, b} })
+		close(full)
+		<-done
+	}
+	if err != nil {
+		return err
 	}
 	// The data must end here; reading on also checks the gzip checksum.
 	var extra [1]byte
-	k, err := r.Read(extra[:])
-	for k == 0 && err == nil {
-		k, err = r.Read(extra[:])
+	n, err := x.r.Read(extra[:])
+	for n == 0 && err == nil {
+		n, err = x.r.Read(extra[:])
 	}
-	if k > 0 {
-		return nil, bad(header+int64(size), gz, "more data follows the %d bytes that dims %v describe", size, dims)
+	end := x.header + int64(x.size)
+	if n > 0 {
+		return x.bad(end, "more data follows the %d bytes that dims %v describe", x.size, x.dims)
 	}
 	if !errors.Is(err, io.EOF) {
-		return nil, bad(header+int64(size), gz, "corrupt gzip data: %v", err)
+		return x.bad(end, "reading past the data: %v", err)
 	}
-	return &idx{path, gz, dims, payload}, nil
+	return nil
+}
+
+// readChunks reads the data into buffers from next, passing each filled
+// one to put with its offset in the data.
+func (x *idxFile) readChunks(next func() []byte, put func(at int, b []byte)) error {
+	for at := 0; at < x.size; {
+		buf := next()
+		n, err := io.ReadFull(x.r, buf[:min(len(buf), x.size-at)])
+		if n > 0 {
+			put(at, buf[:n])
+			at += n
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				return x.bad(x.header+int64(at), "the file is truncated: dims %v need %d bytes of data after the %d-byte header, the file has %d", x.dims, x.size, x.header, at)
+			}
+			return x.bad(x.header+int64(at), "reading the data: %v", err)
+		}
+	}
+	return nil
 }
 
 // findIDX returns the path of name or name.gz in dir, whichever exists.
@@ -219,10 +308,11 @@ func LoadFashionMNIST(dir string, train bool) (images, labels *eager.NDArray, er
 	if err != nil {
 		return nil, nil, err
 	}
-	img, err := readIDX(imgPath, idxImagesMagic)
+	img, err := openIDX(imgPath, idxImagesMagic)
 	if err != nil {
 		return nil, nil, err
 	}
+	defer img.close()
 	lbl, err := readIDX(lblPath, idxLabelsMagic)
 	if err != nil {
 		return nil, nil, err
@@ -246,9 +336,15 @@ func LoadFashionMNIST(dir string, train bool) (images, labels *eager.NDArray, er
 	for v := range scale {
 		scale[v] = float32(v) / 255
 	}
-	px := make([]float32, len(img.data))
-	for i, p := range img.data {
-		px[i] = scale[p]
+	px := make([]float32, img.size)
+	err = img.each(func(at int, chunk []byte) {
+		out := px[at : at+len(chunk)]
+		for i, p := range chunk {
+			out[i] = scale[p]
+		}
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 
 	rows, cols := img.dims[1], img.dims[2]
