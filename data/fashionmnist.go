@@ -274,14 +274,17 @@ func findIDX(dir, name string) (string, error) {
 // t10k-images-idx3-ubyte and t10k-labels-idx1-ubyte, each gzipped (.gz)
 // or not.
 //
-// images is float32 of shape (N, 1, 28, 28), the pixels scaled to [0, 1]
+// images is float32 of shape (N, 1, 28, 28) (IDX files of other image
+// sizes give (N, 1, rows, cols)), the pixels scaled to [0, 1]
 // (what gluon.data.vision.transforms.ToTensor makes of them); labels is
 // float32 of shape (N,) holding the class numbers 0..9, MXNet's convention
 // for SoftmaxCrossEntropyLoss labels (FashionMNISTClasses names them).
 //
 // The files are checked as untrusted input: magic numbers, dims against
 // the file size, image and label counts against each other, labels in
-// range. Errors name the file and the byte offset.
+// range. Errors name the file and the byte offset. A gzipped file's dims
+// can only be bounded by deflate's largest expansion (about 1032 times the
+// compressed size) before it is decompressed.
 func LoadFashionMNIST(dir string, train bool) (images, labels *eager.NDArray, err error) {
 	if dir == "" {
 		dir = FashionMNISTDir
