@@ -41,6 +41,7 @@ race:
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeParams$$' -fuzztime 20000x ./graph/
 	$(GO) test -run '^$$' -fuzz '^FuzzFromJSON$$' -fuzztime 20000x ./graph/
+	$(GO) test -run '^$$' -fuzz '^FuzzReadIDX$$' -fuzztime 20000x ./data/
 
 # Every test without the race detector (quicker while editing).
 unit:
