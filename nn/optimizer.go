@@ -101,7 +101,7 @@ func checkUpdate(name string, weight, grad *eager.NDArray) error {
 	if d := weight.DType(); d != ops.Float32 && d != ops.Float64 {
 		return fmt.Errorf("%s: cannot update a %v weight; parameters must be float32 or float64", name, d)
 	}
-	if weight.DType() != grad.DType() || !weight.Shape().Equal(grad.Shape()) {
+	if weight.DType() != grad.DType() || !weight.Value().Shape.Equal(grad.Value().Shape) {
 		return fmt.Errorf("%s: weight %v %v and gradient %v %v disagree", name, weight.Shape(), weight.DType(), grad.Shape(), grad.DType())
 	}
 	return nil

@@ -26,13 +26,14 @@ type Trainer struct {
 	slots  []trainerSlot
 	opt    Optimizer
 	clip   float64
+	active []int // reused by Step
 }
 
 // trainerSlot is what the trainer keeps for one parameter.
 type trainerSlot struct {
 	state any
 	made  bool
-	shape ops.Shape
+	size  int
 	dtype ops.DType
 	t     int // updates of this parameter so far
 }
@@ -76,7 +77,7 @@ func (t *Trainer) Step(batchSize int) error {
 	if batchSize <= 0 {
 		return fmt.Errorf("trainer: Step needs a positive batch size, got %d", batchSize)
 	}
-	active := make([]int, 0, len(t.params))
+	active := t.active[:0]
 	for i, p := range t.params {
 		if p.constant || p.gradReq == eager.GradNull {
 			continue
@@ -89,6 +90,7 @@ func (t *Trainer) Step(batchSize int) error {
 		}
 		active = append(active, i)
 	}
+	t.active = active
 	scale := 1 / float64(batchSize)
 	if t.clip > 0 {
 		var sum float64
@@ -107,8 +109,10 @@ func (t *Trainer) Step(batchSize int) error {
 	for _, i := range active {
 		p, s := t.params[i], &t.slots[i]
 		w := p.Data()
-		if !s.made || s.dtype != w.DType() || !s.shape.Equal(w.Shape()) {
-			s.state, s.made, s.shape, s.dtype = t.opt.CreateState(w), true, w.Shape(), w.DType()
+		if !s.made || s.dtype != w.DType() || s.size != w.Size() {
+			// New, or its values were replaced by an array of another size
+			// or dtype (Cast): start its state afresh.
+			s.state, s.made, s.size, s.dtype = t.opt.CreateState(w), true, w.Size(), w.DType()
 		}
 		s.t++
 		a := UpdateArgs{LR: lr * p.LRMult, WD: wd * p.WDMult, RescaleGrad: scale, T: s.t}

@@ -306,3 +306,21 @@ func ExampleTrainer() {
 	fmt.Printf("weight %.2f, bias %.2f\n", net.Weight.Data().Scalar(), net.Bias.Data().Scalar())
 	// Output: weight 2.00, bias 1.00
 }
+
+// After the first step, which makes the optimizer state, Step allocates
+// nothing.
+func TestTrainerStepDoesNotAllocate(t *testing.T) {
+	for _, opt := range []nn.Optimizer{
+		nn.NewSGD(nn.SGDOptions{Momentum: 0.9}), nn.NewAdam(nn.AdamOptions{}), nn.NewAdamW(nn.AdamOptions{}),
+		nn.NewRMSProp(nn.RMSPropOptions{Centered: true}), nn.NewAdaGrad(nn.AdaGradOptions{}),
+	} {
+		b := newScaleShift()
+		setParam(t, b.A, []float32{1, 2}, []float32{1, 1})
+		setParam(t, b.B, []float32{1, 2}, []float32{1, 1})
+		tr, _ := nn.NewTrainer(b.CollectParams(), opt, nn.TrainerOptions{ClipGradient: 1})
+		tr.Step(1)
+		if n := testing.AllocsPerRun(20, func() { tr.Step(1) }); n != 0 {
+			t.Errorf("%T: %v allocations per step", opt, n)
+		}
+	}
+}
