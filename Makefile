@@ -5,9 +5,9 @@
 
 GO ?= go
 
-.PHONY: test deps check unit race fuzz bench run
+.PHONY: test deps check unit race training fuzz bench run
 
-test: deps check race fuzz
+test: deps check race training fuzz
 
 FASHION_MNIST ?= /usr/share/datasets/fashion-mnist
 
@@ -35,6 +35,11 @@ check:
 # printing goldens, examples).
 race:
 	$(GO) test -race -count=1 ./...
+
+# The training test (LeNet on Fashion-MNIST to 85% test accuracy, about a
+# minute) runs without the race detector, which would make it ten times slower.
+training:
+	$(GO) test -count=1 -run TrainFashionMNIST -v ./internal/train/
 
 # A short run of each fuzz target over the model-file readers (longer runs:
 # go test -run '^$$' -fuzz FuzzFromJSON -fuzztime 5m ./graph/).

@@ -3,6 +3,7 @@
 //
 //	hybridgo              print the version and what is available
 //	hybridgo ops [NAME…]  list the registered operators, or describe some
+//	hybridgo train        train the tutorial's LeNet on Fashion-MNIST
 //	hybridgo version      print the version
 package main
 
@@ -32,6 +33,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "ops":
 		return runOps(args[1:], stdout, stderr)
+	case "train":
+		return runTrain(args[1:], stdout, stderr)
 	case "version", "-version", "--version":
 		fmt.Fprintf(stdout, "hybridgo %s\n", version)
 		return 0
@@ -48,6 +51,8 @@ func printUsage(w io.Writer) {
 	fmt.Fprint(w, `Usage:
   hybridgo ops [NAME...]   list every registered operator with its inputs and
                            attributes, or describe the named ones in full
+  hybridgo train [flags]   train the LeNet of MXNet's hybridize tutorial on
+                           Fashion-MNIST, hybridized (-h for the flags)
   hybridgo version         print the version
 `)
 }

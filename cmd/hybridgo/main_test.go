@@ -64,3 +64,14 @@ func TestVersionAndDefault(t *testing.T) {
 		t.Errorf("default: exit %d, %q", code, out)
 	}
 }
+
+func TestTrainFlags(t *testing.T) {
+	code, _, errOut := runCmd("train", "-epochs", "x")
+	if code != 2 || !strings.Contains(errOut, "invalid value") {
+		t.Errorf("bad flag: exit %d %q", code, errOut)
+	}
+	code, _, errOut = runCmd("train", "-data", t.TempDir(), "-save", "")
+	if code != 1 || !strings.Contains(errOut, "apt-get install dataset-fashion-mnist") {
+		t.Errorf("missing dataset: exit %d %q", code, errOut)
+	}
+}
