@@ -37,6 +37,9 @@ type HybridBlock struct {
 	cache  map[string]*cachedGraph
 	opHook *opHook
 	last   *cachedGraph // the graph of the latest hybridized call (Export writes it)
+	// rewrite, when set, turns each traced graph into the one that runs
+	// (OptimizeFor's backend); Hybridize removes it.
+	rewrite func(*graph.Symbol) (*graph.Symbol, error)
 }
 
 type opHook struct {
@@ -46,7 +49,8 @@ type opHook struct {
 
 // cachedGraph is one traced graph and the runner compiled from it.
 type cachedGraph struct {
-	sym    *graph.Symbol
+	sym    *graph.Symbol // the graph that runs
+	traced *graph.Symbol // the graph as traced, before any rewrite
 	op     *graph.CachedOp
 	inputs []binding // how each CachedOp input is bound
 }
@@ -89,7 +93,7 @@ func (b *HybridBlock) Hybridize(opts ...HybridizeOptions) {
 	}
 	b.mu.Lock()
 	b.active, b.opts = !o.Off, o
-	b.cache, b.last = nil, nil
+	b.cache, b.last, b.rewrite = nil, nil, nil
 	b.mu.Unlock()
 	for _, ch := range b.children {
 		ch.c.hybridize(opts)
@@ -338,6 +342,12 @@ func (b *HybridBlock) build(args []*eager.NDArray) (*cachedGraph, error) {
 	if err != nil {
 		return nil, err
 	}
+	traced := sym
+	if b.rewrite != nil {
+		if sym, err = b.rewrite(sym); err != nil {
+			return nil, err
+		}
+	}
 	byName := map[string]*Parameter{}
 	for p := range ts.vars {
 		if !p.Initialized() {
@@ -353,7 +363,7 @@ func (b *HybridBlock) build(args []*eager.NDArray) (*cachedGraph, error) {
 	if b.opHook != nil {
 		cop.SetOpHook(b.opHook.fn, b.opHook.all)
 	}
-	cg := &cachedGraph{sym: sym, op: cop}
+	cg := &cachedGraph{sym: sym, traced: traced, op: cop}
 	for _, name := range cop.InputNames() {
 		if p, ok := byName[name]; ok {
 			cg.inputs = append(cg.inputs, binding{data: -1, param: p})
