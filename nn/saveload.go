@@ -40,6 +40,16 @@ func (c *core) structural() []keyedParam {
 	return out
 }
 
+// refresh scans the block and its descendants again, so that children and
+// parameters assigned to fields since the last forward count.
+func (c *core) refresh() {
+	c.walk(func(b *core) {
+		if b.scan() && b.hybrid != nil {
+			b.hybrid.clearCache()
+		}
+	})
+}
+
 // symbolBlockOf returns the SymbolBlock a core belongs to, or nil.
 func symbolBlockOf(c *core) *SymbolBlock {
 	if !c.outer.IsValid() || c.outer.Kind() != reflect.Pointer || !c.outer.CanInterface() {
@@ -56,6 +66,7 @@ func symbolBlockOf(c *core) *SymbolBlock {
 // the first of its names; LoadParameters then loads it through any of
 // them. The file is replaced atomically: a failed save leaves the old one.
 func (c *core) SaveParameters(file string, deduplicate ...bool) error {
+	c.refresh()
 	dedup := len(deduplicate) > 0 && deduplicate[0]
 	seen := map[*Parameter]bool{}
 	var list []graph.NamedArray
@@ -70,6 +81,9 @@ func (c *core) SaveParameters(file string, deduplicate ...bool) error {
 		list = append(list, graph.NamedArray{Name: kp.key, Array: kp.p.Data()})
 	}
 	if err := graph.SaveParams(file, list); err != nil {
+		if !strings.Contains(err.Error(), file) {
+			err = fmt.Errorf("save parameters %s: %w", file, err)
+		}
 		return fmt.Errorf("%s: %w", c.Name(), err)
 	}
 	return nil
@@ -120,6 +134,7 @@ func (c *core) LoadParameters(file string, opts ...LoadParametersOptions) error 
 	if err != nil {
 		return err
 	}
+	c.refresh()
 	names := make([]string, len(list))
 	seen := map[string]bool{}
 	argAux := false
@@ -153,6 +168,9 @@ func (c *core) LoadParameters(file string, opts ...LoadParametersOptions) error 
 				file, e.Name, c.Name(), c.namesHint(plan))
 		}
 		label := plan.label[p]
+		if label != e.Name {
+			label += fmt.Sprintf(" (saved as %q)", e.Name)
+		}
 		a := e.Array
 		if !fits(p.shape, a.Shape()) {
 			return fmt.Errorf("load parameters %s: parameter %s: shape incompatible: the block expects %s, the file has %s",
