@@ -11,19 +11,23 @@ import (
 )
 
 // Summary runs the block once on inputs and returns a table with a row per
-// block that ran (its name and type, in the order they finished), its
+// block that ran (its name, without the summarised block's prefix, and its
+// type, in the order the blocks finished), its
 // output shapes and the number of values in its own parameters, and the
 // totals, as Gluon's summary prints:
 //
 //	--------------------------------------------------------------------------------
 //	        Layer (type)                                Output Shape         Param #
 //	================================================================================
-//	               Input                                   (2, 784)               0
-//	      dense0 (Dense)                                   (2, 10)            7850
+//	               Input                                    (2, 784)               0
+//	      dense0 (Dense)                                     (2, 16)           12560
+//	      dense1 (Dense)                                     (2, 10)             170
 //	================================================================================
+//	Parameters in forward computation graph, duplicate included
+//	   Total params: 12730
 //	…
 //
-// Sequential and HybridSequential containers get no row of their own. A
+// The layer column widens for longer names. Sequential and HybridSequential containers get no row of their own. A
 // hybridized block is allowed: the forward runs eagerly, without the tape
 // and in predict mode, so that every block's hooks see it, and the block
 // is left hybridized with its cached graphs. Parameters waiting for
@@ -56,6 +60,9 @@ func (c *core) Summary(inputs ...*eager.NDArray) (table string, err error) {
 			return
 		}
 		handles = append(handles, b.RegisterForwardHook(func(name string, _, outs []ops.Tensor) {
+			if b != c {
+				name = strings.TrimPrefix(name, c.prefix)
+			}
 			r := row{layer: fmt.Sprintf("%s (%s)", name, typeOf(b))}
 			var shapes []string
 			for _, o := range outs {
@@ -239,8 +246,10 @@ var Backends = []string{"fuse"}
 // Hybridize is called again.
 //
 // The one backend is "fuse": graph.Optimize with every pass, element-wise
-// fusion included, so that chains of element-wise ops run as one loop.
-// Fused nodes have no gradient rule: the optimised block is for inference.
+// fusion included, run on the traced graph itself, so that whole chains of
+// element-wise ops run as one loop (a hybridized block's cached graph
+// fuses only what its gradient does not need to keep). Fused nodes have no
+// gradient rule: the optimised block is for inference.
 // Export after it writes the optimised graph when the symbol format can
 // express it and the graph as traced when it holds fused nodes.
 func (b *HybridBlock) OptimizeFor(x *eager.NDArray, backend string) error {
