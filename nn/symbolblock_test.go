@@ -434,3 +434,49 @@ func TestSymbolBlockAuxStates(t *testing.T) {
 	}
 	assertClose(t, "imported batch norm", sb.Forward(x), want)
 }
+
+// Parameters made from a graph's variables wait for their unknown dims
+// like any other, and imported ones keep the dtype they were saved with.
+func TestSymbolBlockDeferredInitAndSavedDType(t *testing.T) {
+	x := graph.Var("x", nil, ops.Unknown)
+	w := graph.Var("fc_weight", ops.Shape{3, 0}, ops.Float32)
+	b := graph.Var("fc_bias", ops.Shape{3}, ops.Float32)
+	sb, err := nn.NewSymbolBlock(graph.F.FullyConnected(x, w, b, 3).(*graph.Symbol), []string{"x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sb.Initialize(); err != nil {
+		t.Fatal(err)
+	}
+	if sb.Params[0].Initialized() {
+		t.Fatal("a weight of unknown shape was initialised early")
+	}
+	y := sb.Forward(eager.Ones(2, 5))
+	if !y.Shape().Equal(ops.Shape{2, 3}) || !sb.Params[0].Shape().Equal(ops.Shape{3, 5}) || sb.Params[0].Name() != "fc_weight" {
+		t.Errorf("output %v, weight %s %v", y.Shape(), sb.Params[0].Name(), sb.Params[0].Shape())
+	}
+
+	// Saved as float64, imported as float64.
+	sb.Cast(ops.Float64)
+	sb.Hybridize()
+	x64 := eager.Ones(2, 5).AsType(ops.Float64)
+	want := sb.Forward(x64)
+	prefix := filepath.Join(t.TempDir(), "f64")
+	if err := sb.Export(prefix, 0); err != nil {
+		t.Fatal(err)
+	}
+	imported, err := nn.SymbolBlockImports(prefix+"-symbol.json", []string{"data"}, prefix+"-0000.params")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range imported.Params {
+		if p.DType() != ops.Float64 {
+			t.Errorf("%s imported as %v", p.Name(), p.DType())
+		}
+	}
+	got := imported.Forward(x64)
+	if got.DType() != ops.Float64 {
+		t.Errorf("output %v", got.DType())
+	}
+	assertClose(t, "float64 import", got, want)
+}
