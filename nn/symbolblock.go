@@ -32,7 +32,6 @@ type SymbolBlock struct {
 	varOf  map[*Parameter]string // the graph variable each parameter binds
 	keys   map[*Parameter]string // structural names (SaveParameters)
 	isIn   map[*graph.Node]int   // input variables: index of the input
-	consts map[*graph.Node]ops.Tensor
 }
 
 // ImportOptions are the options of SymbolBlockImports.
@@ -64,7 +63,7 @@ func NewSymbolBlock(outputs *graph.Symbol, inputNames []string, params ...*Param
 		}
 	}
 	s := &SymbolBlock{g: g, inputs: append([]string(nil), inputNames...), byVar: map[string]*Parameter{},
-		keys: map[*Parameter]string{}, varOf: map[*Parameter]string{}, isIn: map[*graph.Node]int{}, consts: map[*graph.Node]ops.Tensor{}}
+		keys: map[*Parameter]string{}, varOf: map[*Parameter]string{}, isIn: map[*graph.Node]int{}}
 	for i, name := range inputNames {
 		n, ok := vars[name]
 		if !ok || n.Value != nil {
@@ -82,8 +81,7 @@ func NewSymbolBlock(outputs *graph.Symbol, inputNames []string, params ...*Param
 	var own []string
 	for _, n := range append(g.Arguments(), g.AuxStates()...) {
 		if n.Value != nil {
-			s.consts[n] = n.Value
-			continue
+			continue // a constant captured while tracing keeps its value
 		}
 		if _, in := s.isIn[n]; in {
 			continue
