@@ -54,6 +54,8 @@ type core struct {
 
 	preHooks []*hookEntry
 	hooks    []*hookEntry
+
+	keepNames bool // parameters keep their names (a SymbolBlock's, named by its graph)
 }
 
 type child struct {
@@ -209,7 +211,9 @@ func fieldAttr(name string) string {
 func (c *core) rename(prefix string) {
 	c.prefix = prefix
 	for _, p := range c.own {
-		p.name = prefix + p.local
+		if !c.keepNames {
+			p.name = prefix + p.local
+		}
 	}
 	counts := map[string]int{}
 	for _, ch := range c.children {

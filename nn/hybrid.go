@@ -36,6 +36,10 @@ type HybridBlock struct {
 	opts   HybridizeOptions
 	cache  map[string]*cachedGraph
 	opHook *opHook
+	last   *cachedGraph // the graph of the latest hybridized call (Export writes it)
+	// rewrite, when set, turns each traced graph into the one that runs
+	// (OptimizeFor's backend); Hybridize removes it.
+	rewrite func(*graph.Symbol) (*graph.Symbol, error)
 }
 
 type opHook struct {
@@ -45,7 +49,8 @@ type opHook struct {
 
 // cachedGraph is one traced graph and the runner compiled from it.
 type cachedGraph struct {
-	sym    *graph.Symbol
+	sym    *graph.Symbol // the graph that runs
+	traced *graph.Symbol // the graph as traced, before any rewrite
 	op     *graph.CachedOp
 	inputs []binding // how each CachedOp input is bound
 }
@@ -88,7 +93,7 @@ func (b *HybridBlock) Hybridize(opts ...HybridizeOptions) {
 	}
 	b.mu.Lock()
 	b.active, b.opts = !o.Off, o
-	b.cache = nil
+	b.cache, b.last, b.rewrite = nil, nil, nil
 	b.mu.Unlock()
 	for _, ch := range b.children {
 		ch.c.hybridize(opts)
@@ -100,7 +105,7 @@ func (b *HybridBlock) Hybridized() bool { return b.active }
 
 func (b *HybridBlock) clearCache() {
 	b.mu.Lock()
-	b.cache = nil
+	b.cache, b.last = nil, nil
 	b.mu.Unlock()
 }
 
@@ -211,29 +216,16 @@ func (b *HybridBlock) traced(xs []ops.Tensor) []ops.Tensor {
 // call for these input shapes and dtypes.
 func (b *HybridBlock) cached(xs []ops.Tensor) []ops.Tensor {
 	args := make([]*eager.NDArray, len(xs))
-	var key strings.Builder
 	for i, x := range xs {
 		a, ok := x.(*eager.NDArray)
 		if !ok {
 			panic(fmt.Errorf("%s: input %d is a %T; a hybridized block takes NDArrays", b.Name(), i, x))
 		}
 		args[i] = a
-		fmt.Fprintf(&key, "%v %v;", a.Shape(), a.DType())
 	}
-	b.mu.Lock()
-	cg := b.cache[key.String()]
-	b.mu.Unlock()
-	if cg == nil {
-		var err error
-		if cg, err = b.build(args); err != nil {
-			panic(inBlock(b.Name(), err))
-		}
-		b.mu.Lock()
-		if b.cache == nil {
-			b.cache = map[string]*cachedGraph{}
-		}
-		b.cache[key.String()] = cg
-		b.mu.Unlock()
+	cg, err := b.graphFor(args)
+	if err != nil {
+		panic(inBlock(b.Name(), err))
 	}
 	bound := make([]*eager.NDArray, len(cg.inputs))
 	for i, in := range cg.inputs {
@@ -252,6 +244,34 @@ func (b *HybridBlock) cached(xs []ops.Tensor) []ops.Tensor {
 		res[i] = o
 	}
 	return res
+}
+
+// graphFor returns the cached graph for these inputs' shapes and dtypes,
+// tracing and compiling it the first time, and remembers it as the last.
+func (b *HybridBlock) graphFor(args []*eager.NDArray) (*cachedGraph, error) {
+	var key strings.Builder
+	for _, a := range args {
+		fmt.Fprintf(&key, "%v %v;", a.Shape(), a.DType())
+	}
+	b.mu.Lock()
+	cg := b.cache[key.String()]
+	b.mu.Unlock()
+	if cg == nil {
+		var err error
+		if cg, err = b.build(args); err != nil {
+			return nil, err
+		}
+		b.mu.Lock()
+		if b.cache == nil {
+			b.cache = map[string]*cachedGraph{}
+		}
+		b.cache[key.String()] = cg
+		b.mu.Unlock()
+	}
+	b.mu.Lock()
+	b.last = cg
+	b.mu.Unlock()
+	return cg, nil
 }
 
 // Trace traces the block's forward on symbolic inputs of the given shapes
@@ -322,6 +342,12 @@ func (b *HybridBlock) build(args []*eager.NDArray) (*cachedGraph, error) {
 	if err != nil {
 		return nil, err
 	}
+	traced := sym
+	if b.rewrite != nil {
+		if sym, err = b.rewrite(sym); err != nil {
+			return nil, err
+		}
+	}
 	byName := map[string]*Parameter{}
 	for p := range ts.vars {
 		if !p.Initialized() {
@@ -337,7 +363,7 @@ func (b *HybridBlock) build(args []*eager.NDArray) (*cachedGraph, error) {
 	if b.opHook != nil {
 		cop.SetOpHook(b.opHook.fn, b.opHook.all)
 	}
-	cg := &cachedGraph{sym: sym, op: cop}
+	cg := &cachedGraph{sym: sym, traced: traced, op: cop}
 	for _, name := range cop.InputNames() {
 		if p, ok := byName[name]; ok {
 			cg.inputs = append(cg.inputs, binding{data: -1, param: p})
