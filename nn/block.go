@@ -142,9 +142,25 @@ func coreOf(v reflect.Value) *core {
 
 var paramType = reflect.TypeFor[*Parameter]()
 
-// scan walks the outer struct's fields for children and parameters, names
-// them, and returns whether anything changed since the last scan.
+// scan re-reads the block's fields (and its children's) for children and
+// parameters, names them, and reports whether anything changed since the
+// last scan.
 func (c *core) scan() bool {
+	changed := c.collect(map[*core]bool{})
+	if changed {
+		// Only on a change: a child scanning itself while its parent runs
+		// must not rename what the parent (the root) has named.
+		c.rename(c.prefix)
+	}
+	return changed
+}
+
+// collect re-reads the fields of the block and of its descendants.
+func (c *core) collect(seen map[*core]bool) bool {
+	if seen[c] {
+		return false
+	}
+	seen[c] = true
 	var children []child
 	var own []*Parameter
 	var visit func(path string, v reflect.Value)
@@ -190,7 +206,11 @@ func (c *core) scan() bool {
 		changed = own[i] != c.own[i]
 	}
 	c.children, c.own = children, own
-	c.rename(c.prefix)
+	for _, ch := range children {
+		if ch.c.collect(seen) {
+			changed = true
+		}
+	}
 	return changed
 }
 
@@ -207,19 +227,24 @@ func fieldAttr(name string) string {
 
 // rename gives the block a prefix and its children and parameters the
 // names that follow from it: children "prefix + type + count_", in field
-// order; parameters "prefix + own name".
-func (c *core) rename(prefix string) {
+// order; parameters "prefix + own name". A parameter shared by several
+// blocks keeps the name of the first one that holds it (own parameters
+// before children's, children in field order).
+func (c *core) rename(prefix string) { c.renameWith(prefix, map[*Parameter]bool{}) }
+
+func (c *core) renameWith(prefix string, claimed map[*Parameter]bool) {
 	c.prefix = prefix
 	for _, p := range c.own {
-		if !c.keepNames {
+		if !c.keepNames && !claimed[p] {
 			p.name = prefix + p.local
 		}
+		claimed[p] = true
 	}
 	counts := map[string]int{}
 	for _, ch := range c.children {
 		n := counts[ch.c.typeName]
 		counts[ch.c.typeName] = n + 1
-		ch.c.rename(fmt.Sprintf("%s%s%d_", prefix, ch.c.typeName, n))
+		ch.c.renameWith(fmt.Sprintf("%s%s%d_", prefix, ch.c.typeName, n), claimed)
 	}
 }
 

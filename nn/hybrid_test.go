@@ -60,7 +60,7 @@ func TestHybridizeTutorial(t *testing.T) {
 	if s := net.Fc1.Weight.Shape(); !s.Equal(ops.Shape{120, 256}) {
 		t.Errorf("deferred init: fc1 weight %v", s)
 	}
-	if got := net.Fc1.Weight.Name(); got != "net0_dense0_weight" {
+	if got := net.Fc1.Weight.Name(); got != net.Prefix()+"dense0_weight" {
 		t.Errorf("fc1 weight is named %s", got)
 	}
 

@@ -239,7 +239,7 @@ type ParameterDict struct {
 func newParameterDict() *ParameterDict { return &ParameterDict{params: map[string]*Parameter{}} }
 
 func (d *ParameterDict) add(p *Parameter) {
-	if _, ok := d.params[p.name]; ok {
+	if q, ok := d.params[p.name]; ok && q == p {
 		return // shared: listed once
 	}
 	d.names = append(d.names, p.name)

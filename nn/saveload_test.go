@@ -318,7 +318,7 @@ func TestLoadExportedParams(t *testing.T) {
 	}
 	fill := newFillNet()
 	err = fill.LoadParameters(file)
-	want := fill.Name() + `_conv2d0_weight (saved as "arg:` + net1.Conv1.Weight.Name() + `"): shape incompatible`
+	want := fill.Name() + `_conv0_weight (saved as "arg:` + net1.Conv1.Weight.Name() + `"): shape incompatible`
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("loading into another structure: %v\nwant %s", err, want)
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/hybridgo/hybridgo/data"
 	"github.com/hybridgo/hybridgo/eager"
-	"github.com/hybridgo/hybridgo/graph"
 	"github.com/hybridgo/hybridgo/nn"
 	"github.com/hybridgo/hybridgo/ops"
 )
@@ -135,7 +134,7 @@ func Run(o Options, progress io.Writer) ([]Epoch, *nn.HybridSequential, error) {
 			e, o.Epochs, ep.Loss, ep.TrainAcc, ep.TestAcc, ep.Time.Seconds(), strings.Repeat(" ", 20))
 	}
 	if o.Save != "" {
-		if err := saveParams(net, o.Save); err != nil {
+		if err := net.SaveParameters(o.Save); err != nil {
 			return nil, nil, err
 		}
 		fmt.Fprintf(progress, "saved the parameters to %s\n", o.Save)
@@ -166,11 +165,3 @@ func bar(done, total, width int) string {
 	return "[" + strings.Repeat("=", filled) + strings.Repeat(" ", width-filled) + "]"
 }
 
-// saveParams writes the parameters by full name.
-func saveParams(net *nn.HybridSequential, path string) error {
-	var list []graph.NamedArray
-	for _, p := range net.CollectParams().List() {
-		list = append(list, graph.NamedArray{Name: p.Name(), Array: p.Data()})
-	}
-	return graph.SaveParams(path, list)
-}
