@@ -219,7 +219,9 @@ type stale struct {
 	Fc1, Fc2 *nn.Dense
 }
 
-func (s *stale) HybridForward(F ops.F, x ops.Tensor) ops.Tensor { return s.Fc2.Forward(s.Fc1.Forward(x)) }
+func (s *stale) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
+	return s.Fc2.Forward(s.Fc1.Forward(x))
+}
 
 func TestHybridStaleCache(t *testing.T) {
 	s := &stale{Fc1: nn.NewDense(10), Fc2: nn.NewDense(1)}

@@ -164,4 +164,3 @@ func bar(done, total, width int) string {
 	filled := width * done / max(total, 1)
 	return "[" + strings.Repeat("=", filled) + strings.Repeat(" ", width-filled) + "]"
 }
-
