@@ -2,6 +2,8 @@ package nn_test
 
 import (
 	"bytes"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -11,12 +13,13 @@ import (
 	"github.com/hybridgo/hybridgo/eager"
 	"github.com/hybridgo/hybridgo/internal/optest"
 	"github.com/hybridgo/hybridgo/internal/symbols"
+	"github.com/hybridgo/hybridgo/nn"
 )
 
 // A block typed into an interpreter (as in the REPL) is a block: its
-// children and parameters are found, it runs eagerly, and after Hybridize
-// it is traced once and then runs as a graph without entering the
-// interpreted HybridForward again.
+// children and parameters are found, it runs eagerly, after Hybridize it
+// is traced once and then runs as a graph without entering the
+// interpreted HybridForward again, and it exports to MXNet's files.
 func TestBlockDefinedInInterpretedGo(t *testing.T) {
 	var out bytes.Buffer
 	i := interp.New(interp.Options{Stdout: &out})
@@ -55,8 +58,13 @@ y1 := net.Forward(x)
 net.Hybridize()
 y2 := net.Forward(x)
 y3 := net.Forward(x)
-names := net.CollectParams().Names()`,
+names := net.CollectParams().Names()
+exportErr := net.Export(prefix, 1)`,
 	}
+	dir := t.TempDir()
+	prefix := filepath.Join(dir, "interp")
+	cells = append([]string{"prefix := " + strconv.Quote(prefix)}, cells...)
+	cells[0], cells[1] = cells[1], cells[0] // imports first
 	for _, c := range cells {
 		if _, err := i.Eval(c); err != nil {
 			t.Fatalf("cell %q: %v", c[:min(len(c), 40)], err)
@@ -80,7 +88,18 @@ names := net.CollectParams().Names()`,
 	if names != "interpnet0_scale interpnet0_dense0_weight interpnet0_dense0_bias interpnet0_dense1_weight interpnet0_dense1_bias" {
 		t.Errorf("parameters %s", names)
 	}
+	if err, _ := get("exportErr").(error); err != nil {
+		t.Fatalf("export: %v", err)
+	}
+	imported, err := nn.SymbolBlockImports(prefix+"-symbol.json", []string{"data"}, prefix+"-0001.params")
+	if err != nil {
+		t.Fatal(err)
+	}
 	y1, y3 := get("y1").(*eager.NDArray), get("y3").(*eager.NDArray)
+	y4 := imported.Forward(get("x").(*eager.NDArray)).(*eager.NDArray)
+	if d := optest.FirstDiff(y4.Float64s(), y1.Float64s(), 1e-5, 1e-6); d >= 0 {
+		t.Errorf("the exported and re-imported block differs at %d", d)
+	}
 	if d := optest.FirstDiff(y3.Float64s(), y1.Float64s(), 1e-5, 1e-6); d >= 0 || !y1.Shape().Equal(y3.Shape()) {
 		t.Errorf("hybridized output differs from eager at %d", d)
 	}
