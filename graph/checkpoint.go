@@ -60,7 +60,7 @@ func exportable(sym *Symbol, params map[string]*eager.NDArray) (*Symbol, []Named
 			if !ok {
 				continue // a data input
 			}
-			if !shapeFits(n.Shapes[0], v.Shape()) {
+			if !n.Shapes[0].Fits(v.Shape()) {
 				return fmt.Errorf("export: parameter %s is %v but the graph declares %v", n.Name, v.Shape(), n.Shapes[0])
 			}
 			n.Shapes[0], n.DTypes[0] = v.Shape(), v.DType()
@@ -113,7 +113,7 @@ func LoadCheckpoint(prefix string, epoch int) (*Symbol, map[string]*eager.NDArra
 		if !ok {
 			return nil, nil, fmt.Errorf("%s: parameter %q is not a variable of %s", path, p.Name, SymbolFile(prefix))
 		}
-		if !shapeFits(n.Shapes[0], p.Array.Shape()) {
+		if !n.Shapes[0].Fits(p.Array.Shape()) {
 			return nil, nil, fmt.Errorf("%s: parameter %q has shape %v, the graph declares %v", path, p.Name, p.Array.Shape(), n.Shapes[0])
 		}
 		if d := n.DTypes[0]; d != ops.Unknown && d != p.Array.DType() {

@@ -52,29 +52,13 @@ func bindVar(n *Node, bindings map[string]*eager.NDArray) (*eager.NDArray, error
 	if !ok {
 		return nil, fmt.Errorf("graph: variable %q is not bound (declared %s)", n.Name, ShapeString(n.Shapes[0], n.DTypes[0]))
 	}
-	if !shapeFits(n.Shapes[0], a.Shape()) {
+	if !n.Shapes[0].Fits(a.Shape()) {
 		return nil, fmt.Errorf("graph: variable %q is declared %v but bound to an array of shape %v", n.Name, n.Shapes[0], a.Shape())
 	}
 	if d := n.DTypes[0]; d != ops.Unknown && d != a.DType() {
 		return nil, fmt.Errorf("graph: variable %q is declared %v but bound to a %v array", n.Name, d, a.DType())
 	}
 	return a, nil
-}
-
-// shapeFits reports whether a concrete shape matches a partly known one.
-func shapeFits(decl, actual ops.Shape) bool {
-	if decl == nil {
-		return true
-	}
-	if len(decl) != len(actual) {
-		return false
-	}
-	for i := range decl {
-		if decl[i] != 0 && decl[i] != actual[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // runNode runs one op node on concrete inputs, outside the autograd tape.

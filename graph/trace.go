@@ -201,11 +201,10 @@ func (e *HybridizationError) Error() string {
 		where, e.Attempt, e.Node, e.Op, e.Fix)
 }
 
-// Trace runs fn under a new tracer with one variable per input (named
-// "data" for one input, "data0", "data1", … for several) and returns the
-// resulting graph as a Symbol (a group when fn returns several outputs).
-func Trace(fn func(f ops.F, inputs []ops.Tensor) []ops.Tensor, shapes []ops.Shape, dtypes []ops.DType) (sym *Symbol, err error) {
-	t := NewTracer()
+// DataVars makes the input variables of a traced function, named as Gluon
+// names them: "data" for one input, "data0", "data1", … for several, with
+// the given shapes and dtypes (float32 where none is given).
+func DataVars(shapes []ops.Shape, dtypes []ops.DType) []ops.Tensor {
 	vars := make([]ops.Tensor, len(shapes))
 	for i, s := range shapes {
 		name := "data"
@@ -218,6 +217,15 @@ func Trace(fn func(f ops.F, inputs []ops.Tensor) []ops.Tensor, shapes []ops.Shap
 		}
 		vars[i] = Var(name, s, d)
 	}
+	return vars
+}
+
+// Trace runs fn under a new tracer with one variable per input (named
+// "data" for one input, "data0", "data1", … for several) and returns the
+// resulting graph as a Symbol (a group when fn returns several outputs).
+func Trace(fn func(f ops.F, inputs []ops.Tensor) []ops.Tensor, shapes []ops.Shape, dtypes []ops.DType) (sym *Symbol, err error) {
+	t := NewTracer()
+	vars := DataVars(shapes, dtypes)
 	defer func() {
 		if r := recover(); r != nil {
 			e, ok := r.(error)

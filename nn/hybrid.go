@@ -295,18 +295,7 @@ func (b *HybridBlock) trace(shapes []ops.Shape, dtypes []ops.DType) (sym *graph.
 			sym, err = nil, e
 		}
 	}()
-	xs := make([]ops.Tensor, len(shapes))
-	for i, s := range shapes {
-		name := "data"
-		if len(shapes) > 1 {
-			name = fmt.Sprintf("data%d", i)
-		}
-		d := ops.Float32
-		if i < len(dtypes) {
-			d = dtypes[i]
-		}
-		xs[i] = graph.Var(name, s, d)
-	}
+	xs := graph.DataVars(shapes, dtypes)
 	var outs []ops.Tensor
 	ts.t.Scope(b.prefix, func() { outs = b.call(ts.t.F(), xs) })
 	syms := make([]*graph.Symbol, len(outs))

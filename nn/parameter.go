@@ -106,7 +106,7 @@ func (p *Parameter) Grad() *eager.NDArray {
 
 // SetData replaces the values; the shape must agree with the known dims.
 func (p *Parameter) SetData(a *eager.NDArray) error {
-	if !fits(p.shape, a.Shape()) {
+	if !p.shape.Fits(a.Shape()) {
 		return fmt.Errorf("parameter %s: cannot set data of shape %v on a parameter of shape %v", p.name, a.Shape(), p.shape)
 	}
 	p.shape, p.dtype = a.Shape(), a.DType()
@@ -179,7 +179,7 @@ func (p *Parameter) inferred(shape ops.Shape) error {
 	if shape == nil || p.shape.Known() && p.data != nil {
 		return nil
 	}
-	if !fits(p.shape, shape) {
+	if !p.shape.Fits(shape) {
 		return fmt.Errorf("parameter %s: declared %v, but the data needs %v", p.name, p.shape, shape)
 	}
 	if shape.Known() {
@@ -189,22 +189,6 @@ func (p *Parameter) inferred(shape ops.Shape) error {
 		}
 	}
 	return nil
-}
-
-// fits reports whether a concrete shape agrees with a partly known one.
-func fits(decl, actual ops.Shape) bool {
-	if decl == nil {
-		return true
-	}
-	if len(decl) != len(actual) {
-		return false
-	}
-	for i := range decl {
-		if decl[i] != 0 && decl[i] != actual[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Var returns the parameter as a graph variable, with what is known of its

@@ -172,7 +172,7 @@ func (c *core) LoadParameters(file string, opts ...LoadParametersOptions) error 
 			label += fmt.Sprintf(" (saved as %q)", e.Name)
 		}
 		a := e.Array
-		if !fits(p.shape, a.Shape()) {
+		if !p.shape.Fits(a.Shape()) {
 			return fmt.Errorf("load parameters %s: parameter %s: shape incompatible: the block expects %s, the file has %s",
 				file, label, p.shape.Tuple(), a.Shape().Tuple())
 		}

@@ -297,7 +297,7 @@ func SymbolBlockImports(symbolFile string, inputNames []string, paramFile string
 			return nil, fmt.Errorf("import %s: parameter %q %s in %s (its parameters: %s); set IgnoreExtra to skip it",
 				paramFile, e.Name, why, symbolFile, strings.Join(sortedKeys(s.byVar), ", "))
 		}
-		if !fits(p.shape, e.Array.Shape()) {
+		if !p.shape.Fits(e.Array.Shape()) {
 			return nil, fmt.Errorf("import %s: parameter %q has shape %s, but %s declares %s",
 				paramFile, e.Name, e.Array.Shape().Tuple(), symbolFile, p.shape.Tuple())
 		}

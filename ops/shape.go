@@ -47,6 +47,23 @@ func (s Shape) Equal(t Shape) bool {
 	return true
 }
 
+// Fits reports whether a concrete shape agrees with s, which may be partly
+// known: same rank and equal known dims. A nil s (nothing known) fits any.
+func (s Shape) Fits(actual Shape) bool {
+	if s == nil {
+		return true
+	}
+	if len(s) != len(actual) {
+		return false
+	}
+	for i := range s {
+		if s[i] != 0 && s[i] != actual[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // Clone returns a copy that does not share memory with s. A nil shape
 // (nothing known, not even the number of dims) stays nil; a scalar's
 // empty shape stays empty.

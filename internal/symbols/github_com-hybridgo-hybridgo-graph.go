@@ -12,6 +12,7 @@ import (
 func init() {
 	Symbols["github.com/hybridgo/hybridgo/graph/graph"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"DataVars":                      reflect.ValueOf(graph.DataVars),
 		"DecodeParams":                  reflect.ValueOf(graph.DecodeParams),
 		"DefaultPassOptions":            reflect.ValueOf(graph.DefaultPassOptions),
 		"EliminateCommonSubexpressions": reflect.ValueOf(graph.EliminateCommonSubexpressions),
