@@ -221,6 +221,9 @@ func commonPrefix(g *graph.Graph) string {
 			continue
 		}
 		lv := levels(n.Name)
+		if len(lv) == 0 {
+			continue // "fused0": a name of no block says nothing
+		}
 		if first {
 			common, first = lv, false
 			continue
