@@ -22,6 +22,8 @@ const (
 	htmlBottom = 24
 	htmlSide   = 24
 	htmlMinW   = 720
+
+	htmlLineHeight = 14 // of the labels in op boxes (11px text)
 )
 
 // DrawHTML lays out g and writes it as an interactive page (see HTML).
@@ -140,7 +142,7 @@ func HTML(l *Layout, o HTMLOptions) ([]byte, error) {
 			Show:       opts.Bool(true),
 			Position:   "inside",
 			FontSize:   11,
-			LineHeight: 14,
+			LineHeight: htmlLineHeight,
 			Formatter:  jsFunc("function (p) { return p.data.text || ''; }"),
 		},
 		// WithGraphChartOpts ignores a GraphChart's LineStyle; the
@@ -208,9 +210,11 @@ type echNode struct {
 }
 
 type itemLabel struct {
-	Show     bool    `json:"show"`
-	Width    float64 `json:"width,omitempty"`
-	Overflow string  `json:"overflow,omitempty"`
+	Show       bool    `json:"show"`
+	FontSize   float64 `json:"fontSize,omitempty"`
+	LineHeight float64 `json:"lineHeight,omitempty"`
+	Width      float64 `json:"width,omitempty"`
+	Overflow   string  `json:"overflow,omitempty"`
 }
 
 type itemToggle struct {
@@ -241,8 +245,14 @@ func graphData(l *Layout, kindIndex map[string]int) ([]echNode, []echLink) {
 	for i := range l.Nodes {
 		n := &l.Nodes[i]
 		cat := kindIndex[n.Kind]
-		text := n.Label
-		if n.Detail != "" {
+		// An op box has two lines; a parameter's short box one, smaller.
+		text, label := n.Label, &itemLabel{Show: true, Width: math.Max(n.W-8, 8), Overflow: "truncate"}
+		if n.H < 2*htmlLineHeight {
+			label.FontSize, label.LineHeight = 10, 12
+			if n.Detail != "" {
+				text += " " + n.Detail
+			}
+		} else if n.Detail != "" {
 			text += "\n" + n.Detail
 		}
 		nodes = append(nodes, echNode{
@@ -255,7 +265,7 @@ func graphData(l *Layout, kindIndex map[string]int) ([]echNode, []echLink) {
 			SymbolSize: []float64{n.W, n.H},
 			Text:       text,
 			Tip:        nodeTip(n),
-			Label:      &itemLabel{Show: true, Width: math.Max(n.W-8, 8), Overflow: "truncate"},
+			Label:      label,
 		})
 	}
 	byID := map[int]int{}
