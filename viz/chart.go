@@ -312,9 +312,9 @@ func Sparkline(ys []float64, width int) string {
 }
 
 // resample returns width values standing for ys: bucket means of the
-// finite values when shrinking (NaN for an empty bucket), linear
-// interpolation when stretching (the finite neighbour when the other is
-// not finite).
+// finite values when shrinking (NaN for a bucket without any), linear
+// interpolation when stretching (the nearer value, finite or not, next to a
+// value that is not finite).
 func resample(ys []float64, width int) []float64 {
 	n := len(ys)
 	out := make([]float64, width)
@@ -351,7 +351,7 @@ func resample(ys []float64, width int) []float64 {
 		switch {
 		case finite(a) && finite(c):
 			out[j] = a + f*(c-a)
-		case finite(a) && f < 0.5, !finite(c):
+		case f < 0.5:
 			out[j] = a
 		default:
 			out[j] = c

@@ -26,13 +26,19 @@ var lenetParamNames = []string{
 	"dense0_weight", "dense0_bias", "dense1_weight", "dense1_bias", "fc3_weight",
 }
 
+var lenetShapes = map[string]ops.Shape{
+	"conv0_weight": {6, 1, 5, 5}, "conv0_bias": {6}, "conv1_weight": {16, 6, 5, 5}, "conv1_bias": {16},
+	"dense0_weight": {120, 256}, "dense0_bias": {120}, "dense1_weight": {84, 120}, "dense1_bias": {84},
+	"fc3_weight": {10, 84},
+}
+
 // lenetGraph traces LeNet for a batch of 4 28x28 images.
 func lenetGraph(t testing.TB) *graph.Graph {
 	t.Helper()
 	tr := graph.NewTracer()
 	vars := map[string]ops.Tensor{}
 	for _, name := range lenetParamNames {
-		vars[name] = graph.Var(name, nil, ops.Unknown)
+		vars[name] = graph.Var(name, lenetShapes[name], ops.Float32)
 	}
 	y := lenetForward(tr.F(), graph.Var("data", ops.Shape{4, 1, 28, 28}, ops.Float32), vars)
 	g := y.(*graph.Symbol).Graph()
