@@ -76,7 +76,7 @@ const (
 	dummyW      = 10.0 // the lane of an edge passing a layer
 	labelCharW  = 7.0  // 12px sans-serif
 	detailCharW = 6.1  // 11px
-	paramCharW  = 5.7  // 10px
+	paramCharW  = 6.0  // 10px
 	boxPad      = 16.0 // horizontal padding inside a box
 	minBoxW     = 60.0
 )
@@ -221,6 +221,9 @@ func commonPrefix(g *graph.Graph) string {
 			continue
 		}
 		lv := levels(n.Name)
+		if len(lv) == 0 {
+			continue // "fused0": a name of no block says nothing
+		}
 		if first {
 			common, first = lv, false
 			continue
@@ -479,7 +482,7 @@ func (b *builder) annotate() {
 			ann = append(ann, countString(int64(nd.Params))+" params")
 		}
 		if b.o.FLOPs && nd.FLOPs > 0 {
-			ann = append(ann, countString(nd.FLOPs)+"FLOPs")
+			ann = append(ann, countString(nd.FLOPs)+" FLOPs")
 		}
 		if nd.Buffer >= 0 {
 			ann = append(ann, "buf "+strconv.Itoa(nd.Buffer))
@@ -513,7 +516,7 @@ func outputsString(n *graph.Node) string {
 	return strings.Join(parts, ", ")
 }
 
-// countString prints a count with a k, M or G suffix ("61.7k ").
+// countString prints a count with a k, M or G suffix ("61.7k").
 func countString(v int64) string {
 	f := float64(v)
 	switch {
@@ -524,7 +527,7 @@ func countString(v int64) string {
 	case f >= 1e3:
 		return strconv.FormatFloat(f/1e3, 'f', 1, 64) + "k"
 	}
-	return strconv.FormatInt(v, 10) + " "
+	return strconv.FormatInt(v, 10)
 }
 
 // flops estimates the floating-point operations of one node: 2 per

@@ -3,6 +3,7 @@ package viz
 import (
 	"math"
 	"sort"
+	"strings"
 )
 
 // layer assigns layers: parameters and constants read by exactly one
@@ -23,6 +24,13 @@ func (b *builder) layer() {
 			if ck := nodes[c].Kind; ck != "param" && ck != "const" {
 				b.beside[i] = c
 				b.sideOf[c] = append(b.sideOf[c], i)
+				// "conv0_weight" beside "conv0_fwd" reads as "weight".
+				if lv := levels(nodes[c].Name); nodes[c].Op != "block" && len(lv) > 0 {
+					p := strings.Join(lv, "_") + "_"
+					if s := strings.TrimPrefix(nodes[i].Name, p); s != nodes[i].Name && s != "" {
+						nodes[i].Label = s
+					}
+				}
 			}
 		}
 	}

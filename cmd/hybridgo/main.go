@@ -3,6 +3,7 @@
 //
 //	hybridgo              print the version and what is available
 //	hybridgo ops [NAME…]  list the registered operators, or describe some
+//	hybridgo graph FILE   draw a symbol file as SVG or for the terminal
 //	hybridgo train        train the tutorial's LeNet on Fashion-MNIST
 //	hybridgo version      print the version
 package main
@@ -35,6 +36,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runOps(args[1:], stdout, stderr)
 	case "train":
 		return runTrain(args[1:], stdout, stderr)
+	case "graph":
+		return runGraph(args[1:], stdout, stderr)
 	case "version", "-version", "--version":
 		fmt.Fprintf(stdout, "hybridgo %s\n", version)
 		return 0
@@ -51,6 +54,10 @@ func printUsage(w io.Writer) {
 	fmt.Fprint(w, `Usage:
   hybridgo ops [NAME...]   list every registered operator with its inputs and
                            attributes, or describe the named ones in full
+  hybridgo graph FILE-symbol.json [-o out.svg|out.txt|-] [-collapse N]
+                 [-width 80|120] [-passes]
+                           draw a model's graph as SVG or for the terminal;
+                           -passes shows it before and after optimization
   hybridgo train [flags]   train the LeNet of MXNet's hybridize tutorial on
                            Fashion-MNIST, hybridized (-h for the flags)
   hybridgo version         print the version
