@@ -46,6 +46,21 @@ func TestBrowser(t *testing.T) {
 		{Name: "accuracy", X: []float64{1, 2, 3, 4, 5, 6, 7, 8}, Y: []float64{0.6, 0.72, 0.78, 0.81, 0.83, 0.84, 0.85, 0.855}},
 	}
 
+	graphKinds := []string{"input", "conv", "dense", "pool", "activation", "shape"}
+
+	t.Run("GraphSVG", func(t *testing.T) {
+		l, err := viz.LayoutGraph(lenet(t), viz.DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := b.write(t, "lenet.svg", viz.SVG(l, viz.SVGOptions{Title: "LeNet", Legend: true}))
+		img, _ := b.screenshot(t, page, int(l.Width)+200, int(l.Height)+80)
+		checkNotBlank(t, img, 0.03)
+		for _, kind := range graphKinds {
+			checkColor(t, img, viz.KindColor(kind), 200, kind)
+		}
+	})
+
 	t.Run("LineChartSVG", func(t *testing.T) {
 		page := b.write(t, "chart.svg", viz.LineChartSVG("LeNet on Fashion-MNIST", curves, 800, 480))
 		img, _ := b.screenshot(t, page, 820, 500)
@@ -56,8 +71,7 @@ func TestBrowser(t *testing.T) {
 	})
 
 	t.Run("GraphHTML", func(t *testing.T) {
-		g := lenetGraph(t)
-		l, err := viz.LayoutGraph(g, viz.DefaultOptions())
+		l, err := viz.LayoutGraph(lenet(t), viz.DefaultOptions())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +83,7 @@ func TestBrowser(t *testing.T) {
 		img, log := b.screenshot(t, page, 900, int(l.Height)+200)
 		checkScripts(t, log)
 		checkNotBlank(t, img, 0.03)
-		for _, kind := range []string{"input", "conv", "dense", "pool", "activation", "shape"} {
+		for _, kind := range graphKinds {
 			checkColor(t, img, viz.KindColor(kind), 200, kind)
 		}
 		checkRendered(t, b.dumpDOM(t, page))

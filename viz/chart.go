@@ -112,7 +112,7 @@ func LineChartSVG(title string, series []Series, width, height int) []byte {
 
 	top := 12.0
 	if title != "" {
-		fmt.Fprintf(&b, `<text class="title" x="%s" y="22" text-anchor="middle" font-size="15" font-weight="bold" fill="#222">%s</text>`+"\n", num(W/2), esc(title))
+		fmt.Fprintf(&b, `<text class="title" x="%s" y="22" text-anchor="middle" font-size="15" font-weight="bold" fill="#222">%s</text>`+"\n", coord(W/2), esc(title))
 		top = 32
 	}
 
@@ -126,7 +126,7 @@ func LineChartSVG(title string, series []Series, width, height int) []byte {
 			x, y = 60, y+legendRow
 		}
 		fmt.Fprintf(&legend, `<g class="legend-item"><line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="3"/><text x="%s" y="%s" fill="#333">%s</text></g>`+"\n",
-			num(x), num(y), num(x+20), num(y), seriesColor(i), num(x+26), num(y+4), esc(s.Name))
+			coord(x), coord(y), coord(x+20), coord(y), seriesColor(i), coord(x+26), coord(y+4), esc(s.Name))
 		x += w
 	}
 	if len(series) > 0 {
@@ -163,19 +163,19 @@ func LineChartSVG(title string, series []Series, width, height int) []byte {
 	// Grid, axes and tick labels.
 	b.WriteString(`<g class="axes" stroke="#e4e4e4" stroke-width="1">` + "\n")
 	for _, t := range xt {
-		fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s"/>`+"\n", num(px(t)), num(top), num(px(t)), num(bottom))
+		fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s"/>`+"\n", coord(px(t)), coord(top), coord(px(t)), coord(bottom))
 	}
 	for _, t := range yt {
-		fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s"/>`+"\n", num(left), num(py(t)), num(right), num(py(t)))
+		fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s"/>`+"\n", coord(left), coord(py(t)), coord(right), coord(py(t)))
 	}
-	fmt.Fprintf(&b, `<path class="axis" d="M%s %sV%sH%s" fill="none" stroke="#555"/>`+"\n", num(left), num(top), num(bottom), num(right))
+	fmt.Fprintf(&b, `<path class="axis" d="M%s %sV%sH%s" fill="none" stroke="#555"/>`+"\n", coord(left), coord(top), coord(bottom), coord(right))
 	b.WriteString("</g>\n")
 	b.WriteString(`<g class="ticks" fill="#444" font-size="11">` + "\n")
 	for _, t := range xt {
-		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="middle">%s</text>`+"\n", num(px(t)), num(bottom+16), tickLabel(t, xt))
+		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="middle">%s</text>`+"\n", coord(px(t)), coord(bottom+16), tickLabel(t, xt))
 	}
 	for _, t := range yt {
-		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="end">%s</text>`+"\n", num(left-6), num(py(t)+4), tickLabel(t, yt))
+		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="end">%s</text>`+"\n", coord(left-6), coord(py(t)+4), tickLabel(t, yt))
 	}
 	b.WriteString("</g>\n")
 
@@ -194,7 +194,7 @@ func LineChartSVG(title string, series []Series, width, height int) []byte {
 			if !pen {
 				cmd = "M"
 			}
-			fmt.Fprintf(&d, "%s%s %s", cmd, num(px(s.X[j])), num(py(s.Y[j])))
+			fmt.Fprintf(&d, "%s%s %s", cmd, coord(px(s.X[j])), coord(py(s.Y[j])))
 			pen = true
 			n++
 		}
@@ -203,7 +203,7 @@ func LineChartSVG(title string, series []Series, width, height int) []byte {
 			fmt.Fprintf(&b, `<g class="markers" fill="%s">`, color)
 			for j := 0; j < s.points(); j++ {
 				if finite(s.X[j]) && finite(s.Y[j]) {
-					fmt.Fprintf(&b, `<circle cx="%s" cy="%s" r="2.5"/>`, num(px(s.X[j])), num(py(s.Y[j])))
+					fmt.Fprintf(&b, `<circle cx="%s" cy="%s" r="2.5"/>`, coord(px(s.X[j])), coord(py(s.Y[j])))
 				}
 			}
 			b.WriteString("</g>\n")
@@ -264,8 +264,8 @@ func tickLabel(t float64, ticks []float64) string {
 	return strconv.FormatFloat(t, 'f', dec, 64)
 }
 
-// num writes an SVG coordinate with at most two decimals.
-func num(v float64) string {
+// coord writes an SVG coordinate with at most two decimals.
+func coord(v float64) string {
 	s := strconv.FormatFloat(v, 'f', 2, 64)
 	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	if s == "-0" {

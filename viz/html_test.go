@@ -11,7 +11,7 @@ import (
 
 func lenetHTML(t *testing.T, h viz.HTMLOptions) string {
 	t.Helper()
-	data, err := viz.DrawHTML(lenetGraph(t), viz.DefaultOptions(), h)
+	data, err := viz.DrawHTML(lenet(t), viz.DefaultOptions(), h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,10 +27,10 @@ func TestHTMLGraphPage(t *testing.T) {
 		// The legend lists the kinds present, in legend order.
 		`"data":["input","param","conv","dense","pool","activation","shape"]`,
 		// Boxes with their labels, parameters with one-line labels.
-		`"name":"convolution0"`, `"text":"convolution0 Convolution\n4x6x24x24"`,
+		`"name":"convolution0"`, `"text":"convolution0 Convolution\n16x6x24x24"`,
 		`"name":"fullyconnected1"`, `"text":"conv0_weight 6x1x5x5"`,
 		// Tooltips: op, kind, shape, dtype and attributes.
-		`<b>convolution0<\/b>`, `Convolution (conv)`, `4x6x24x24`, `float32`, `kernel`,
+		`<b>convolution0<\/b>`, `Convolution (conv)`, `16x6x24x24`, `float32`, `kernel`,
 		// Edge tooltips.
 		`pooling1 → reshape0`,
 		// go-echarts' CDN by default.
