@@ -61,6 +61,9 @@ func (o HTMLOptions) assetsHost() string {
 func (o HTMLOptions) useAssets(a *opts.Assets) {
 	a.ClearPresetJSAssets()
 	a.AddCustomizedHeaders(`<script src="` + html.EscapeString(o.assetsHost()+opts.EchartsJS) + `"></script>`)
+	// go-echarts centres the chart with flexbox, which cuts off the left of
+	// a chart wider than the window; "safe" centring scrolls instead.
+	a.AddCustomizedHeaders(`<style>div.container { justify-content: safe center; }</style>`)
 }
 
 // initialization is the canvas setup shared by our pages. go-echarts'

@@ -90,6 +90,12 @@ func HTML(l *Layout, o HTMLOptions) ([]byte, error) {
 		width = htmlMinW
 	}
 	height := int(math.Ceil(l.Height)) + htmlTop + htmlBottom
+	// Heading and legend centred, or at the left of a chart wider than
+	// most windows (which scroll to see the rest).
+	align := "center"
+	if width > 1200 {
+		align = strconv.Itoa(htmlSide)
+	}
 
 	g := charts.NewGraph()
 	g.SetGlobalOptions(
@@ -97,13 +103,13 @@ func HTML(l *Layout, o HTMLOptions) ([]byte, error) {
 		charts.WithTitleOpts(opts.Title{
 			Title:    title,
 			Subtitle: "scroll to zoom · drag to pan · click a kind to hide it · hover for details",
-			Left:     "center",
+			Left:     align,
 		}),
 		charts.WithLegendOpts(opts.Legend{
 			Show: opts.Bool(true),
 			Type: "scroll",
 			Top:  "52",
-			Left: "center",
+			Left: align,
 			Data: kinds,
 		}),
 		charts.WithTooltipOpts(opts.Tooltip{
