@@ -142,7 +142,8 @@ func layeredText(l *Layout, width int) (string, bool) {
 	return strings.Join(out, "\n") + "\n", true
 }
 
-// connectors draws the three lines joining a row to the next.
+// connectors draws the lines joining a row to the next: three, or two
+// when every connection runs straight down.
 func connectors(segs [][2]*textItem, k int, row []*textItem, total int) []string {
 	inRow := map[*textItem]bool{}
 	for _, it := range row {
@@ -170,6 +171,15 @@ func connectors(segs [][2]*textItem, k int, row []*textItem, total int) []string
 			bits[c] |= right
 			bits[c+1] |= left
 		}
+	}
+	straight := true
+	for c, v := range bits {
+		if v&(left|right) != 0 || v != 0 && top[c] == ' ' {
+			straight = false
+		}
+	}
+	if straight {
+		return []string{strings.TrimRight(string(top), " "), strings.TrimRight(string(bottom), " ")}
 	}
 	mid := []rune(strings.Repeat(" ", total))
 	for c, v := range bits {
