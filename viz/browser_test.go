@@ -226,6 +226,7 @@ func (b *browser) run(t *testing.T, page string, args ...string) (stdout []byte,
 	}, args...)
 	all = append(all, "file://"+page)
 	cmd := exec.CommandContext(ctx, b.path, all...)
+	cmd.WaitDelay = 10 * time.Second // helper processes may hold the pipes
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
