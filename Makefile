@@ -10,9 +10,12 @@ GO ?= go
 test: deps check race training fuzz
 
 FASHION_MNIST ?= /usr/share/datasets/fashion-mnist
+CHROMIUM_PKGS ?= chromium fonts-liberation
 
 # What the tests need beyond Go: the Fashion-MNIST files (the training
-# test uses them). Installed with apt when missing and possible.
+# test uses them) and Chromium (the browser test of viz screenshots its
+# pages; it fetches echarts with npm). Installed with apt when missing and
+# possible; without them those tests say they are skipped.
 deps:
 	@if [ -f $(FASHION_MNIST)/train-images-idx3-ubyte.gz ]; then \
 		echo "Fashion-MNIST: $(FASHION_MNIST)"; \
@@ -24,6 +27,17 @@ deps:
 	else \
 		echo "Fashion-MNIST is missing: run 'sudo apt-get install dataset-fashion-mnist' (the training test is skipped without it)"; \
 	fi
+	@if command -v chromium >/dev/null 2>&1; then \
+		echo "chromium: $$(command -v chromium)"; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		echo "installing chromium"; \
+		(DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(CHROMIUM_PKGS) >/dev/null 2>&1 || \
+		 (apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(CHROMIUM_PKGS) >/dev/null 2>&1)) || \
+		echo "could not install chromium: the browser test will say it is skipped"; \
+	else \
+		echo "chromium is missing: run 'sudo apt-get install chromium' (the browser test is skipped without it)"; \
+	fi
+	@command -v npm >/dev/null 2>&1 || echo "npm is missing: the browser test needs it to fetch echarts (apt-get install npm)"
 
 # Formatting and static checks.
 check:

@@ -51,6 +51,36 @@
 // layer does not fit. PassView runs graph.Optimize and graph.PlanMemory
 // and shows the graph before and after, side by side, with the reports.
 //
+// # Interactive pages and charts
+//
+// HTML writes a layout as one HTML page drawn by echarts (through
+// go-echarts): the boxes where the layout put them, coloured by kind,
+// with arrows along the layout's edges; the mouse wheel zooms and
+// dragging pans; the legend lists the kinds present, and clicking one
+// hides or shows its boxes and their edges; hovering a box shows its op,
+// shape, dtype, annotations and every attribute. DrawHTML lays out and
+// writes in one call:
+//
+//	page, err := viz.DrawHTML(sym.Graph(), viz.DefaultOptions(), viz.HTMLOptions{Title: "LeNet"})
+//	err = viz.WriteFile("lenet.html", page)
+//
+// The page loads echarts.min.js from HTMLOptions.AssetsHost: go-echarts'
+// CDN by default, which needs a network; give a local directory (or URL)
+// holding echarts.min.js for pages that must work offline — the echarts
+// package on npm ships it as dist/echarts.min.js. The same input gives
+// the same bytes: the chart's element id is a hash of the page unless
+// HTMLOptions.ChartID names one.
+//
+// Training curves are Series (X and Y, NaN for a missing value):
+// LineChartHTML writes them as an interactive echarts line chart,
+// LineChartSVG as a plain SVG with axes, round-number ticks and a legend,
+// and Sparkline as one line of block characters for a terminal:
+//
+//	viz.Sparkline([]float64{2.3, 1.1, 0.7, 0.55, 0.5, 0.47}, 0) // "█▃▂▁▁▁"
+//
+// WriteFile writes a file atomically (a temporary file renamed over the
+// old one), so a browser or notebook reloading it never reads half a page.
+//
 // The hybridgo command draws symbol files: `hybridgo graph
 // model-symbol.json -o model.svg`, or `-o -` (the default) for the
 // terminal, `-collapse N`, `-width 120`, and `-passes` for the pass view.

@@ -1,0 +1,41 @@
+package viz
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// WriteFile writes data to path atomically: into a temporary file in the
+// same directory, synced, then renamed over path, so that a reader (a
+// browser reloading the page, a notebook) sees the old file or the new one,
+// never a part. The new file has mode 0644.
+func WriteFile(path string, data []byte) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
