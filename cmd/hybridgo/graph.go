@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -17,7 +16,8 @@ import (
 func runGraph(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("hybridgo graph", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	out := fs.String("o", "-", "where to write: FILE.svg, FILE.txt, or - for the terminal")
+	out := fs.String("o", "-", "where to write: FILE.svg, FILE.html (interactive), FILE.txt, or - for the terminal")
+	assets := fs.String("assets", "", "for .html: a directory (or URL) holding echarts.min.js, for offline use (default: echarts' CDN)")
 	collapse := fs.Int("collapse", 0, "draw every block deeper than N prefix levels as one node (0: none)")
 	width := fs.Int("width", 80, "terminal columns for the text drawing (80 or 120)")
 	passes := fs.Bool("passes", false, "show the graph before and after optimization, with the pass reports and memory plan")
@@ -45,10 +45,6 @@ func runGraph(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hybridgo graph: -width %d is too narrow (want 80 or 120)\n", *width)
 		return 2
 	}
-	if strings.HasSuffix(*out, ".html") {
-		fmt.Fprintln(stderr, "hybridgo graph: html output needs viz.HTML; write .svg or .txt instead")
-		return 2
-	}
 	sym, err := graph.LoadSymbol(files[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "hybridgo graph: %v\n", err)
@@ -60,6 +56,11 @@ func runGraph(args []string, stdout, stderr io.Writer) int {
 	o.ParamCounts = true
 
 	svg := strings.HasSuffix(*out, ".svg")
+	html := strings.HasSuffix(*out, ".html")
+	if html && *passes {
+		fmt.Fprintln(stderr, "hybridgo graph: -passes draws .svg or text; write .svg for the picture")
+		return 2
+	}
 	var data []byte
 	switch {
 	case *passes:
@@ -80,6 +81,13 @@ func runGraph(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		data = viz.SVG(l, viz.SVGOptions{Title: filepath.Base(files[0]), Legend: true})
+	case html:
+		page, err := viz.DrawHTML(g, o, viz.HTMLOptions{Title: filepath.Base(files[0]), AssetsHost: *assets})
+		if err != nil {
+			fmt.Fprintf(stderr, "hybridgo graph: %v\n", err)
+			return 1
+		}
+		data = page
 	default:
 		s, err := viz.DrawText(g, o, *width)
 		if err != nil {
@@ -92,42 +100,10 @@ func runGraph(args []string, stdout, stderr io.Writer) int {
 		stdout.Write(data)
 		return 0
 	}
-	if err := writeFileAtomic(*out, data); err != nil {
+	if err := viz.WriteFile(*out, data); err != nil {
 		fmt.Fprintf(stderr, "hybridgo graph: %v\n", err)
 		return 1
 	}
 	fmt.Fprintf(stdout, "wrote %s (%d bytes)\n", *out, len(data))
 	return 0
-}
-
-// writeFileAtomic writes data to a temporary file beside path and renames
-// it over path, so that readers see the old file or the new one.
-func writeFileAtomic(path string, data []byte) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

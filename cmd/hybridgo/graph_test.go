@@ -103,7 +103,7 @@ func TestGraphPasses(t *testing.T) {
 
 func TestGraphErrors(t *testing.T) {
 	sym := saveLeNet(t, true)
-	if code, _, stderr := runCmd("graph", sym, "-o", "x.html"); code != 2 || !strings.Contains(stderr, "html output needs viz.HTML") {
+	if code, _, stderr := runCmd("graph", sym, "-o", "x.html", "-passes"); code != 2 || !strings.Contains(stderr, "-passes draws .svg or text") {
 		t.Errorf("html: exit %d, %q", code, stderr)
 	}
 	if code, _, _ := runCmd("graph"); code != 2 {
@@ -111,5 +111,23 @@ func TestGraphErrors(t *testing.T) {
 	}
 	if code, _, stderr := runCmd("graph", filepath.Join(t.TempDir(), "missing.json")); code != 1 || !strings.Contains(stderr, "load symbol") {
 		t.Errorf("missing file: exit %d, %q", code, stderr)
+	}
+}
+
+func TestGraphHTML(t *testing.T) {
+	sym := saveLeNet(t, true)
+	out := filepath.Join(t.TempDir(), "lenet.html")
+	code, stdout, stderr := runCmd("graph", sym, "-o", out, "-assets", "/opt/echarts")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	page, err := os.ReadFile(out)
+	if err != nil || !strings.Contains(stdout, "wrote "+out) {
+		t.Fatalf("%v %q", err, stdout)
+	}
+	for _, want := range []string{"file:///opt/echarts/echarts.min.js", "Convolution", "FullyConnected"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the page lacks %q", want)
+		}
 	}
 }
