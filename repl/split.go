@@ -13,11 +13,11 @@ import (
 type chunkKind int
 
 const (
-	chunkStmt   chunkKind = iota // statements, and var/const declarations
-	chunkImport                  // import declarations
-	chunkType                    // type declarations
-	chunkFunc                    // function and method declarations
-	chunkPackage                 // a package clause, ignored
+	chunkStmt    chunkKind = iota // statements, and var/const declarations
+	chunkImport                   // import declarations
+	chunkType                     // type declarations
+	chunkFunc                     // function and method declarations
+	chunkPackage                  // a package clause, ignored
 )
 
 // chunk is one top-level statement or declaration of a cell: the bytes
@@ -33,8 +33,8 @@ type chunk struct {
 type parsedCell struct {
 	src    string
 	chunks []chunk
-	decls  []ast.Decl  // imports, types, funcs, in source order
-	stmts  []ast.Stmt  // statements (var/const included), in source order
+	decls  []ast.Decl // imports, types, funcs, in source order
+	stmts  []ast.Stmt // statements (var/const included), in source order
 	fset   *token.FileSet
 	base   int // file offset of the cell's first byte in both parses
 	imps   []string

@@ -4,6 +4,7 @@
 //	hybridgo              print the version and what is available
 //	hybridgo ops [NAME…]  list the registered operators, or describe some
 //	hybridgo train        train the tutorial's LeNet on Fashion-MNIST
+//	hybridgo run FILE.go  interpret a Go program or script, hybridgo preloaded
 //	hybridgo version      print the version
 package main
 
@@ -35,6 +36,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runOps(args[1:], stdout, stderr)
 	case "train":
 		return runTrain(args[1:], stdout, stderr)
+	case "run":
+		return runFile(args[1:], stdout, stderr)
 	case "version", "-version", "--version":
 		fmt.Fprintf(stdout, "hybridgo %s\n", version)
 		return 0
@@ -53,6 +56,9 @@ func printUsage(w io.Writer) {
                            attributes, or describe the named ones in full
   hybridgo train [flags]   train the LeNet of MXNet's hybridize tutorial on
                            Fashion-MNIST, hybridized (-h for the flags)
+  hybridgo run FILE.go     interpret a Go file (package main with func main,
+                           or a script of statements) with hybridgo's packages
+                           preloaded, as in the REPL
   hybridgo version         print the version
 `)
 }
