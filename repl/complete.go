@@ -232,8 +232,18 @@ func (s *Session) Doc(name string) (string, bool) {
 		if d, ok := projectDocs[name]; ok {
 			return d, true
 		}
-		if v, ok := exportsOf(path)[parts[1]]; ok && len(parts) == 2 {
+		v, ok := exportsOf(path)[parts[1]]
+		if ok && len(parts) == 2 {
 			return describeExport(parts[0]+"."+parts[1], v), true
+		}
+		if ok && len(parts) == 3 && v.Kind() == reflect.Pointer && v.IsNil() {
+			t := v.Type().Elem()
+			if d, ok := docOfMember(t, parts[2]); ok {
+				return d, true
+			}
+			if m, ok := reflect.PointerTo(t).MethodByName(parts[2]); ok {
+				return "func (*" + parts[0] + "." + parts[1] + ") " + parts[2] + signature(m.Type, 1), true
+			}
 		}
 		return "", false
 	}
@@ -262,32 +272,52 @@ func (s *Session) Doc(name string) (string, bool) {
 // docOfMember finds "pkg.Type.Member" in the project's docs for t or a
 // type embedded in it.
 func docOfMember(t reflect.Type, member string) (string, bool) {
-	for depth := 0; depth < 4; depth++ {
-		st := derefType(t)
-		if st.PkgPath() != "" {
-			key := packageName(st.PkgPath()) + "." + st.Name() + "." + member
-			if d, ok := projectDocs[key]; ok {
+	return docOfMemberDepth(t, member, 0)
+}
+
+func docOfMemberDepth(t reflect.Type, member string, depth int) (string, bool) {
+	st := derefType(t)
+	if st.PkgPath() != "" {
+		if d, ok := projectDocs[packageName(st.PkgPath())+"."+st.Name()+"."+member]; ok {
+			return d, true
+		}
+	}
+	if st.Kind() != reflect.Struct || depth > 3 {
+		return "", false
+	}
+	for i := 0; i < st.NumField(); i++ {
+		if f := st.Field(i); embeddedField(f) {
+			if d, ok := docOfMemberDepth(f.Type, member, depth+1); ok {
 				return d, true
 			}
 		}
-		if st.Kind() != reflect.Struct {
-			return "", false
-		}
-		found := false
-		for i := 0; i < st.NumField(); i++ {
-			if f := st.Field(i); embeddedField(f) {
-				if d, ok := docOfMember(f.Type, member); ok {
-					return d, true
-				}
-				found = true
-			}
-		}
-		if !found {
-			return "", false
-		}
-		return "", false
 	}
 	return "", false
+}
+
+// signature prints a func type's parameters (from the skip-th) and
+// results: "(x int) string" without names.
+func signature(t reflect.Type, skip int) string {
+	var in, out []string
+	for i := skip; i < t.NumIn(); i++ {
+		p := t.In(i).String()
+		if t.IsVariadic() && i == t.NumIn()-1 {
+			p = "..." + t.In(i).Elem().String()
+		}
+		in = append(in, p)
+	}
+	for i := 0; i < t.NumOut(); i++ {
+		out = append(out, t.Out(i).String())
+	}
+	sig := "(" + strings.Join(in, ", ") + ")"
+	switch len(out) {
+	case 0:
+	case 1:
+		sig += " " + out[0]
+	default:
+		sig += " (" + strings.Join(out, ", ") + ")"
+	}
+	return sig
 }
 
 // describeExport describes a symbol of a compiled package from its
