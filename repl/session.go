@@ -432,8 +432,7 @@ func (s *Session) run(ctx context.Context, w *world, pc *parsedCell, skip map[in
 			return Result{}, nil // nothing came back: a leftover of the interpreter
 		}
 	}
-	if call, ok := final.(*ast.CallExpr); ok && isNilError(v) {
-		_ = call
+	if _, ok := final.(*ast.CallExpr); ok && isNilError(v) {
 		return Result{}, nil // a call that returned no error
 	}
 	return Result{Value: v, HasValue: true, Text: display(v)}, nil

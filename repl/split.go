@@ -80,6 +80,7 @@ func splitChunks(src string) ([]chunk, error) {
 	}, scanner.ScanComments)
 	var out []chunk
 	depth := 0
+	header := false
 	start := -1 // offset of the current chunk, -1 when between chunks
 	var toks []token.Token
 	lastEnd := 0
@@ -102,7 +103,14 @@ func splitChunks(src string) ([]chunk, error) {
 			}
 			continue
 		}
-		if tok == token.SEMICOLON && depth == 0 {
+		// The semicolons of a for, if or switch header do not end it.
+		if depth == 0 && (tok == token.FOR || tok == token.IF || tok == token.SWITCH) {
+			header = true
+		}
+		if depth == 0 && tok == token.LBRACE {
+			header = false
+		}
+		if tok == token.SEMICOLON && depth == 0 && !header {
 			end := off
 			if lit == "\n" {
 				end = lastEnd
