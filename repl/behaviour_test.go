@@ -106,6 +106,13 @@ func TestInterrupt(t *testing.T) {
 	if got := s.must("n > 0"); got != "true" {
 		t.Errorf("n > 0 is %q", got)
 	}
+	// A blocked channel operation stops too.
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel2()
+	if _, err := s.Eval(ctx2, "ch := make(chan int)\n<-ch"); !errors.Is(err, ErrInterrupted) {
+		t.Errorf("blocked receive: %v", err)
+	}
+	s.must("n = 1")
 }
 
 func TestRedefinitionReplays(t *testing.T) {

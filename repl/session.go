@@ -15,7 +15,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/traefik/yaegi/interp"
 	"github.com/traefik/yaegi/stdlib"
@@ -82,6 +84,7 @@ type world struct {
 	stderr   *frameFilter
 	imported map[string]string // package name -> import path
 	types    map[reflect.Type]string
+	busy     chan struct{} // an interrupted eval still finishing
 }
 
 // record is a cell that ran; dropped marks its declarations that later
@@ -101,6 +104,7 @@ func NewSession(o Options) (*Session, error) {
 	if o.Stderr == nil {
 		o.Stderr = os.Stderr
 	}
+	o.Stderr = &lockedWriter{w: o.Stderr} // cells' goroutines report there too
 	s := &Session{opts: o}
 	w, err := s.newWorld()
 	if err != nil {
@@ -263,19 +267,40 @@ func packageName(path string) string {
 
 // eval runs src in the interpreter, turning escaping Go panics into
 // errors and stopping at ctx's end.
+//
+// yaegi's EvalWithContext returns at once when its context ends, leaving
+// the stopped code to unwind in a goroutine nobody can wait for, which
+// races with the next Eval. So the session calls it with a context that
+// never ends, in a goroutine of its own, and stops the code itself (see
+// stopInterp), then waits for it: briefly, and if a compiled call is
+// still in flight, the next eval waits for it to finish.
 func (w *world) eval(ctx context.Context, src string) (v reflect.Value, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = &PanicError{Value: fmt.Sprintf("%v (inside the interpreter)\n%s", r, debug.Stack())}
-		}
+	if w.busy != nil {
+		<-w.busy
+		w.busy = nil
+	}
+	done := make(chan struct{})
+	var frames []string
+	go func() {
+		defer close(done)
+		defer func() {
+			if r := recover(); r != nil {
+				err = &PanicError{Value: fmt.Sprintf("%v (inside the interpreter)\n%s", r, debug.Stack())}
+			}
+		}()
+		w.stderr.begin()
+		v, err = w.in.EvalWithContext(context.Background(), src)
+		frames = w.stderr.end()
 	}()
-	w.stderr.begin()
-	v, err = w.in.EvalWithContext(ctx, src)
-	frames := w.stderr.end()
-	if ctx.Err() != nil && (err == nil || errors.Is(err, ctx.Err())) {
-		// The interpreted code stops at its next step; compiled calls in
-		// flight finish in the background. Give it a moment to unwind.
-		time.Sleep(20 * time.Millisecond)
+	select {
+	case <-done:
+	case <-ctx.Done():
+		stopInterp(w.in)
+		select {
+		case <-done:
+		case <-time.After(2 * time.Second):
+			w.busy = done
+		}
 		return reflect.Value{}, fmt.Errorf("%w: %v", ErrInterrupted, ctx.Err())
 	}
 	var p interp.Panic
@@ -283,6 +308,33 @@ func (w *world) eval(ctx context.Context, src string) (v reflect.Value, err erro
 		return reflect.Value{}, &PanicError{Value: p.Value, Frames: frames}
 	}
 	return v, err
+}
+
+// stopInterp does what the interpreter does when the context of
+// EvalWithContext ends (its unexported stop): it bumps the run id, which
+// running interpreted code checks at each step, and closes the channel
+// that its channel operations select on. yaegi v0.16.1's fields are
+// reached through reflect; if they are not found, nothing is stopped.
+func stopInterp(in *interp.Interpreter) {
+	v := reflect.ValueOf(in).Elem()
+	idField, muField, doneField := v.FieldByName("id"), v.FieldByName("mutex"), v.FieldByName("done")
+	if !idField.IsValid() || idField.Kind() != reflect.Uint64 || !muField.IsValid() ||
+		muField.Type() != reflect.TypeOf(sync.RWMutex{}) || !doneField.IsValid() || doneField.Type() != reflect.TypeOf((chan struct{})(nil)) {
+		return
+	}
+	atomic.AddUint64((*uint64)(unsafe.Pointer(idField.UnsafeAddr())), 1)
+	mu := (*sync.RWMutex)(unsafe.Pointer(muField.UnsafeAddr()))
+	mu.Lock()
+	defer mu.Unlock()
+	done := *(*chan struct{})(unsafe.Pointer(doneField.UnsafeAddr()))
+	if done == nil {
+		return
+	}
+	select {
+	case <-done:
+	default:
+		close(done)
+	}
 }
 
 // Eval runs a cell: imports, then type and function declarations, then
@@ -610,6 +662,18 @@ func (s *Session) typeNames(w *world) map[reflect.Type]string {
 		}
 	}
 	return w.types
+}
+
+// lockedWriter serializes writes.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // switchWriter forwards to a writer that can be changed (replays are

@@ -5,18 +5,45 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 )
 
 type testSession struct {
 	*Session
 	t        *testing.T
-	out, err *bytes.Buffer
+	out, err *syncBuffer
+}
+
+// syncBuffer is a bytes.Buffer safe for goroutines started by cells.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+func (b *syncBuffer) Len() int { return len(b.String()) }
+
+func (b *syncBuffer) Reset() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.b.Reset()
 }
 
 func newTestSession(t *testing.T) *testSession {
 	t.Helper()
-	var out, errb bytes.Buffer
+	var out, errb syncBuffer
 	s, err := NewSession(Options{Stdout: &out, Stderr: &errb})
 	if err != nil {
 		t.Fatal(err)
