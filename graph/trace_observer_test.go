@@ -3,6 +3,7 @@ package graph_test
 import (
 	"testing"
 
+	"github.com/hybridgo/hybridgo/eager"
 	"github.com/hybridgo/hybridgo/graph"
 	"github.com/hybridgo/hybridgo/ops"
 )
@@ -23,6 +24,31 @@ func TestTraceObserver(t *testing.T) {
 	}
 	if len(seen) != 2 || seen[1] != "relu 2x3 float32" {
 		t.Errorf("observed %q", seen)
+	}
+	// Compiling the graph with its gradients records no observed nodes.
+	seen = nil
+	sym, err := graph.Trace(func(f ops.F, in []ops.Tensor) []ops.Tensor {
+		return []ops.Tensor{f.Relu(in[0])}
+	}, []ops.Shape{{2}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cop, err := graph.NewCachedOp(sym, graph.CachedOpOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := eager.Ones(2)
+	x.AttachGrad()
+	var y []*eager.NDArray
+	eager.Record(func() { y, err = cop.Call(x) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := y[0].Backward(); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 1 {
+		t.Errorf("observed %q: the gradient graph's nodes should not be", seen)
 	}
 	if got := graph.SetTraceObserver(nil); got == nil {
 		t.Error("SetTraceObserver did not return the observer it replaced")
