@@ -345,7 +345,9 @@ func (h *history) load() []string {
 
 // add records a statement in the editor's history and in the file.
 func (h *history) add(rl *readline.Instance, entry string) {
-	rl.SaveHistory(entry)
+	if rl != nil {
+		rl.SaveHistory(entry)
+	}
 	if h.path == "" {
 		return
 	}
