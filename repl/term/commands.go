@@ -466,7 +466,8 @@ func (r *REPL) cmdSave(c Command) bool {
 // knownImports are the packages a session has imported without being
 // asked, by the name cells use for them.
 var knownImports = map[string]string{
-	"nd":      "github.com/hybridgo/hybridgo/eager",
+	"nd":      "github.com/hybridgo/hybridgo/repl/nd",
+	"sym":     "github.com/hybridgo/hybridgo/repl/sym",
 	"eager":   "github.com/hybridgo/hybridgo/eager",
 	"nn":      "github.com/hybridgo/hybridgo/nn",
 	"ops":     "github.com/hybridgo/hybridgo/ops",

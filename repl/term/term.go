@@ -184,7 +184,7 @@ func (r *REPL) eval(ctx context.Context, cell string) (res repl.Result, err erro
 
 // printError prints an evaluation error readably.
 func (r *REPL) printError(err error) {
-	if errors.Is(err, context.Canceled) {
+	if errors.Is(err, repl.ErrInterrupted) || errors.Is(err, context.Canceled) {
 		fmt.Fprintln(r.errOut, "interrupted (variables are kept)")
 		return
 	}

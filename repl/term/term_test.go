@@ -57,13 +57,17 @@ func TestBatchPrintsValuesOnly(t *testing.T) {
 }
 
 func TestBatchMultiLineStatements(t *testing.T) {
-	out, errOut := batch(t, `func double(v int) int {
-	return v * 2
+	out, errOut := batch(t, `func sumDoubles(n int) int {
+	s := 0
+	for i := 0; i < n; i++ {
+		s += 2 * i
+	}
+	return s
 }
 
-s := 0
-for i := 0; i < 4; i++ {
-	s += double(i)
+s := sumDoubles(4)
+if s > 10 {
+	s = s * 1
 }
 s
 fmt.Println("sum",
@@ -217,7 +221,7 @@ greeting := shout("hi")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"package main", "\"strings\"", "nd \"github.com/hybridgo/hybridgo/eager\"", "func shout(s string) string", "func main() {\n\tx := nd.Ones(3)\n\tgreeting := shout(\"hi\")\n}"} {
+	for _, want := range []string{"package main", "\"strings\"", "\"github.com/hybridgo/hybridgo/repl/nd\"", "func shout(s string) string", "func main() {\n\tx := nd.Ones(3)\n\tgreeting := shout(\"hi\")\n}"} {
 		if !strings.Contains(string(src), want) {
 			t.Errorf("saved file lacks %q:\n%s", want, src)
 		}
