@@ -5,6 +5,7 @@
 //	hybridgo repl         the same
 //	hybridgo bench        time the tutorial's LeNet, eager and hybridized, from interpreted code
 //	hybridgo ops [NAME…]  list the registered operators, or describe some
+//	hybridgo graph FILE   draw a symbol file as SVG or for the terminal
 //	hybridgo train        train the tutorial's LeNet on Fashion-MNIST
 //	hybridgo version      print the version
 package main
@@ -46,6 +47,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runOps(args[1:], stdout, stderr)
 	case "train":
 		return runTrain(args[1:], stdout, stderr)
+	case "graph":
+		return runGraph(args[1:], stdout, stderr)
 	case "version", "-version", "--version":
 		fmt.Fprintf(stdout, "hybridgo %s\n", version)
 		return 0
@@ -70,6 +73,10 @@ func printUsage(w io.Writer) {
                            forward and a training step, eager and hybridized
   hybridgo ops [NAME...]   list every registered operator with its inputs and
                            attributes, or describe the named ones in full
+  hybridgo graph FILE-symbol.json [-o out.svg|out.txt|-] [-collapse N]
+                 [-width 80|120] [-passes]
+                           draw a model's graph as SVG or for the terminal;
+                           -passes shows it before and after optimization
   hybridgo train [flags]   train the LeNet of MXNet's hybridize tutorial on
                            Fashion-MNIST, hybridized (-h for the flags)
   hybridgo version         print the version
