@@ -136,11 +136,11 @@ func (r *REPL) cmdGraph(c Command) bool {
 		return false
 	}
 	if len(c.Args) == 1 {
-		fmt.Fprint(r.out, ensureNewline(drawText(sym)))
+		fmt.Fprint(r.out, ensureNewline(drawText(sym, screenWidth())))
 		return false
 	}
 	file := c.Args[1]
-	data, err := drawFile(sym, strings.ToLower(filepath.Ext(file)))
+	data, err := drawFile(sym, strings.ToLower(filepath.Ext(file)), c.Args[0])
 	if err != nil {
 		fmt.Fprintln(r.errOut, "error:", err)
 		return false

@@ -146,7 +146,8 @@ b.Initialize()
 `
 
 func TestGraphAndTrace(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "g.txt")
+	dir := t.TempDir()
+	file, svg, page := filepath.Join(dir, "g.txt"), filepath.Join(dir, "g.svg"), filepath.Join(dir, "g.html")
 	out, errOut := batch(t, denseBlock+`:graph b
 b.Hybridize()
 :graph b
@@ -157,8 +158,10 @@ y = b.Forward(nd.Ones(2, 4))
 :graph b
 :graph b `+file+`
 :graph b out.png
-sym := graph.F.Relu(graph.Var("data", ops.Shape{5}, ops.Float32))
-:graph sym
+r := graph.F.Relu(graph.Var("data", ops.Shape{5}, ops.Float32))
+:graph r
+:graph r `+svg+`
+:graph r `+page+`
 :graph nothing
 `)
 	for _, want := range []string{
@@ -177,15 +180,17 @@ sym := graph.F.Relu(graph.Var("data", ops.Shape{5}, ops.Float32))
 	if strings.Contains(out, "head_grad") {
 		t.Errorf(":trace printed gradient ops:\n%s", out)
 	}
-	if !strings.Contains(out, "%small0_relu0 = relu(%small0_dense0_fwd)  # 2x3 float32") {
+	if !strings.Contains(out, "│ dense0_fwd FullyConnected │") || !strings.Contains(out, "│     2x3     │") {
 		t.Errorf(":graph b did not draw the graph:\n%s", out)
 	}
-	if !strings.Contains(out, "%relu") || !strings.Contains(out, "# 5 float32") {
-		t.Errorf(":graph sym did not draw the symbol:\n%s", out)
+	if !strings.Contains(out, "│   5   │") {
+		t.Errorf(":graph r did not draw the symbol:\n%s", out)
 	}
-	b, err := os.ReadFile(file)
-	if err != nil || !strings.Contains(string(b), "FullyConnected") {
-		t.Errorf("graph file: %v %q", err, b)
+	for f, want := range map[string]string{file: "dense0_fwd FullyConnected", svg: "<svg", page: "<!DOCTYPE html>"} {
+		b, err := os.ReadFile(f)
+		if err != nil || !strings.Contains(string(b), want) {
+			t.Errorf("graph file %s: %v %.200q", f, err, b)
+		}
 	}
 }
 
