@@ -17,7 +17,8 @@ import (
 // benchCells define, in interpreted Go as a person types it in the REPL,
 // the LeNet of MXNet's hybridize tutorial, two copies of it (one to run
 // eagerly, one hybridized), a batch, and loops that run a forward or a
-// training step n times.
+// training step n times; and a block of many small ops, where the
+// interpreter's cost per op call matters more than the arithmetic.
 var benchCells = []string{
 	`type Net struct {
 	nn.HybridBlock
@@ -44,6 +45,11 @@ var benchCells = []string{
 	n.Bind(n, "net")
 	return n
 }`,
+	`func mustInit(net *Net) {
+	if err := net.Initialize(); err != nil {
+		panic(err)
+	}
+}`,
 	`func newTrainer(net *Net) *nn.Trainer {
 	t, err := nn.NewTrainer(net.CollectParams(), nn.NewSGD(nn.SGDOptions{LR: 0.01}))
 	if err != nil {
@@ -51,14 +57,10 @@ var benchCells = []string{
 	}
 	return t
 }`,
-	`nd.Seed(1)
+	`eager.Seed(1)
 netE, netH := NewNet(), NewNet()
-if err := netE.Initialize(); err != nil {
-	panic(err)
-}
-if err := netH.Initialize(); err != nil {
-	panic(err)
-}
+mustInit(netE)
+mustInit(netH)
 netH.Hybridize()
 x := nd.RandomNormal(BATCH, 1, 28, 28)
 y := nd.Zeros(BATCH)
@@ -71,9 +73,9 @@ trainerE, trainerH := newTrainer(netE), newTrainer(netH)`,
 }`,
 	`func step(net *Net, trainer *nn.Trainer, n int) {
 	for i := 0; i < n; i++ {
-		var loss *nd.NDArray
-		nd.Record(func() {
-			loss = lossFn.Loss(net.Forward(x), y).(*nd.NDArray)
+		var loss *eager.NDArray
+		eager.Record(func() {
+			loss = lossFn.Loss(net.Forward(x), y).(*eager.NDArray)
 		})
 		if err := loss.Backward(); err != nil {
 			panic(err)
@@ -81,6 +83,38 @@ trainerE, trainerH := newTrainer(netE), newTrainer(netH)`,
 		if err := trainer.Step(BATCH); err != nil {
 			panic(err)
 		}
+	}
+}`,
+	`type Ops struct {
+	nn.HybridBlock
+	Fc *nn.Dense
+}`,
+	`func (o *Ops) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
+	x = o.Fc.Forward(x)
+	for i := 0; i < 20; i++ {
+		x = F.Tanh(F.MulScalar(x, 0.9))
+	}
+	return x
+}`,
+	`func newOps() *Ops {
+	o := &Ops{Fc: nn.NewDense(32)}
+	o.Bind(o, "ops")
+	if err := o.Initialize(); err != nil {
+		panic(err)
+	}
+	return o
+}`,
+	`opsE, opsH := newOps(), newOps()
+opsH.Hybridize()
+small := nd.RandomNormal(BATCH, 32)
+smallE := func(n int) {
+	for i := 0; i < n; i++ {
+		opsE.Forward(small)
+	}
+}
+smallH := func(n int) {
+	for i := 0; i < n; i++ {
+		opsH.Forward(small)
 	}
 }`,
 	`forwardE := func(n int) { forward(netE, n) }
@@ -122,6 +156,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	for _, c := range []struct{ name, eager, hybrid string }{
 		{"forward", "forwardE", "forwardH"},
 		{"training step (Record + Backward + SGD)", "stepE", "stepH"},
+		{"41 small ops (Dense, 20 x MulScalar+Tanh) on 16x32", "smallE", "smallH"},
 	} {
 		var times [2]time.Duration
 		for i, fn := range []string{c.eager, c.hybrid} {
