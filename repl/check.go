@@ -488,3 +488,54 @@ func renameMain(pc *parsedCell) {
 }
 
 const mainAlias = "_hgm"
+
+// typeConstantArgs rewrites min(2.5, 1.5) as min(float64(2.5), 1.5): the
+// interpreter cannot infer a type parameter from untyped constants alone.
+// Only columns after the call on its line move.
+func typeConstantArgs(pc *parsedCell) (*parsedCell, error) {
+	type edit struct {
+		off  int
+		text string
+	}
+	var edits []edit
+	visit := func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || len(call.Args) == 0 {
+			return true
+		}
+		if id, ok := call.Fun.(*ast.Ident); !ok || id.Name != "min" && id.Name != "max" {
+			return true
+		}
+		kind := token.INT
+		for _, a := range call.Args {
+			if u, ok := a.(*ast.UnaryExpr); ok && (u.Op == token.SUB || u.Op == token.ADD) {
+				a = u.X
+			}
+			lit, ok := a.(*ast.BasicLit)
+			if !ok {
+				return true
+			}
+			if lit.Kind == token.FLOAT || lit.Kind == token.STRING && kind != token.FLOAT || lit.Kind == token.CHAR && kind == token.INT {
+				kind = lit.Kind
+			}
+		}
+		conv := map[token.Token]string{token.INT: "int", token.FLOAT: "float64", token.STRING: "string", token.CHAR: "rune"}[kind]
+		edits = append(edits, edit{pc.offset(call.Args[0].Pos()), conv + "("}, edit{pc.offset(call.Args[0].End()), ")"})
+		return true
+	}
+	for _, d := range pc.decls {
+		ast.Inspect(d, visit)
+	}
+	for _, st := range pc.stmts {
+		ast.Inspect(st, visit)
+	}
+	if len(edits) == 0 {
+		return pc, nil
+	}
+	sort.SliceStable(edits, func(i, j int) bool { return edits[i].off > edits[j].off })
+	src := pc.src
+	for _, e := range edits {
+		src = src[:e.off] + e.text + src[e.off:]
+	}
+	return parseCell(src)
+}

@@ -298,6 +298,9 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	if err := s.checkUnsupported(pc); err != nil {
 		return Result{}, err
 	}
+	if pc, err = typeConstantArgs(pc); err != nil {
+		return Result{}, err
+	}
 	if s.runMode {
 		renameMain(pc)
 	}
@@ -305,7 +308,7 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	if len(redefined) > 0 {
 		return s.replay(ctx, pc, redefined)
 	}
-	res, err = s.run(ctx, s.in, pc, nil)
+	res, err = s.run(ctx, s.in, pc, nil, nil)
 	if err != nil {
 		return Result{}, err
 	}
@@ -329,7 +332,8 @@ func (s *Session) commit(pc *parsedCell, replaced map[declKey]bool) {
 }
 
 // run evaluates a parsed cell in w, leaving out the chunks in skip.
-func (s *Session) run(ctx context.Context, w *world, pc *parsedCell, skip map[int]bool) (Result, error) {
+// extra are declarations of other cells evaluated with pc's (see plan).
+func (s *Session) run(ctx context.Context, w *world, pc *parsedCell, skip map[int]bool, extra []placed) (Result, error) {
 	s.current = pc
 	defer func() { s.current = nil }()
 	keep := func(kind chunkKind) func(c chunk) bool {
@@ -359,9 +363,19 @@ func (s *Session) run(ctx context.Context, w *world, pc *parsedCell, skip map[in
 			return Result{}, err
 		}
 	}
+	for _, e := range extra {
+		if err := s.importAll(w, e.cell); err != nil {
+			return Result{}, err
+		}
+	}
 	isDecl := func(c chunk) bool { return (c.kind == chunkType || c.kind == chunkFunc) && !skip[c.index] }
-	if anyChunk(pc.chunks, isDecl) {
-		if _, err := w.eval(ctx, "\n"+blank(pc.src, pc.chunks, isDecl)); err != nil {
+	if anyChunk(pc.chunks, isDecl) || len(extra) > 0 {
+		text := "\n" + blank(pc.src, pc.chunks, isDecl)
+		for _, e := range extra {
+			c := e.cell.chunks[e.idx]
+			text += "\n" + e.cell.src[c.start:c.end]
+		}
+		if _, err := w.eval(ctx, text); err != nil {
 			return Result{}, cellRuntimeError(err, pc.src)
 		}
 	}
@@ -418,8 +432,7 @@ func (s *Session) run(ctx context.Context, w *world, pc *parsedCell, skip map[in
 			return Result{}, nil // nothing came back: a leftover of the interpreter
 		}
 	}
-	if call, ok := final.(*ast.CallExpr); ok && isNilError(v) {
-		_ = call
+	if _, ok := final.(*ast.CallExpr); ok && isNilError(v) {
 		return Result{}, nil // a call that returned no error
 	}
 	return Result{Value: v, HasValue: true, Text: display(v)}, nil
@@ -513,15 +526,32 @@ func (s *Session) Cells() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []string
-	for _, r := range s.history {
-		if len(r.dropped) == 0 {
+	pl := s.plan(nil)
+	for i, r := range s.history {
+		if len(pl.skip[i]) == 0 && len(pl.extra[i]) == 0 {
 			out = append(out, r.cell.src)
 			continue
 		}
 		var parts []string
-		for i, c := range r.cell.chunks {
-			if !r.dropped[i] {
+		emitted := map[placed]bool{}
+		for j, c := range r.cell.chunks {
+			if !pl.skip[i][j] {
 				parts = append(parts, r.cell.src[c.start:c.end])
+				continue
+			}
+			// A replaced declaration: its latest version goes here.
+			for _, e := range pl.extra[i] {
+				if !emitted[e] && sharesKey(c, e.cell.chunks[e.idx]) {
+					emitted[e] = true
+					ec := e.cell.chunks[e.idx]
+					parts = append(parts, e.cell.src[ec.start:ec.end])
+				}
+			}
+		}
+		for _, e := range pl.extra[i] {
+			if !emitted[e] {
+				ec := e.cell.chunks[e.idx]
+				parts = append(parts, e.cell.src[ec.start:ec.end])
 			}
 		}
 		if len(parts) > 0 {

@@ -66,6 +66,9 @@ func TestValuesAcrossCells(t *testing.T) {
 	if got := s.must("c * y"); got != "30" {
 		t.Errorf("c*y = %q", got)
 	}
+	if got := s.must("t := 0\nfor i := 0; i < 4; i++ {\n\tt += i\n}\nif v := t; v > 0 {\n\tt++\n}\nswitch k := t; k {\n}\nt"); got != "7" {
+		t.Errorf("three-clause loop: %q", got)
+	}
 	if got := s.must(`"hello"`); got != "hello" {
 		t.Errorf("string displayed as %q", got)
 	}

@@ -13,11 +13,11 @@ import (
 type chunkKind int
 
 const (
-	chunkStmt   chunkKind = iota // statements, and var/const declarations
-	chunkImport                  // import declarations
-	chunkType                    // type declarations
-	chunkFunc                    // function and method declarations
-	chunkPackage                 // a package clause, ignored
+	chunkStmt    chunkKind = iota // statements, and var/const declarations
+	chunkImport                   // import declarations
+	chunkType                     // type declarations
+	chunkFunc                     // function and method declarations
+	chunkPackage                  // a package clause, ignored
 )
 
 // chunk is one top-level statement or declaration of a cell: the bytes
@@ -33,8 +33,8 @@ type chunk struct {
 type parsedCell struct {
 	src    string
 	chunks []chunk
-	decls  []ast.Decl  // imports, types, funcs, in source order
-	stmts  []ast.Stmt  // statements (var/const included), in source order
+	decls  []ast.Decl // imports, types, funcs, in source order
+	stmts  []ast.Stmt // statements (var/const included), in source order
 	fset   *token.FileSet
 	base   int // file offset of the cell's first byte in both parses
 	imps   []string
@@ -80,6 +80,7 @@ func splitChunks(src string) ([]chunk, error) {
 	}, scanner.ScanComments)
 	var out []chunk
 	depth := 0
+	header := false
 	start := -1 // offset of the current chunk, -1 when between chunks
 	var toks []token.Token
 	lastEnd := 0
@@ -102,7 +103,14 @@ func splitChunks(src string) ([]chunk, error) {
 			}
 			continue
 		}
-		if tok == token.SEMICOLON && depth == 0 {
+		// The semicolons of a for, if or switch header do not end it.
+		if depth == 0 && (tok == token.FOR || tok == token.IF || tok == token.SWITCH) {
+			header = true
+		}
+		if depth == 0 && tok == token.LBRACE {
+			header = false
+		}
+		if tok == token.SEMICOLON && depth == 0 && !header {
 			end := off
 			if lit == "\n" {
 				end = lastEnd

@@ -7,6 +7,7 @@
 //	hybridgo ops [NAME…]  list the registered operators, or describe some
 //	hybridgo graph FILE   draw a symbol file as SVG or for the terminal
 //	hybridgo train        train the tutorial's LeNet on Fashion-MNIST
+//	hybridgo run FILE.go  interpret a Go program or script, hybridgo preloaded
 //	hybridgo version      print the version
 package main
 
@@ -49,6 +50,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runTrain(args[1:], stdout, stderr)
 	case "graph":
 		return runGraph(args[1:], stdout, stderr)
+	case "run":
+		return runFile(args[1:], stdout, stderr)
 	case "version", "-version", "--version":
 		fmt.Fprintf(stdout, "hybridgo %s\n", version)
 		return 0
@@ -79,6 +82,9 @@ func printUsage(w io.Writer) {
                            -passes shows it before and after optimization
   hybridgo train [flags]   train the LeNet of MXNet's hybridize tutorial on
                            Fashion-MNIST, hybridized (-h for the flags)
+  hybridgo run FILE.go     interpret a Go file (package main with func main,
+                           or a script of statements) with hybridgo's packages
+                           preloaded, as in the REPL
   hybridgo version         print the version
 `)
 }

@@ -1,0 +1,62 @@
+// Package repl is hybridgo's interactive Go: a Session evaluates cells of
+// Go code with yaegi, with the project's packages preloaded, for the
+// terminal REPL, the notebook kernel and `hybridgo run FILE.go`.
+//
+//	s, _ := repl.NewSession(repl.Options{Stdout: os.Stdout, Stderr: os.Stderr})
+//	s.Eval(ctx, "x := nd.RandomNormal(2, 3)")
+//	res, _ := s.Eval(ctx, "nd.Relu(x)") // res.Text: the values and "<NDArray 2x3 @cpu(0)>"
+//
+// # What a session has
+//
+// ops, eager, graph, nn and data are imported under their names, with
+// fmt, math and strings; any other standard package is imported the
+// first time a cell names it (strconv.Itoa works without an import), and
+// everything is importable by path. Importing again is harmless.
+//
+// nd and sym are ready-made namespaces, MXNet's mx.nd and mx.sym. They
+// are compiled packages (repl/nd, repl/sym) whose functions wrap every op
+// of ops.F, generated from it (go generate ./repl): nd.Relu(x) runs at
+// once and returns an *eager.NDArray, sym.Relu(s) adds a graph node and
+// returns a *graph.Symbol with its inferred shape. nd adds the creation
+// functions with shapes as trailing ints (nd.RandomNormal(16, 1, 28, 28),
+// nd.Zeros, nd.Array); sym adds Var and Group. F is eager.F, and Go runs
+// a goroutine whose panic is reported rather than fatal.
+//
+// # Cells
+//
+// A cell may mix imports, declarations and statements. It is split at its
+// top-level semicolons (go/scanner) and parsed (go/parser); imports are
+// evaluated first, then type and function declarations together, then
+// the statements in order (var and const declarations run with them, as
+// the interpreter mishandles `var y = x` as a declaration). Names declared
+// at the top level, with := too, live on in later cells. The value of a
+// final expression statement is displayed: NDArrays MXNet-style, Symbols
+// with their shape, errors by message, anything else with %v. Calls with
+// no result, fmt's Print functions, and calls returning a nil error
+// display nothing; a call with several results displays each.
+//
+// Errors carry the line and column within the cell (*CompileError). A
+// panic comes back as *PanicError with the interpreted frames it crossed,
+// and the session carries on. A cancelled context stops a running cell
+// (ErrInterrupted); the variables stay.
+//
+// # The interpreter's gaps, and how they are closed
+//
+// yaegi follows Go 1.22. min and max are provided as generic functions
+// (calls on constants alone get their first argument converted, as the
+// interpreter cannot infer from untyped constants) and clear as a
+// function over maps and slices. Ranging over an integer or a function is
+// refused with an error naming the line, before anything runs.
+//
+// yaegi keeps the first declaration of a type or method and ignores
+// later ones. When a cell declares a type or method again, differently,
+// the session replays: it starts a fresh interpreter and runs the earlier
+// cells again, silently, each declaration in its latest version at the
+// place it was first declared, then the new cell. Variables are computed
+// again with the new definitions (random values are drawn anew unless
+// seeded). If a replayed cell or the new one fails, the redefinition is
+// refused with that error and the session is unchanged. Declaring the
+// same thing identically needs no replay; functions are redefined in
+// place. A grouped declaration (type ( A ...; B ... )) is replaced only
+// when all its names are declared again.
+package repl
