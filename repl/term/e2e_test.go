@@ -145,11 +145,12 @@ x := nd.RandomNormal(16, 1, 28, 28)`)
 	// A redefined method takes effect.
 	tm.typeLines(`type Greeter struct{ Name string }
 func (g Greeter) Hello() string { return "hello " + g.Name }
-g := Greeter{"gopher"}
-func (g Greeter) Hello() string { return "bonjour " + g.Name }`)
+g := Greeter{"gopher"}`)
 	tm.mark()
 	tm.typeLine("g.Hello()")
-	if got := tm.sinceMark(); !strings.Contains(got, "bonjour gopher") {
+	tm.typeLine(`func (g Greeter) Hello() string { return "bonjour " + g.Name }`)
+	tm.typeLine("g.Hello()")
+	if got := tm.sinceMark(); !strings.Contains(got, "\nhello gopher\n") || !strings.Contains(got, "\nbonjour gopher\n") || strings.Contains(got, "error") {
 		t.Fatalf("the redefined method did not take effect:\n%s", got)
 	}
 

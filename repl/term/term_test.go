@@ -66,8 +66,11 @@ func TestBatchMultiLineStatements(t *testing.T) {
 }
 
 s := sumDoubles(4)
-if s > 10 {
-	s = s * 1
+for i := 0; i < 3; i++ {
+	s++
+}
+if v := s; v > 10 {
+	s = v - 3
 }
 s
 fmt.Println("sum",
