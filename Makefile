@@ -13,10 +13,21 @@ FASHION_MNIST ?= /usr/share/datasets/fashion-mnist
 CHROMIUM_PKGS ?= chromium fonts-liberation
 
 # What the tests need beyond Go: the Fashion-MNIST files (the training
-# test uses them) and Chromium (the browser test of viz screenshots its
-# pages; it fetches echarts with npm). Installed with apt when missing and
-# possible; without them those tests say they are skipped.
+# test uses them), Chromium (the browser test of viz screenshots its pages;
+# it fetches echarts with npm) and tmux (the REPL's terminal test types into
+# it). Installed with apt when missing and possible; without them those
+# tests say they are skipped.
 deps:
+	@if command -v tmux >/dev/null 2>&1; then \
+		echo "tmux: $$(command -v tmux)"; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		echo "installing tmux"; \
+		(apt-get install -y -q tmux >/dev/null 2>&1 || \
+		 (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q tmux >/dev/null)) || \
+		echo "could not install tmux: the REPL's terminal test will say it is skipped"; \
+	else \
+		echo "tmux is missing: run 'sudo apt-get install tmux' (the REPL's terminal test is skipped without it)"; \
+	fi
 	@if [ -f $(FASHION_MNIST)/train-images-idx3-ubyte.gz ]; then \
 		echo "Fashion-MNIST: $(FASHION_MNIST)"; \
 	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \

@@ -103,7 +103,9 @@ func compile(outs []Entry, inputs []string, shapes []ops.Shape, dtypes []ops.DTy
 	for i, o := range copied {
 		heads[i] = Var(fmt.Sprintf("head_grad%d", i), o.Shape(), o.DType()).outs[0]
 	}
-	grads, err := Gradients(NewTracer(), copied, heads, wrt)
+	gt := NewTracer()
+	gt.derived = true // the trace observer sees forward ops only
+	grads, err := Gradients(gt, copied, heads, wrt)
 	if err != nil {
 		p.gradErr = err
 		grads, heads = nil, nil

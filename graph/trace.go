@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hybridgo/hybridgo/eager"
 	"github.com/hybridgo/hybridgo/ops"
@@ -19,6 +20,7 @@ type Tracer struct {
 	prefix   []string       // name scopes (blocks)
 	nextName string         // a name asked for the next node
 	consts   int
+	derived  bool // builds a graph derived from a traced one (gradients): unobserved
 }
 
 // NewTracer returns a tracer with fresh names.
@@ -127,7 +129,30 @@ func (t *Tracer) addNode(op *ops.Op, attrs ops.Attrs, in []Entry) (*Node, error)
 	if err := inferNode(n); err != nil {
 		return nil, err
 	}
+	if fn := traceObserver.Load(); fn != nil && !t.derived {
+		(*fn)(n)
+	}
 	return n, nil
+}
+
+// traceObserver is told of every node any tracer records.
+var traceObserver atomic.Pointer[func(*Node)]
+
+// SetTraceObserver makes fn see every op node that a Tracer records,
+// once its output shapes and dtypes are inferred, in the order the forward
+// applies the ops: the REPL's ":trace on" prints them as a hybridized block
+// traces. The gradient graphs derived from traced ones are not observed.
+// nil removes the observer. It returns the previous one (nil when
+// there was none). fn runs on the tracing goroutine and must not trace.
+func SetTraceObserver(fn func(n *Node)) (previous func(n *Node)) {
+	var p *func(*Node)
+	if fn != nil {
+		p = &fn
+	}
+	if old := traceObserver.Swap(p); old != nil {
+		return *old
+	}
+	return nil
 }
 
 // inferNode runs the op's dtype and shape rules on the node's inputs,

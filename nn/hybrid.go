@@ -103,6 +103,21 @@ func (b *HybridBlock) Hybridize(opts ...HybridizeOptions) {
 // Hybridized reports whether the block runs as a graph.
 func (b *HybridBlock) Hybridized() bool { return b.active }
 
+// LastGraph returns the graph traced by the block's latest hybridized
+// call, as traced (before any OptimizeFor rewrite), or nil when the block
+// has not run since Hybridize.
+func (b *HybridBlock) LastGraph() *graph.Symbol {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.last == nil {
+		return nil
+	}
+	if b.last.traced != nil {
+		return b.last.traced
+	}
+	return b.last.sym
+}
+
 func (b *HybridBlock) clearCache() {
 	b.mu.Lock()
 	b.cache, b.last = nil, nil

@@ -66,7 +66,13 @@ func TestHybridizeTutorial(t *testing.T) {
 
 	// The first call after Hybridize traces: HybridForward sees a Symbol with its shape.
 	net.Hybridize()
+	if net.LastGraph() != nil {
+		t.Error("LastGraph before any hybridized call")
+	}
 	y2 := net.Forward(x).(*eager.NDArray)
+	if g := net.LastGraph(); g == nil || !g.Shape().Equal(ops.Shape{16, 10}) {
+		t.Errorf("LastGraph after the traced call: %v", g)
+	}
 	if got := net.seen[1]; got != "<Symbol data 16x1x28x28 float32>" {
 		t.Errorf("tracing, HybridForward saw %q", got)
 	}

@@ -1,7 +1,9 @@
 // Command hybridgo is the front door of hybridgo: MXNet Gluon's hybrid
 // programming model in Go.
 //
-//	hybridgo              print the version and what is available
+//	hybridgo              the REPL: Go with the framework imported
+//	hybridgo repl         the same
+//	hybridgo bench        time the tutorial's LeNet, eager and hybridized, from interpreted code
 //	hybridgo ops [NAME…]  list the registered operators, or describe some
 //	hybridgo graph FILE   draw a symbol file as SVG or for the terminal
 //	hybridgo train        train the tutorial's LeNet on Fashion-MNIST
@@ -15,6 +17,7 @@ import (
 	"os"
 
 	"github.com/hybridgo/hybridgo/ops"
+	"github.com/hybridgo/hybridgo/repl/term"
 )
 
 // version is the release this binary was built from.
@@ -24,15 +27,23 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// stdin is what the REPL reads (a variable for the tests).
+var stdin = os.Stdin
+
 // run executes one command line and returns the process exit code.
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintf(stdout, "hybridgo %s — MXNet Gluon's hybrid programming model, in Go\n", version)
-		fmt.Fprintf(stdout, "%d operators registered (`hybridgo ops` lists them)\n\n", len(ops.All()))
-		printUsage(stdout)
-		return 0
+		return term.Main(stdin, stdout, stderr)
 	}
 	switch args[0] {
+	case "repl":
+		if len(args) > 1 {
+			fmt.Fprintf(stderr, "hybridgo repl takes no arguments\n")
+			return 2
+		}
+		return term.Main(stdin, stdout, stderr)
+	case "bench":
+		return runBench(args[1:], stdout, stderr)
 	case "ops":
 		return runOps(args[1:], stdout, stderr)
 	case "train":
@@ -45,6 +56,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "hybridgo %s\n", version)
 		return 0
 	case "help", "-h", "-help", "--help":
+		fmt.Fprintf(stdout, "hybridgo %s — MXNet Gluon's hybrid programming model, in Go\n", version)
+		fmt.Fprintf(stdout, "%d operators registered (`hybridgo ops` lists them)\n\n", len(ops.All()))
 		printUsage(stdout)
 		return 0
 	}
@@ -55,6 +68,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 func printUsage(w io.Writer) {
 	fmt.Fprint(w, `Usage:
+  hybridgo                 the REPL: Go statements with nd, nn, ops and graph
+                           imported (:help inside lists its commands); reads
+                           statements without prompts when stdin is not a terminal
+  hybridgo repl            the same
+  hybridgo bench [flags]   time the tutorial's LeNet from interpreted code:
+                           forward and a training step, eager and hybridized
   hybridgo ops [NAME...]   list every registered operator with its inputs and
                            attributes, or describe the named ones in full
   hybridgo graph FILE-symbol.json [-o out.svg|out.txt|-] [-collapse N]

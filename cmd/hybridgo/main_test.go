@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 
@@ -60,8 +61,28 @@ func TestVersionAndDefault(t *testing.T) {
 	if code, out, _ := runCmd("version"); code != 0 || !strings.Contains(out, version) {
 		t.Errorf("version: exit %d, %q", code, out)
 	}
-	if code, out, _ := runCmd(); code != 0 || !strings.Contains(out, "hybridgo ops") {
-		t.Errorf("default: exit %d, %q", code, out)
+	if code, out, _ := runCmd("help"); code != 0 || !strings.Contains(out, "hybridgo ops") {
+		t.Errorf("help: exit %d, %q", code, out)
+	}
+}
+
+// With no arguments (and with "repl") hybridgo is the REPL; with stdin not
+// a terminal it evaluates the statements it reads, without prompts.
+func TestDefaultIsTheREPL(t *testing.T) {
+	for _, args := range [][]string{nil, {"repl"}} {
+		f, err := os.CreateTemp(t.TempDir(), "in")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("x := nd.Ones(2)\nx.Shape()\n")
+		f.Seek(0, 0)
+		stdin = f
+		code, out, errOut := runCmd(args...)
+		stdin = os.Stdin
+		f.Close()
+		if code != 0 || out != "2\n" || errOut != "" {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
 	}
 }
 
@@ -73,5 +94,20 @@ func TestTrainFlags(t *testing.T) {
 	code, _, errOut = runCmd("train", "-data", t.TempDir(), "-save", "")
 	if code != 1 || !strings.Contains(errOut, "apt-get install dataset-fashion-mnist") {
 		t.Errorf("missing dataset: exit %d %q", code, errOut)
+	}
+}
+
+func TestBenchPrintsTheTable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the LeNet")
+	}
+	code, out, errOut := runCmd("bench", "-time", "1ms")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"batch 16", "eager", "hybridized", "forward", "training step", "x\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("bench output lacks %q:\n%s", want, out)
+		}
 	}
 }

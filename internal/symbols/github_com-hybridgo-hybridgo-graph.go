@@ -42,6 +42,7 @@ func init() {
 		"SaveCheckpoint":                reflect.ValueOf(graph.SaveCheckpoint),
 		"SaveParams":                    reflect.ValueOf(graph.SaveParams),
 		"SaveSymbol":                    reflect.ValueOf(graph.SaveSymbol),
+		"SetTraceObserver":              reflect.ValueOf(graph.SetTraceObserver),
 		"ShapeString":                   reflect.ValueOf(graph.ShapeString),
 		"SymbolFile":                    reflect.ValueOf(graph.SymbolFile),
 		"Trace":                         reflect.ValueOf(graph.Trace),

@@ -1,0 +1,52 @@
+package term
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+
+	"github.com/chzyer/readline"
+
+	"github.com/hybridgo/hybridgo/graph"
+	"github.com/hybridgo/hybridgo/viz"
+)
+
+// screenWidth is the terminal's width in columns, 100 when unknown.
+func screenWidth() int {
+	if w := readline.GetScreenWidth(); w > 20 {
+		return w
+	}
+	return 100
+}
+
+// drawText draws a graph for a terminal of width columns with boxes and
+// arrows, or, if that fails, as a listing of its ops.
+func drawText(sym *graph.Symbol, width int) string {
+	g := sym.Graph()
+	if s, err := viz.DrawText(g, viz.DefaultOptions(), width); err == nil {
+		return s
+	}
+	return g.String()
+}
+
+// drawFile renders a graph as the file type ext names (".txt", ".svg",
+// ".html").
+func drawFile(sym *graph.Symbol, ext, title string) ([]byte, error) {
+	switch ext {
+	case ".txt":
+		return []byte(drawText(sym, 100)), nil
+	case ".svg":
+		return viz.DrawSVG(sym.Graph(), viz.DefaultOptions())
+	case ".html":
+		svg, err := viz.DrawSVG(sym.Graph(), viz.DefaultOptions())
+		if err != nil {
+			return nil, err
+		}
+		var b bytes.Buffer
+		fmt.Fprintf(&b, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s</title></head>\n<body>\n", html.EscapeString(title))
+		b.Write(svg)
+		b.WriteString("\n</body></html>\n")
+		return b.Bytes(), nil
+	}
+	return nil, fmt.Errorf("unknown graph file type %q: use .svg, .html or .txt", ext)
+}

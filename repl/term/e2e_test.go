@@ -1,0 +1,299 @@
+package term_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A person at a terminal: the real binary runs in tmux, keys are typed
+// into it, and the screen is read back. The test types MXNet's hybridize
+// tutorial in Go (ARCHITECTURE.md, section 1), completes a name with Tab,
+// interrupts an endless loop with Ctrl-C, survives a panic, redefines a
+// method, and quits with Ctrl-D.
+func TestTerminalSession(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and drives it in tmux")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed (apt-get install tmux, or make deps): the terminal end-to-end test is skipped")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "hybridgo")
+	build := exec.Command(goTool(), "build", "-o", bin, "github.com/hybridgo/hybridgo/cmd/hybridgo")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	tm := startTmux(t, dir, bin)
+
+	// The tutorial, typed line by line with spaces (Tab completes).
+	tm.typeLine("type Net struct {")
+	if last := tm.lastLine(); last != "..." {
+		t.Fatalf("an open brace gives the prompt %q, want \"...\"", last)
+	}
+	tm.typeLines(`    nn.HybridBlock
+    Conv1, Conv2 *nn.Conv2D
+    Pool1, Pool2 *nn.MaxPool2D
+    Fc1, Fc2     *nn.Dense
+    Fc3Weight    *nn.Parameter
+}`)
+	if last := tm.lastLine(); last != ">>>" {
+		t.Fatalf("after the closing brace the prompt is %q, want \">>>\"", last)
+	}
+	tm.typeLines(`func (n *Net) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
+    fmt.Println(x)
+    x = n.Pool1.Forward(F.Relu(n.Conv1.Forward(x)))
+    x = n.Pool2.Forward(F.Relu(n.Conv2.Forward(x)))
+    x = F.Reshape(x, 0, -1)
+    x = F.Relu(n.Fc1.Forward(x))
+    x = F.Relu(n.Fc2.Forward(x))
+    return F.Dot(x, nn.Param(F, n.Fc3Weight), ops.TransposeB())
+}
+func NewNet() *Net {
+    n := &Net{
+        Conv1: nn.NewConv2D(6, []int{5}), Pool1: nn.NewMaxPool2D([]int{2}),
+        Conv2: nn.NewConv2D(16, []int{5}), Pool2: nn.NewMaxPool2D([]int{2}),
+        Fc1: nn.NewDense(120), Fc2: nn.NewDense(84),
+        Fc3Weight: nn.NewParameter("fc3_weight", ops.Shape{10, 84}),
+    }
+    n.Bind(n, "net")
+    return n
+}
+net := NewNet()
+net.Initialize()
+x := nd.RandomNormal(16, 1, 28, 28)`)
+	tm.noErrors()
+
+	// Eagerly, HybridForward prints the NDArray it is given, and the
+	// result is printed.
+	tm.mark()
+	tm.typeLine("net.Forward(x)")
+	since := tm.sinceMark()
+	if !strings.Contains(since, "<NDArray 16x1x28x28 @cpu(0)>") || !strings.Contains(since, "<NDArray 16x10 @cpu(0)>") {
+		t.Fatalf("eager forward printed:\n%s", since)
+	}
+	// The first hybridized call traces: a Symbol with its shape, once.
+	tm.typeLine("net.Hybridize()")
+	tm.mark()
+	tm.typeLine("net.Forward(x)")
+	since = tm.sinceMark()
+	if strings.Count(since, "<Symbol data 16x1x28x28 float32>") != 1 || !strings.Contains(since, "<NDArray 16x10 @cpu(0)>") || strings.Contains(since, "<NDArray 16x1x28x28") {
+		t.Fatalf("the tracing call printed:\n%s", since)
+	}
+	// The cached graph runs without entering HybridForward.
+	tm.mark()
+	tm.typeLine("net.Forward(x)")
+	since = tm.sinceMark()
+	if strings.Contains(since, "Symbol") || strings.Contains(since, "16x1x28x28") || !strings.Contains(since, "<NDArray 16x10 @cpu(0)>") {
+		t.Fatalf("the cached call printed:\n%s", since)
+	}
+	tm.mark()
+	tm.typeLine(":graph net")
+	since = tm.sinceMark()
+	for _, want := range []string{"Convolution", "Pooling", "FullyConnected", "dot", "16x10"} {
+		if !strings.Contains(since, want) {
+			t.Fatalf(":graph net lacks %q:\n%s", want, since)
+		}
+	}
+	tm.noErrors()
+
+	// Tab completes nd.Rand.
+	tm.send("-l", "y := nd.Rand")
+	tm.send("Tab")
+	tm.send("Tab")
+	tm.waitFor(func(s string) bool {
+		return strings.Contains(s, "RandomNormal") && strings.Contains(s, "RandomUniform")
+	}, "the completions of nd.Rand")
+	tm.send("C-c") // leaves the completion list
+	tm.send("C-c") // discards the line
+	tm.waitFor(func(string) bool { return tm.lastLine() == ">>>" }, "a fresh prompt after Ctrl-C")
+	tm.mark()
+	tm.typeLine("1 + 1")
+	if got := tm.sinceMark(); !strings.Contains(got, "\n2\n") || strings.Contains(got, "undefined") {
+		t.Fatalf("after discarding the completed line, 1 + 1 printed:\n%s", got)
+	}
+
+	// Ctrl-C interrupts a running cell; the variables are kept.
+	tm.typeLine("k := 41")
+	tm.mark()
+	tm.send("-l", "for {}")
+	tm.send("Enter")
+	time.Sleep(500 * time.Millisecond)
+	tm.send("C-c")
+	tm.waitFor(func(string) bool { return strings.Contains(tm.sinceMark(), "interrupted") && tm.lastLine() == ">>>" }, "the interrupted loop")
+	tm.mark()
+	tm.typeLine("k + 1")
+	if got := tm.sinceMark(); !strings.Contains(got, "\n42\n") {
+		t.Fatalf("after the interrupt, k + 1 printed:\n%s", got)
+	}
+
+	// A panicking cell is reported; the next one works.
+	tm.mark()
+	tm.typeLine(`panic("kaboom")`)
+	tm.typeLine("k * 2")
+	if got := tm.sinceMark(); !strings.Contains(got, "kaboom") || !strings.Contains(got, "\n82\n") {
+		t.Fatalf("a panic, then k * 2 printed:\n%s", got)
+	}
+
+	// A redefined method takes effect.
+	tm.typeLines(`type Greeter struct{ Name string }
+func (g Greeter) Hello() string { return "hello " + g.Name }
+g := Greeter{"gopher"}`)
+	tm.mark()
+	tm.typeLine("g.Hello()")
+	tm.typeLine(`func (g Greeter) Hello() string { return "bonjour " + g.Name }`)
+	tm.typeLine("g.Hello()")
+	if got := tm.sinceMark(); !strings.Contains(got, "\nhello gopher\n") || !strings.Contains(got, "\nbonjour gopher\n") || strings.Contains(got, "error") {
+		t.Fatalf("the redefined method did not take effect:\n%s", got)
+	}
+
+	// Ctrl-D on an empty line quits; whole statements are in the history.
+	tm.send("C-d")
+	tm.waitFor(func(string) bool { return tm.dead() }, "the REPL to exit after Ctrl-D")
+	hist, err := os.ReadFile(filepath.Join(dir, ".hybridgo_history"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, line := range strings.Split(string(hist), "\n") {
+		if s, err := strconv.Unquote(line); err == nil && strings.HasPrefix(s, "type Net struct {\n") && strings.HasSuffix(s, "Fc3Weight    *nn.Parameter\n}") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("the history lacks the Net type as one entry:\n%s", hist)
+	}
+}
+
+func goTool() string {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	return filepath.Join(runtime.GOROOT(), "bin", "go")
+}
+
+// tmux drives one program in a private tmux server.
+type tmux struct {
+	t      *testing.T
+	sock   string
+	marker int // the screen's line count at the last mark
+}
+
+func startTmux(t *testing.T, dir, bin string) *tmux {
+	tm := &tmux{t: t, sock: filepath.Join(dir, "tmux.sock")}
+	cmd := fmt.Sprintf("env HOME=%s TERM=screen %s", dir, bin)
+	tm.run("-f", "/dev/null", "new-session", "-d", "-s", "hg", "-x", "150", "-y", "50", cmd, ";",
+		"set-option", "-t", "hg", "remain-on-exit", "on", ";",
+		"set-option", "-t", "hg", "history-limit", "50000")
+	t.Cleanup(func() { exec.Command("tmux", "-S", tm.sock, "kill-server").Run() })
+	tm.waitFor(func(string) bool { return tm.lastLine() == ">>>" }, "the first prompt")
+	return tm
+}
+
+func (tm *tmux) run(args ...string) string {
+	tm.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-S", tm.sock}, args...)...).CombinedOutput()
+	if err != nil {
+		tm.t.Fatalf("tmux %q: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// send types keys (tmux send-keys arguments: "-l" and text, or key names).
+func (tm *tmux) send(keys ...string) {
+	tm.t.Helper()
+	tm.run(append([]string{"send-keys", "-t", "hg"}, keys...)...)
+}
+
+// screen is the whole pane, scrollback included, with wrapped lines joined.
+func (tm *tmux) screen() string {
+	tm.t.Helper()
+	return strings.TrimRight(tm.run("capture-pane", "-p", "-J", "-S", "-", "-t", "hg"), "\n")
+}
+
+// lastLine is the last non-blank line of the pane.
+func (tm *tmux) lastLine() string {
+	lines := strings.Split(tm.screen(), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+func (tm *tmux) dead() bool {
+	return strings.TrimSpace(tm.run("list-panes", "-t", "hg", "-F", "#{pane_dead}")) == "1"
+}
+
+// prompts counts the prompt lines so far.
+func (tm *tmux) prompts() int {
+	n := 0
+	for _, l := range strings.Split(tm.screen(), "\n") {
+		if l == ">>>" || l == "..." || strings.HasPrefix(l, ">>> ") || strings.HasPrefix(l, "... ") {
+			n++
+		}
+	}
+	return n
+}
+
+// mark remembers where the screen ends; sinceMark returns what came after.
+func (tm *tmux) mark() { tm.marker = strings.Count(tm.screen(), "\n") }
+
+func (tm *tmux) sinceMark() string {
+	lines := strings.Split(tm.screen(), "\n")
+	if tm.marker >= len(lines) {
+		return ""
+	}
+	return "\n" + strings.Join(lines[tm.marker:], "\n") + "\n"
+}
+
+// typeLine types a line and Enter, and waits for the next prompt.
+func (tm *tmux) typeLine(line string) {
+	tm.t.Helper()
+	n := tm.prompts()
+	tm.send("-l", line)
+	tm.send("Enter")
+	tm.waitFor(func(string) bool {
+		last := tm.lastLine()
+		return tm.prompts() > n && (last == ">>>" || last == "...")
+	}, fmt.Sprintf("the prompt after %q", line))
+}
+
+func (tm *tmux) typeLines(text string) {
+	tm.t.Helper()
+	for _, l := range strings.Split(text, "\n") {
+		tm.typeLine(l)
+	}
+}
+
+// noErrors fails when the screen shows an error or a panic.
+func (tm *tmux) noErrors() {
+	tm.t.Helper()
+	s := tm.screen()
+	for _, bad := range []string{"error:", "panic"} {
+		if strings.Contains(s, bad) {
+			tm.t.Fatalf("the screen shows %q:\n%s", bad, s)
+		}
+	}
+}
+
+// waitFor polls the screen until ok, or fails after 60 s.
+func (tm *tmux) waitFor(ok func(screen string) bool, what string) {
+	tm.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		s := tm.screen()
+		if ok(s) {
+			return
+		}
+		if time.Now().After(deadline) {
+			var b bytes.Buffer
+			b.WriteString(s)
+			tm.t.Fatalf("timed out waiting for %s; the screen:\n%s", what, b.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
