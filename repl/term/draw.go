@@ -1,9 +1,7 @@
 package term
 
 import (
-	"bytes"
 	"fmt"
-	"html"
 
 	"github.com/chzyer/readline"
 
@@ -38,15 +36,7 @@ func drawFile(sym *graph.Symbol, ext, title string) ([]byte, error) {
 	case ".svg":
 		return viz.DrawSVG(sym.Graph(), viz.DefaultOptions())
 	case ".html":
-		svg, err := viz.DrawSVG(sym.Graph(), viz.DefaultOptions())
-		if err != nil {
-			return nil, err
-		}
-		var b bytes.Buffer
-		fmt.Fprintf(&b, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s</title></head>\n<body>\n", html.EscapeString(title))
-		b.Write(svg)
-		b.WriteString("\n</body></html>\n")
-		return b.Bytes(), nil
+		return viz.DrawHTML(sym.Graph(), viz.DefaultOptions(), viz.HTMLOptions{Title: title})
 	}
 	return nil, fmt.Errorf("unknown graph file type %q: use .svg, .html or .txt", ext)
 }
