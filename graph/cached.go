@@ -92,6 +92,13 @@ func (c *CachedOp) program(args []*eager.NDArray) (*program, error) {
 	if len(args) != len(c.inputs) {
 		return nil, fmt.Errorf("graph: the cached graph takes %d inputs (%s), got %d", len(c.inputs), strings.Join(c.inputs, ", "), len(args))
 	}
+	// The common case: the same shapes and dtypes as the last call.
+	c.mu.Lock()
+	if p := c.last; p != nil && p.accepts(args) {
+		c.mu.Unlock()
+		return p, nil
+	}
+	c.mu.Unlock()
 	shapes := make([]ops.Shape, len(args))
 	dtypes := make([]ops.DType, len(args))
 	var key strings.Builder
@@ -102,6 +109,7 @@ func (c *CachedOp) program(args []*eager.NDArray) (*program, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if p, ok := c.progs[key.String()]; ok {
+		c.last = p
 		return p, nil
 	}
 	if c.opts.StaticShape && len(c.progs) > 0 {

@@ -234,6 +234,21 @@ func (p *program) planBuffers(table *slotTable) error {
 	return nil
 }
 
+// accepts reports whether args have the shapes and dtypes p was compiled for.
+func (p *program) accepts(args []*eager.NDArray) bool {
+	if len(args) != len(p.varSlot) {
+		return false
+	}
+	for i, a := range args {
+		s := p.varSlot[i]
+		v := a.Value()
+		if v.DType != p.dtypes[s] || !v.Shape.Equal(p.shapes[s]) {
+			return false
+		}
+	}
+	return true
+}
+
 // newFrame returns the slot values of one run: the static buffers when
 // there are some, else freshly allocated planned buffers.
 func (p *program) newFrame() []ops.Value {

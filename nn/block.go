@@ -161,6 +161,15 @@ func (c *core) collect(seen map[*core]bool) bool {
 		return false
 	}
 	seen[c] = true
+	if c.sameFields() {
+		changed := false
+		for _, ch := range c.children {
+			if ch.c.collect(seen) {
+				changed = true
+			}
+		}
+		return changed
+	}
 	var children []child
 	var own []*Parameter
 	var visit func(path string, v reflect.Value)
@@ -212,6 +221,50 @@ func (c *core) collect(seen map[*core]bool) bool {
 		}
 	}
 	return changed
+}
+
+// sameFields reports, without allocating, whether the outer struct's
+// fields still hold the children and parameters found last time, in order.
+func (c *core) sameFields() bool {
+	if !c.outer.IsValid() {
+		return true
+	}
+	fieldChildren := c.children[:len(c.children)-len(c.registered)]
+	ci, pi, ok := 0, 0, true
+	var visit func(v reflect.Value)
+	visit = func(v reflect.Value) {
+		if !ok || !v.IsValid() {
+			return
+		}
+		if v.Type() == paramType {
+			if !v.IsNil() {
+				ok = pi < len(c.own) && v.Pointer() == reflect.ValueOf(c.own[pi]).Pointer()
+				pi++
+			}
+			return
+		}
+		switch v.Kind() {
+		case reflect.Slice, reflect.Array:
+			for i := 0; i < v.Len(); i++ {
+				visit(v.Index(i))
+			}
+		case reflect.Pointer, reflect.Interface, reflect.Struct:
+			if cc := coreOf(v); cc != nil && cc != c {
+				ok = ci < len(fieldChildren) && fieldChildren[ci].c == cc
+				ci++
+			}
+		}
+	}
+	e := c.outer.Elem()
+	t := e.Type()
+	for i := 0; i < t.NumField() && ok; i++ {
+		f := t.Field(i)
+		if !f.IsExported() || f.Anonymous && (f.Name == "HybridBlock" || f.Name == "Block") {
+			continue
+		}
+		visit(e.Field(i))
+	}
+	return ok && pi == len(c.own) && ci == len(fieldChildren)
 }
 
 // fieldAttr turns a field name into Gluon's attribute form: "Conv1" ->

@@ -47,8 +47,11 @@ type opHook struct {
 	all bool
 }
 
-// cachedGraph is one traced graph and the runner compiled from it.
+// cachedGraph is one traced graph and the runner compiled from it, for
+// inputs of argShapes and argTypes.
 type cachedGraph struct {
+	argShapes []ops.Shape
+	argTypes  []ops.DType
 	sym    *graph.Symbol // the graph that runs
 	traced *graph.Symbol // the graph as traced, before any rewrite
 	op     *graph.CachedOp
@@ -264,6 +267,13 @@ func (b *HybridBlock) cached(xs []ops.Tensor) []ops.Tensor {
 // graphFor returns the cached graph for these inputs' shapes and dtypes,
 // tracing and compiling it the first time, and remembers it as the last.
 func (b *HybridBlock) graphFor(args []*eager.NDArray) (*cachedGraph, error) {
+	// The common case: the same input shapes and dtypes as the last call.
+	b.mu.Lock()
+	last := b.last
+	b.mu.Unlock()
+	if last != nil && last.accepts(args) {
+		return last, nil
+	}
 	var key strings.Builder
 	for _, a := range args {
 		fmt.Fprintf(&key, "%v %v;", a.Shape(), a.DType())
@@ -275,6 +285,10 @@ func (b *HybridBlock) graphFor(args []*eager.NDArray) (*cachedGraph, error) {
 		var err error
 		if cg, err = b.build(args); err != nil {
 			return nil, err
+		}
+		for _, a := range args {
+			cg.argShapes = append(cg.argShapes, a.Shape())
+			cg.argTypes = append(cg.argTypes, a.DType())
 		}
 		b.mu.Lock()
 		if b.cache == nil {
@@ -386,6 +400,20 @@ func (b *HybridBlock) build(args []*eager.NDArray) (*cachedGraph, error) {
 		cg.inputs = append(cg.inputs, binding{data: idx})
 	}
 	return cg, nil
+}
+
+// accepts reports whether args have the shapes and dtypes cg was built for.
+func (cg *cachedGraph) accepts(args []*eager.NDArray) bool {
+	if len(args) != len(cg.argShapes) {
+		return false
+	}
+	for i, a := range args {
+		v := a.Value()
+		if v.DType != cg.argTypes[i] || !v.Shape.Equal(cg.argShapes[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // traceState is one trace in progress: its tracer and the variable of
