@@ -52,10 +52,10 @@ type opHook struct {
 type cachedGraph struct {
 	argShapes []ops.Shape
 	argTypes  []ops.DType
-	sym    *graph.Symbol // the graph that runs
-	traced *graph.Symbol // the graph as traced, before any rewrite
-	op     *graph.CachedOp
-	inputs []binding // how each CachedOp input is bound
+	sym       *graph.Symbol // the graph that runs
+	traced    *graph.Symbol // the graph as traced, before any rewrite
+	op        *graph.CachedOp
+	inputs    []binding // how each CachedOp input is bound
 }
 
 type binding struct {
