@@ -5,6 +5,7 @@ import (
 
 	"github.com/hybridgo/hybridgo/eager"
 	"github.com/hybridgo/hybridgo/nn"
+	"github.com/hybridgo/hybridgo/ops"
 )
 
 // BenchmarkSmallMLPForward is the per-call cost of a small block, where
@@ -29,6 +30,45 @@ func BenchmarkSmallMLPForward(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				net.Forward(x)
+			}
+		})
+	}
+}
+
+type manyOps struct {
+	nn.HybridBlock
+	Fc *nn.Dense
+}
+
+func (m *manyOps) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
+	x = m.Fc.Forward(x)
+	for i := 0; i < 20; i++ {
+		x = F.Tanh(F.MulScalar(x, 0.9))
+	}
+	return x
+}
+
+// BenchmarkManySmallOps is a block of 41 small ops on 16x32: eager pays a
+// dispatch per op, hybridized runs one fused loop.
+func BenchmarkManySmallOps(b *testing.B) {
+	for _, hybrid := range []bool{false, true} {
+		name := "eager"
+		if hybrid {
+			name = "hybridized"
+		}
+		b.Run(name, func(b *testing.B) {
+			m := &manyOps{Fc: nn.NewDense(32)}
+			m.Bind(m, "manyops")
+			m.Initialize()
+			x := eager.RandomNormal(16, 32)
+			if hybrid {
+				m.Hybridize()
+			}
+			m.Forward(x)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				m.Forward(x)
 			}
 		})
 	}
