@@ -28,14 +28,15 @@ type Progress struct {
 	total int
 	title string
 
-	step    int     // steps taken in this epoch
-	lossSum float64 // sum of this epoch's finite step losses
-	lossN   int
-	epoch   int // epochs finished
-	start   time.Time
-	last    time.Time // of the latest bar update
-	pending bool      // a step since the latest bar update
-	open    bool      // a terminal bar line is not ended yet
+	step     int     // steps taken in this epoch
+	lossSum  float64 // sum of this epoch's finite step losses
+	lossN    int
+	epoch    int       // epochs finished
+	start    time.Time // of this epoch
+	lastStep time.Time
+	last     time.Time // of the latest bar update
+	pending  bool      // a step since the latest bar update
+	open     bool      // a terminal bar line is not ended yet
 
 	train, val, acc []float64
 
@@ -55,12 +56,17 @@ type Progress struct {
 // less when unknown: the bar then only counts). title heads the bar and
 // the chart.
 func NewProgress(total int, title string) *Progress {
+	return newProgress(total, title, time.Now)
+}
+
+func newProgress(total int, title string, now func() time.Time) *Progress {
 	return &Progress{
 		total:    total,
 		title:    title,
+		start:    now(),
 		bar:      NewHandle(),
 		chart:    NewHandle(),
-		now:      time.Now,
+		now:      now,
 		out:      stdout,
 		terminal: stdoutIsTerminal,
 		notebook: func() bool { return CurrentPublisher() != nil },
@@ -81,11 +87,9 @@ func (p *Progress) Step(loss float64) {
 	defer p.mu.Unlock()
 	now := p.now()
 	if p.total > 0 && p.step >= p.total {
-		p.resetEpoch()
+		p.resetEpoch(p.lastStep)
 	}
-	if p.step == 0 {
-		p.start = now
-	}
+	p.lastStep = now
 	p.step++
 	if !math.IsNaN(loss) && !math.IsInf(loss, 0) {
 		p.lossSum += loss
@@ -97,8 +101,9 @@ func (p *Progress) Step(loss float64) {
 	}
 }
 
-func (p *Progress) resetEpoch() {
-	p.step, p.lossSum, p.lossN = 0, 0, 0
+// resetEpoch starts an epoch at time t.
+func (p *Progress) resetEpoch(t time.Time) {
+	p.step, p.lossSum, p.lossN, p.start = 0, 0, 0, t
 }
 
 // drawBar publishes the bar, or writes its line: in a terminal, over the
@@ -220,7 +225,7 @@ func (p *Progress) Epoch(trainLoss, valLoss, acc float64) {
 	p.val = append(p.val, valLoss)
 	p.acc = append(p.acc, acc)
 	p.epoch++
-	p.resetEpoch()
+	p.resetEpoch(now)
 	if p.notebook() {
 		b := p.chartBundle()
 		if p.chartShown {
