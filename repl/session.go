@@ -122,6 +122,8 @@ var preImports = []string{
 	"github.com/hybridgo/hybridgo/graph",
 	"github.com/hybridgo/hybridgo/nn",
 	"github.com/hybridgo/hybridgo/data",
+	"github.com/hybridgo/hybridgo/display",
+	"github.com/hybridgo/hybridgo/viz",
 	"github.com/hybridgo/hybridgo/repl/nd",
 	"github.com/hybridgo/hybridgo/repl/sym",
 }

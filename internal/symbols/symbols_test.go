@@ -15,7 +15,7 @@ import (
 // from its generated table, or a table lists a name the package no longer
 // has: run `go generate ./internal/symbols`.
 func TestSymbolsAreFresh(t *testing.T) {
-	for _, pkg := range []string{"ops", "eager", "graph", "nn", "data", "viz"} {
+	for _, pkg := range []string{"ops", "eager", "graph", "nn", "data", "viz", "display"} {
 		key := "github.com/hybridgo/hybridgo/" + pkg + "/" + pkg
 		table, ok := Symbols[key]
 		if !ok {
