@@ -59,7 +59,7 @@ func Input(prompt string) (string, error) {
 	if !allow {
 		return "", ErrNoStdin
 	}
-	k.out.end() // the prompt's context first
+	k.flushOutput() // the output before the prompt first
 	for {
 		select {
 		case <-k.inputReplys: // a stale reply
@@ -102,8 +102,7 @@ func publishDisplay(msgType string, v any, id string) {
 	if k == nil {
 		return
 	}
-	k.out.end()
-	k.errw.end()
+	k.flushOutput()
 	rv := reflect.ValueOf(v)
 	text := ""
 	if s, ok := v.(string); ok {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"reflect"
 	"runtime"
 	"strings"
@@ -184,8 +183,7 @@ func (k *Kernel) execute(m *Message) bool {
 	setCell(k, m, req.AllowStdin, ctx)
 	res, err := k.evalSafely(ctx, req.Code)
 	setCell(nil, nil, false, nil)
-	k.out.end()
-	k.errw.end()
+	k.flushOutput()
 	k.mu.Lock()
 	k.cancel, k.current = nil, nil
 	k.mu.Unlock()
@@ -419,8 +417,8 @@ func (w *streamWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.parent == nil {
-		// Output of a goroutine that outlived its cell: to the log.
-		os.Stderr.Write(p)
+		// Output from outside any cell: to the log.
+		w.k.logOut.Write(p)
 		return len(p), nil
 	}
 	w.buf = append(w.buf, p...)

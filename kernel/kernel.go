@@ -75,6 +75,9 @@ type Kernel struct {
 	out  *streamWriter
 	errw *streamWriter
 
+	capOut, capErr *fdCapture // fds 1 and 2, when captured
+	logOut         io.Writer  // where output outside cells goes
+
 	mu       sync.Mutex
 	cancel   context.CancelFunc // of the running cell
 	current  *Message           // the execute_request running
@@ -101,6 +104,7 @@ func New(ci *ConnectionInfo, logger *log.Logger) (*Kernel, error) {
 		shellIn:     make(chan *Message, 256),
 		inputReplys: make(chan *Message, 4),
 		done:        make(chan struct{}),
+		logOut:      os.Stderr,
 	}
 	k.out = newStreamWriter(k, "stdout")
 	k.errw = newStreamWriter(k, "stderr")
@@ -264,6 +268,45 @@ func (k *Kernel) interrupt() {
 	if k.cancel != nil {
 		k.cancel()
 	}
+}
+
+// CaptureOutput redirects the process's file descriptors 1 and 2 to the
+// running cell's stream messages, so that writes to os.Stdout and
+// os.Stderr (not only the session's writers) reach the notebook. The
+// kernel's log then goes to the original stderr.
+func (k *Kernel) CaptureOutput() error {
+	errCap, err := captureFD(2, k.errw)
+	if err != nil {
+		return err
+	}
+	k.capErr = errCap
+	k.logOut = errCap.orig
+	if k.log.Writer() != io.Discard {
+		k.log.SetOutput(errCap.orig)
+	}
+	outCap, err := captureFD(1, k.out)
+	if err != nil {
+		return err
+	}
+	k.capOut = outCap
+	return nil
+}
+
+// syncOutput passes on what the cell wrote to the captured descriptors.
+func (k *Kernel) syncOutput() {
+	if k.capOut != nil {
+		k.capOut.sync()
+	}
+	if k.capErr != nil {
+		k.capErr.sync()
+	}
+}
+
+// flushOutput sends the cell's output so far as stream messages.
+func (k *Kernel) flushOutput() {
+	k.syncOutput()
+	k.out.end()
+	k.errw.end()
 }
 
 // current is the kernel of this process, for the functions cells call.

@@ -35,6 +35,9 @@ func runKernel(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hybridgo kernel: %v\n", err)
 		return 1
 	}
+	if err := k.CaptureOutput(); err != nil {
+		fmt.Fprintf(stderr, "hybridgo kernel: output of os.Stdout and os.Stderr is not captured: %v\n", err)
+	}
 	if err := k.Run(); err != nil {
 		fmt.Fprintf(stderr, "hybridgo kernel: %v\n", err)
 		return 1
