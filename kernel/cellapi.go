@@ -11,17 +11,18 @@ import (
 )
 
 // CellPackage is the import path under which cells reach the notebook:
-// import "hybridgo/jupyter", then jupyter.Input, jupyter.Display,
+// import "hybridgo/jupyter", then jupyter.Input, jupyter.Display, jupyter.NewDisplay,
 // jupyter.Update, jupyter.HTML.
 const CellPackage = "hybridgo/jupyter"
 
 func init() {
 	repl.Symbols[CellPackage+"/jupyter"] = map[string]reflect.Value{
-		"Input":    reflect.ValueOf(Input),
-		"Display":  reflect.ValueOf(Display),
-		"Update":   reflect.ValueOf(Update),
-		"HTML":     reflect.ValueOf(HTML),
-		"Markdown": reflect.ValueOf(Markdown),
+		"Input":      reflect.ValueOf(Input),
+		"Display":    reflect.ValueOf(Display),
+		"NewDisplay": reflect.ValueOf(NewDisplay),
+		"Update":     reflect.ValueOf(Update),
+		"HTML":       reflect.ValueOf(HTML),
+		"Markdown":   reflect.ValueOf(Markdown),
 	}
 }
 
@@ -83,16 +84,21 @@ func Input(prompt string) (string, error) {
 	}
 }
 
-// Display shows v below the cell as display_data and returns the id by
-// which Update replaces it. v is rendered with RenderMIME; a
-// map[string]any is a MIME bundle already.
-func Display(v any) string {
+// Display shows v below the cell as display_data. v is rendered with
+// RenderMIME; a map[string]any is a MIME bundle already.
+func Display(v any) {
+	publishDisplay("display_data", v, newID())
+}
+
+// NewDisplay is Display that returns the id by which Update replaces
+// the output (progress, live charts).
+func NewDisplay(v any) string {
 	id := newID()
 	publishDisplay("display_data", v, id)
 	return id
 }
 
-// Update replaces the output that Display(…) returned id for.
+// Update replaces the output that NewDisplay(…) returned id for.
 func Update(id string, v any) {
 	publishDisplay("update_display_data", v, id)
 }

@@ -22,7 +22,8 @@
 //
 //	import "hybridgo/jupyter"
 //	name, _ := jupyter.Input("name? ")    // input_request on stdin
-//	id := jupyter.Display(jupyter.HTML("<b>0%</b>"))
+//	jupyter.Display(jupyter.HTML("<b>rich</b>"))   // display_data
+//	id := jupyter.NewDisplay(jupyter.HTML("<b>0%</b>"))
 //	jupyter.Update(id, jupyter.HTML("<b>100%</b>")) // update_display_data
 //
 // `hybridgo kernel install` writes the kernelspec; Jupyter then starts
