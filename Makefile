@@ -11,11 +11,14 @@ test: deps check race training fuzz
 
 FASHION_MNIST ?= /usr/share/datasets/fashion-mnist
 CHROMIUM_PKGS ?= chromium fonts-liberation
+JUPYTER_PKGS ?= python3-jupyter-client jupyter-client jupyter-nbconvert python3-nbconvert \
+	python3-nbclient python3-nbformat jupyter-console python3-jupyter-console python3-ipykernel
 
 # What the tests need beyond Go: the Fashion-MNIST files (the training
 # test uses them), Chromium (the browser test of viz screenshots its pages;
-# it fetches echarts with npm) and tmux (the REPL's terminal test types into
-# it). Installed with apt when missing and possible; without them those
+# it fetches echarts with npm), tmux (the REPL's terminal test types into
+# it) and the Jupyter client (the kernel's conformance test starts the
+# kernel with it). Installed with apt when missing and possible; without them those
 # tests say they are skipped.
 deps:
 	@if command -v tmux >/dev/null 2>&1; then \
@@ -47,6 +50,16 @@ deps:
 		echo "could not install chromium: the browser test will say it is skipped"; \
 	else \
 		echo "chromium is missing: run 'sudo apt-get install chromium' (the browser test is skipped without it)"; \
+	fi
+	@if /usr/bin/python3 -c 'import jupyter_client' >/dev/null 2>&1; then \
+		echo "jupyter_client: /usr/bin/python3"; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		echo "installing the Jupyter client"; \
+		(DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(JUPYTER_PKGS) >/dev/null 2>&1 || \
+		 (apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(JUPYTER_PKGS) >/dev/null 2>&1)) || \
+		echo "could not install the Jupyter client: the kernel's conformance test will say it is skipped"; \
+	else \
+		echo "the Jupyter client is missing: run 'sudo apt-get install python3-jupyter-client python3-ipykernel' (the kernel's conformance test is skipped without it)"; \
 	fi
 	@command -v npm >/dev/null 2>&1 || echo "npm is missing: the browser test needs it to fetch echarts (apt-get install npm)"
 

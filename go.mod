@@ -5,7 +5,13 @@ go 1.26
 require (
 	github.com/chzyer/readline v1.5.1
 	github.com/go-echarts/go-echarts/v2 v2.6.7
+	github.com/go-zeromq/zmq4 v0.17.0
 	github.com/traefik/yaegi v0.16.1
+	golang.org/x/sys v0.5.0
 )
 
-require golang.org/x/sys v0.0.0-20220310020820-b874c991c1a5 // indirect
+require (
+	github.com/go-zeromq/goczmq/v4 v4.2.2 // indirect
+	golang.org/x/sync v0.7.0 // indirect
+	golang.org/x/text v0.15.0 // indirect
+)

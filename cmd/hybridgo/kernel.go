@@ -1,0 +1,97 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"path/filepath"
+
+	"github.com/hybridgo/hybridgo/kernel"
+)
+
+// runKernel is `hybridgo kernel CONNECTION_FILE` and
+// `hybridgo kernel install [--user | --prefix DIR]`.
+func runKernel(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "install" {
+		return installKernel(args[1:], stdout, stderr)
+	}
+	if len(args) != 1 {
+		fmt.Fprintln(stderr, "usage: hybridgo kernel CONNECTION_FILE | hybridgo kernel install [--user | --prefix DIR]")
+		return 2
+	}
+	ci, err := kernel.ReadConnectionFile(args[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "hybridgo kernel: %v\n", err)
+		return 1
+	}
+	var logger *log.Logger
+	if os.Getenv("HYBRIDGO_KERNEL_LOG") != "" {
+		logger = log.New(stderr, "hybridgo kernel: ", log.LstdFlags)
+	}
+	k, err := kernel.New(ci, logger)
+	if err != nil {
+		fmt.Fprintf(stderr, "hybridgo kernel: %v\n", err)
+		return 1
+	}
+	if err := k.CaptureOutput(); err != nil {
+		fmt.Fprintf(stderr, "hybridgo kernel: output of os.Stdout and os.Stderr is not captured: %v\n", err)
+	}
+	if err := k.Run(); err != nil {
+		fmt.Fprintf(stderr, "hybridgo kernel: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func installKernel(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("hybridgo kernel install", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	user := fs.Bool("user", false, "install for the current user ($HOME/.local/share/jupyter/kernels, or $JUPYTER_DATA_DIR/kernels)")
+	prefix := fs.String("prefix", "", "install under `DIR`/share/jupyter/kernels (default /usr/local)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 || (*user && *prefix != "") {
+		fmt.Fprintln(stderr, "usage: hybridgo kernel install [--user | --prefix DIR]")
+		return 2
+	}
+	var dir string
+	switch {
+	case *user:
+		data := os.Getenv("JUPYTER_DATA_DIR")
+		if data == "" {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				fmt.Fprintf(stderr, "hybridgo kernel install: %v\n", err)
+				return 1
+			}
+			data = filepath.Join(home, ".local", "share", "jupyter")
+		}
+		dir = filepath.Join(data, "kernels", "hybridgo")
+	default:
+		p := *prefix
+		if p == "" {
+			p = "/usr/local"
+		}
+		dir = filepath.Join(p, "share", "jupyter", "kernels", "hybridgo")
+	}
+	exe, err := os.Executable()
+	if err == nil {
+		exe, err = filepath.EvalSymlinks(exe)
+	}
+	if err == nil {
+		exe, err = filepath.Abs(exe)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "hybridgo kernel install: %v\n", err)
+		return 1
+	}
+	if err := kernel.InstallSpec(dir, exe); err != nil {
+		fmt.Fprintf(stderr, "hybridgo kernel install: %v\n", err)
+		return 1
+	}
+	fmt.Fprintln(stdout, dir)
+	return 0
+}

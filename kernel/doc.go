@@ -1,0 +1,31 @@
+// Package kernel is hybridgo's Jupyter kernel: it serves a repl.Session
+// over the Jupyter messaging protocol 5.3 (ZeroMQ, with
+// github.com/go-zeromq/zmq4).
+//
+// The five sockets of the connection file are bound: shell, control and
+// stdin (ROUTER), iopub (PUB) and hb (REP, which echoes). Each socket's
+// writes go through one goroutine. Messages are signed with HMAC-SHA256
+// of the connection file's key; a message whose signature does not
+// verify is dropped and the kernel carries on.
+//
+// Shell requests are served one at a time: kernel_info, execute,
+// complete, inspect, is_complete, history and comm_info, each bracketed
+// by status busy and idle on IOPub. A cell's output is sent as stream
+// messages while it runs, its final value as execute_result (a MIME
+// bundle from RenderMIME, text/plain at least), an error with its name,
+// message and lines. A failed cell aborts the execute requests queued
+// behind it unless stop_on_error is false. Control is served while a
+// cell runs: interrupt_request and SIGINT stop the cell (the session
+// keeps its variables), shutdown_request replies and exits.
+//
+// Cells reach the notebook through the package "hybridgo/jupyter":
+//
+//	import "hybridgo/jupyter"
+//	name, _ := jupyter.Input("name? ")    // input_request on stdin
+//	jupyter.Display(jupyter.HTML("<b>rich</b>"))   // display_data
+//	id := jupyter.NewDisplay(jupyter.HTML("<b>0%</b>"))
+//	jupyter.Update(id, jupyter.HTML("<b>100%</b>")) // update_display_data
+//
+// `hybridgo kernel install` writes the kernelspec; Jupyter then starts
+// `hybridgo kernel CONNECTION_FILE`.
+package kernel

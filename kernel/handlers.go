@@ -1,0 +1,448 @@
+package kernel
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/hybridgo/hybridgo/repl"
+)
+
+// Version is the kernel's implementation version, in kernel_info.
+var Version = "0.1.0-dev"
+
+// RenderMIME turns the value of a cell into a MIME bundle (mimetype ->
+// data) for execute_result and display_data. The default knows only
+// text/plain, and a map[string]any, which is taken as a bundle already;
+// richer formats (text/html, image/png, image/svg+xml) are added by
+// replacing it. A nil or empty result means text/plain alone.
+var RenderMIME = func(v reflect.Value) map[string]any {
+	if v.IsValid() && v.CanInterface() {
+		if b, ok := v.Interface().(map[string]any); ok {
+			return b
+		}
+	}
+	return nil
+}
+
+// handleControl answers control requests at once, even while a cell runs.
+func (k *Kernel) handleControl(m *Message) {
+	switch m.Header.MsgType {
+	case "shutdown_request":
+		k.shutdown(k.controlOut, m)
+	case "interrupt_request":
+		k.interrupt()
+		k.send(k.controlOut, m, "interrupt_reply", map[string]any{"status": "ok"})
+	case "kernel_info_request":
+		k.send(k.controlOut, m, "kernel_info_reply", k.kernelInfo())
+	default:
+		k.log.Printf("control: %s not handled", m.Header.MsgType)
+	}
+}
+
+// shutdown replies, waits until the reply is written, and stops.
+func (k *Kernel) shutdown(c chan *Message, m *Message) {
+	var req struct {
+		Restart bool `json:"restart"`
+	}
+	_ = json.Unmarshal(m.Content, &req)
+	k.interrupt()
+	r, err := reply(k.session, m, "shutdown_reply", map[string]any{"status": "ok", "restart": req.Restart})
+	if err != nil {
+		k.stop()
+		return
+	}
+	r.sent = make(chan struct{})
+	c <- r
+	select {
+	case <-r.sent:
+	case <-time.After(2 * time.Second):
+	}
+	k.publish(m, "status", map[string]any{"execution_state": "idle"})
+	time.Sleep(50 * time.Millisecond)
+	k.stop()
+}
+
+// shellLoop handles shell requests one at a time, in order.
+func (k *Kernel) shellLoop() {
+	for {
+		select {
+		case m := <-k.shellIn:
+			k.handleShell(m)
+		case <-k.done:
+			return
+		}
+	}
+}
+
+func (k *Kernel) handleShell(m *Message) {
+	k.publish(m, "status", map[string]any{"execution_state": "busy"})
+	defer k.publish(m, "status", map[string]any{"execution_state": "idle"})
+	switch m.Header.MsgType {
+	case "kernel_info_request":
+		k.send(k.shellOut, m, "kernel_info_reply", k.kernelInfo())
+	case "execute_request":
+		if !k.execute(m) {
+			k.abortQueued()
+		}
+	case "complete_request":
+		k.complete(m)
+	case "inspect_request":
+		k.inspect(m)
+	case "is_complete_request":
+		var req struct {
+			Code string `json:"code"`
+		}
+		_ = json.Unmarshal(m.Content, &req)
+		status, indent := k.repl.IsComplete(req.Code)
+		c := map[string]any{"status": status}
+		if status == "incomplete" {
+			c["indent"] = indent
+		}
+		k.send(k.shellOut, m, "is_complete_reply", c)
+	case "history_request":
+		k.historyReply(m)
+	case "comm_info_request":
+		k.send(k.shellOut, m, "comm_info_reply", map[string]any{"status": "ok", "comms": map[string]any{}})
+	case "comm_open":
+		// No comm targets: close it again, as the protocol asks.
+		var req struct {
+			CommID string `json:"comm_id"`
+		}
+		_ = json.Unmarshal(m.Content, &req)
+		k.publish(m, "comm_close", map[string]any{"comm_id": req.CommID, "data": map[string]any{}})
+	case "comm_msg", "comm_close":
+	case "shutdown_request":
+		k.shutdown(k.shellOut, m)
+	default:
+		k.log.Printf("shell: %s not handled", m.Header.MsgType)
+	}
+}
+
+func (k *Kernel) kernelInfo() map[string]any {
+	return map[string]any{
+		"status":                 "ok",
+		"protocol_version":       ProtocolVersion,
+		"implementation":         "hybridgo",
+		"implementation_version": Version,
+		"language_info": map[string]any{
+			"name":               "go",
+			"version":            strings.TrimPrefix(runtime.Version(), "go"),
+			"mimetype":           "text/x-go",
+			"file_extension":     ".go",
+			"pygments_lexer":     "go",
+			"codemirror_mode":    "go",
+			"nbconvert_exporter": "script",
+		},
+		"banner":     "hybridgo " + Version + ": Go, interpreted, with MXNet Gluon's hybrid programming model preloaded",
+		"help_links": []any{},
+	}
+}
+
+type executeRequest struct {
+	Code         string `json:"code"`
+	Silent       bool   `json:"silent"`
+	StoreHistory *bool  `json:"store_history"`
+	AllowStdin   bool   `json:"allow_stdin"`
+	StopOnError  *bool  `json:"stop_on_error"`
+}
+
+// execute runs a cell; it returns false when the cell failed and queued
+// requests are to be aborted.
+func (k *Kernel) execute(m *Message) bool {
+	var req executeRequest
+	if err := json.Unmarshal(m.Content, &req); err != nil {
+		k.send(k.shellOut, m, "execute_reply", map[string]any{"status": "error", "execution_count": k.count,
+			"ename": "BadRequest", "evalue": err.Error(), "traceback": []string{err.Error()}})
+		return true
+	}
+	store := (req.StoreHistory == nil || *req.StoreHistory) && !req.Silent
+	stopOnError := req.StopOnError == nil || *req.StopOnError
+	if store {
+		k.count++
+		k.history = append(k.history, req.Code)
+	}
+	n := k.count
+	if !req.Silent {
+		k.publish(m, "execute_input", map[string]any{"code": req.Code, "execution_count": n})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	k.mu.Lock()
+	k.cancel, k.current = cancel, m
+	k.mu.Unlock()
+	k.out.begin(m, req.Silent)
+	k.errw.begin(m, req.Silent)
+	setCell(k, m, req.AllowStdin, ctx)
+	res, err := k.evalSafely(ctx, req.Code)
+	setCell(nil, nil, false, nil)
+	k.flushOutput()
+	k.mu.Lock()
+	k.cancel, k.current = nil, nil
+	k.mu.Unlock()
+	cancel()
+	if err != nil {
+		ename, evalue, tb := describeError(err)
+		content := map[string]any{"status": "error", "execution_count": n, "ename": ename, "evalue": evalue, "traceback": tb}
+		if !req.Silent {
+			k.publish(m, "error", map[string]any{"ename": ename, "evalue": evalue, "traceback": tb})
+		}
+		k.send(k.shellOut, m, "execute_reply", content)
+		return !stopOnError
+	}
+	if res.HasValue && !req.Silent {
+		k.publish(m, "execute_result", map[string]any{"execution_count": n, "data": bundle(res.Value, res.Text), "metadata": map[string]any{}})
+	}
+	k.send(k.shellOut, m, "execute_reply", map[string]any{"status": "ok", "execution_count": n, "user_expressions": map[string]any{}, "payload": []any{}})
+	return true
+}
+
+// evalSafely runs a cell, turning a panic of the session into an error.
+func (k *Kernel) evalSafely(ctx context.Context, code string) (res repl.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &repl.PanicError{Value: r}
+		}
+	}()
+	return k.repl.Eval(ctx, code)
+}
+
+// bundle is the MIME bundle of a value, with text/plain always present.
+func bundle(v reflect.Value, text string) map[string]any {
+	out := map[string]any{}
+	if RenderMIME != nil {
+		for mt, d := range RenderMIME(v) {
+			out[mt] = d
+		}
+	}
+	if _, ok := out["text/plain"]; !ok {
+		out["text/plain"] = text
+	}
+	return out
+}
+
+// describeError gives ename, evalue and traceback lines for err.
+func describeError(err error) (ename, evalue string, tb []string) {
+	var ce *repl.CompileError
+	var pe *repl.PanicError
+	switch {
+	case errors.Is(err, repl.ErrInterrupted):
+		ename = "Interrupted"
+	case errors.As(err, &ce):
+		ename = "CompileError"
+	case errors.As(err, &pe):
+		ename = "Panic"
+	default:
+		ename = "Error"
+	}
+	evalue = err.Error()
+	if pe != nil {
+		evalue = fmt.Sprint(pe.Value)
+	}
+	lines := strings.Split(strings.TrimRight(err.Error(), "\n"), "\n")
+	tb = append(tb, "\x1b[31m"+ename+"\x1b[0m: "+lines[0])
+	tb = append(tb, lines[1:]...)
+	return ename, evalue, tb
+}
+
+// abortQueued answers the execute requests already queued with status
+// aborted (stop_on_error); other requests are served.
+func (k *Kernel) abortQueued() {
+	for {
+		select {
+		case m := <-k.shellIn:
+			if m.Header.MsgType != "execute_request" {
+				k.handleShell(m)
+				continue
+			}
+			k.publish(m, "status", map[string]any{"execution_state": "busy"})
+			k.send(k.shellOut, m, "execute_reply", map[string]any{"status": "aborted", "execution_count": k.count})
+			k.publish(m, "status", map[string]any{"execution_state": "idle"})
+		default:
+			return
+		}
+	}
+}
+
+// runeToByte converts a cursor in code points to a byte offset.
+func runeToByte(s string, cursor int) int {
+	if cursor <= 0 {
+		return 0
+	}
+	n := 0
+	for i := range s {
+		if n == cursor {
+			return i
+		}
+		n++
+	}
+	return len(s)
+}
+
+// byteToRune converts a byte offset to a cursor in code points.
+func byteToRune(s string, off int) int {
+	if off > len(s) {
+		off = len(s)
+	}
+	return utf8.RuneCountInString(s[:off])
+}
+
+type cursorRequest struct {
+	Code      string `json:"code"`
+	CursorPos *int   `json:"cursor_pos"`
+}
+
+func (r cursorRequest) cursor() int {
+	if r.CursorPos == nil {
+		return len(r.Code)
+	}
+	return runeToByte(r.Code, *r.CursorPos)
+}
+
+func (k *Kernel) complete(m *Message) {
+	var req cursorRequest
+	_ = json.Unmarshal(m.Content, &req)
+	cur := req.cursor()
+	matches, start := k.repl.Complete(req.Code, cur)
+	if matches == nil {
+		matches = []string{}
+	}
+	k.send(k.shellOut, m, "complete_reply", map[string]any{
+		"status": "ok", "matches": matches,
+		"cursor_start": byteToRune(req.Code, start), "cursor_end": byteToRune(req.Code, cur),
+		"metadata": map[string]any{},
+	})
+}
+
+// wordAt is the dotted name (pkg.Name.Method) around byte offset cur.
+func wordAt(code string, cur int) string {
+	isName := func(r rune) bool { return r == '_' || r == '.' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+	start, end := cur, cur
+	for start > 0 {
+		r, size := utf8.DecodeLastRuneInString(code[:start])
+		if !isName(r) {
+			break
+		}
+		start -= size
+	}
+	for end < len(code) {
+		r, size := utf8.DecodeRuneInString(code[end:])
+		if !isName(r) {
+			break
+		}
+		end += size
+	}
+	return strings.Trim(code[start:end], ".")
+}
+
+func (k *Kernel) inspect(m *Message) {
+	var req cursorRequest
+	_ = json.Unmarshal(m.Content, &req)
+	word := wordAt(req.Code, req.cursor())
+	doc, found := "", false
+	// The longest prefix of the dotted name that has documentation.
+	for w := word; w != "" && !found; {
+		doc, found = k.repl.Doc(w)
+		i := strings.LastIndex(w, ".")
+		if i < 0 {
+			break
+		}
+		w = w[:i]
+	}
+	data := map[string]any{}
+	if found {
+		data["text/plain"] = doc
+	}
+	k.send(k.shellOut, m, "inspect_reply", map[string]any{"status": "ok", "found": found, "data": data, "metadata": map[string]any{}})
+}
+
+func (k *Kernel) historyReply(m *Message) {
+	var req struct {
+		Output         bool   `json:"output"`
+		HistAccessType string `json:"hist_access_type"`
+		N              int    `json:"n"`
+	}
+	_ = json.Unmarshal(m.Content, &req)
+	entries := []any{}
+	first := 0
+	if req.HistAccessType == "tail" && req.N > 0 && req.N < len(k.history) {
+		first = len(k.history) - req.N
+	}
+	for i := first; i < len(k.history); i++ {
+		if req.Output {
+			entries = append(entries, []any{0, i + 1, []any{k.history[i], nil}})
+		} else {
+			entries = append(entries, []any{0, i + 1, k.history[i]})
+		}
+	}
+	k.send(k.shellOut, m, "history_reply", map[string]any{"status": "ok", "history": entries})
+}
+
+// streamWriter turns what a cell writes into stream messages: flushed
+// every 50ms while the cell runs, and when it ends.
+type streamWriter struct {
+	k      *Kernel
+	name   string
+	mu     sync.Mutex
+	buf    []byte
+	parent *Message
+	silent bool
+	timer  *time.Timer
+}
+
+func newStreamWriter(k *Kernel, name string) *streamWriter {
+	return &streamWriter{k: k, name: name}
+}
+
+func (w *streamWriter) begin(parent *Message, silent bool) {
+	w.mu.Lock()
+	w.parent, w.silent = parent, silent
+	w.mu.Unlock()
+}
+
+func (w *streamWriter) end() {
+	w.mu.Lock()
+	w.flushLocked()
+	w.mu.Unlock()
+}
+
+func (w *streamWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.parent == nil {
+		// Output from outside any cell: to the log.
+		w.k.logOut.Write(p)
+		return len(p), nil
+	}
+	w.buf = append(w.buf, p...)
+	if w.timer == nil {
+		w.timer = time.AfterFunc(50*time.Millisecond, func() {
+			w.mu.Lock()
+			w.timer = nil
+			w.flushLocked()
+			w.mu.Unlock()
+		})
+	}
+	return len(p), nil
+}
+
+func (w *streamWriter) flushLocked() {
+	if w.timer != nil {
+		w.timer.Stop()
+		w.timer = nil
+	}
+	if len(w.buf) == 0 || w.parent == nil {
+		w.buf = w.buf[:0]
+		return
+	}
+	text := strings.ToValidUTF8(string(w.buf), "\uFFFD")
+	w.buf = w.buf[:0]
+	w.k.publish(w.parent, "stream", map[string]any{"name": w.name, "text": text})
+}
