@@ -9,6 +9,7 @@ import (
 
 	"github.com/hybridgo/hybridgo/eager"
 	"github.com/hybridgo/hybridgo/graph"
+	"github.com/hybridgo/hybridgo/nn"
 	"github.com/hybridgo/hybridgo/viz"
 )
 
@@ -83,6 +84,18 @@ func Render(v any) Bundle {
 		if s := x.LastGraph(); s != nil {
 			return symbolBundle(s)
 		}
+	}
+	// A block, also one whose type was defined in interpreted Go: its graph
+	// once hybridized, else its tree of children.
+	if g, ok := nn.LastGraphOf(v); ok && g != nil {
+		b := symbolBundle(g)
+		if tree, ok := nn.Describe(v); ok {
+			b[MIMEText] = tree
+		}
+		return b
+	}
+	if tree, ok := nn.Describe(v); ok {
+		return Bundle{MIMEText: tree}
 	}
 	return Bundle{MIMEText: fmt.Sprintf("%v", v)}
 }

@@ -483,3 +483,25 @@ func Param(f ops.F, p *Parameter) ops.Tensor {
 	}
 	return p.Tensor(f)
 }
+
+// LastGraphOf returns the graph a hybrid block traced last, for a block
+// given as any value: a compiled layer, or a block type defined in
+// interpreted Go, whose methods reflection cannot see. ok is false when v
+// is not a hybrid block; the graph is nil before a hybridized call.
+func LastGraphOf(v any) (g *graph.Symbol, ok bool) {
+	c := coreOf(reflect.ValueOf(v))
+	if c == nil || c.hybrid == nil {
+		return nil, false
+	}
+	return c.hybrid.LastGraph(), true
+}
+
+// Describe prints a block given as any value (see LastGraphOf) as its
+// tree of children; ok is false when v is not a block.
+func Describe(v any) (string, bool) {
+	c := coreOf(reflect.ValueOf(v))
+	if c == nil {
+		return "", false
+	}
+	return c.String(), true
+}

@@ -442,17 +442,34 @@ func (s *Session) run(ctx context.Context, w *world, pc *parsedCell, skip map[in
 		final = pc.stmts[len(pc.stmts)-1].(*ast.ExprStmt).X
 	}
 	n := -1
+	last := len(pc.chunks) - 1
+	before := func(c chunk) bool { return isStmt(c) && c.index != last }
+	ranBefore := false
+	runBefore := func() error {
+		if ranBefore || !anyChunk(pc.chunks, before) {
+			return nil
+		}
+		ranBefore = true
+		if _, err := w.eval(ctx, ";\n"+blank(pc.src, pc.chunks, before)); err != nil {
+			return cellRuntimeError(err, pc.src)
+		}
+		return nil
+	}
 	if call, ok := final.(*ast.CallExpr); ok {
 		n = s.resultCount(w, call)
+		if n < 0 && anyChunk(pc.chunks, before) {
+			// The call's receiver may be declared earlier in this cell:
+			// run those statements, then look again.
+			if err := runBefore(); err != nil {
+				return Result{}, err
+			}
+			n = s.resultCount(w, call)
+		}
 	}
 	if n > 1 {
 		// Evaluate the statements before the call, then capture all its results.
-		last := len(pc.chunks) - 1
-		before := func(c chunk) bool { return isStmt(c) && c.index != last }
-		if anyChunk(pc.chunks, before) {
-			if _, err := w.eval(ctx, ";\n"+blank(pc.src, pc.chunks, before)); err != nil {
-				return Result{}, cellRuntimeError(err, pc.src)
-			}
+		if err := runBefore(); err != nil {
+			return Result{}, err
 		}
 		names := make([]string, n)
 		for i := range names {
@@ -474,7 +491,11 @@ func (s *Session) run(ctx context.Context, w *world, pc *parsedCell, skip map[in
 		}
 		return Result{Value: reflect.ValueOf(vals), HasValue: true, Text: strings.Join(texts, "\n")}, nil
 	}
-	v, err := w.eval(ctx, ";\n"+blank(pc.src, pc.chunks, isStmt))
+	rest := isStmt
+	if ranBefore {
+		rest = func(c chunk) bool { return c.index == last }
+	}
+	v, err := w.eval(ctx, ";\n"+blank(pc.src, pc.chunks, rest))
 	if err != nil {
 		return Result{}, cellRuntimeError(err, pc.src)
 	}
