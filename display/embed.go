@@ -22,8 +22,10 @@ var (
 // EmbedChart turns an echarts page written by package viz (DrawHTML,
 // HTML, LineChartHTML) into an HTML fragment for a notebook output: the
 // chart's div and a script that loads echarts with require.js' define
-// hidden, then draws (see the package documentation).
-func EmbedChart(page []byte) (string, error) {
+// hidden, then draws (see the package documentation). A fallback (static
+// markup, such as the graph's SVG) is shown until the chart draws, and
+// stays when echarts cannot be loaded (offline, or scripts not trusted).
+func EmbedChart(page []byte, fallback ...string) (string, error) {
 	m := chartDivRe.FindSubmatch(page)
 	if m == nil {
 		return "", errors.New("display: no chart element in the page")
@@ -49,8 +51,13 @@ func EmbedChart(page []byte) (string, error) {
 	idJS, _ := json.Marshal(id)
 
 	var b strings.Builder
+	hidden := ""
+	if len(fallback) > 0 && fallback[0] != "" {
+		b.WriteString(`<div class="hybridgo-fallback" style="max-width:100%;overflow:auto">` + fallback[0] + "</div>\n")
+		hidden = ";display:none"
+	}
 	b.WriteString(`<div class="hybridgo-chart" data-hybridgo-chart="` + html.EscapeString(id) +
-		`" style="` + html.EscapeString(style) + `;max-width:100%;overflow:auto"></div>` + "\n")
+		`" style="` + html.EscapeString(style) + `;max-width:100%;overflow:auto` + hidden + `"></div>` + "\n")
 	b.WriteString("<script type=\"text/javascript\">\n(function () {\n")
 	b.WriteString("  var w = window, id = " + string(idJS) + ", src = " + string(srcJS) + ";\n")
 	// The element: the first of this chart's elements not drawn yet.
@@ -61,6 +68,9 @@ func EmbedChart(page []byte) (string, error) {
     }
     if (!el) return;
     el.setAttribute("data-drawn", "1");
+    var fb = el.previousElementSibling;
+    if (fb && fb.className === "hybridgo-fallback") { fb.style.display = "none"; }
+    el.style.display = "";
     var chart = w.echarts.init(el, "white", { renderer: "canvas" });
     chart.setOption(`)
 	b.WriteString(option)
@@ -83,7 +93,16 @@ func EmbedChart(page []byte) (string, error) {
     }
     if (!ok) {
       var els = document.querySelectorAll("div.hybridgo-chart:not([data-drawn])");
-      for (var k = 0; k < els.length; k++) { els[k].textContent = "could not load " + src; }
+      for (var k = 0; k < els.length; k++) {
+        var fb = els[k].previousElementSibling;
+        if (fb && fb.className === "hybridgo-fallback") {
+          els[k].style.display = "";
+          els[k].style.height = "auto";
+          els[k].textContent = "(static picture: the interactive view needs " + src + ")";
+        } else {
+          els[k].textContent = "could not load " + src;
+        }
+      }
     }
   }
   var s = document.createElement("script");

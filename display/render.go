@@ -130,7 +130,7 @@ func symbolBundle(s *graph.Symbol) Bundle {
 	}
 	page, err := viz.DrawHTML(g, viz.DefaultOptions(), viz.HTMLOptions{Title: title, AssetsHost: EchartsHost})
 	if err == nil {
-		if h, err := EmbedChart(page); err == nil {
+		if h, err := EmbedChart(page, b[MIMESVG].(string)); err == nil {
 			b[MIMEHTML] = h
 		}
 	}

@@ -326,3 +326,19 @@ func TestRenderCustomAndOthers(t *testing.T) {
 		t.Error("JSON of a func has application/json")
 	}
 }
+
+// The interactive graph carries the static SVG, shown until echarts draws
+// and kept when it cannot load (offline, untrusted).
+func TestGraphHTMLHasStaticFallback(t *testing.T) {
+	x := graph.Var("data", ops.Shape{2, 3}, ops.Float32)
+	b := Render(graph.F.Relu(x))
+	h, _ := b[MIMEHTML].(string)
+	fb := strings.Index(h, `class="hybridgo-fallback"`)
+	chart := strings.Index(h, `class="hybridgo-chart"`)
+	if fb < 0 || chart < fb || !strings.Contains(h[fb:chart], "<svg") {
+		t.Fatalf("no SVG fallback before the chart:\n%.400s", h)
+	}
+	if !strings.Contains(h[chart:], "display:none") {
+		t.Error("the chart div is not hidden until it draws")
+	}
+}
