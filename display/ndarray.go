@@ -36,23 +36,7 @@ func Caption(a *eager.NDArray) string {
 
 // shown lists the indices of an axis of length n to show, -1 standing for
 // the "…" between the first and last edge items when n is over max.
-func shown(n, max, edge int) []int {
-	var idx []int
-	if n > max {
-		for i := 0; i < edge; i++ {
-			idx = append(idx, i)
-		}
-		idx = append(idx, -1)
-		for i := n - edge; i < n; i++ {
-			idx = append(idx, i)
-		}
-		return idx
-	}
-	for i := 0; i < n; i++ {
-		idx = append(idx, i)
-	}
-	return idx
-}
+func shown(n, max, edge int) []int { return eager.AbbreviatedIndices(n, edge, n > max) }
 
 // NDArrayHTML writes the array's values as HTML tables (see Render).
 func NDArrayHTML(a *eager.NDArray) string {

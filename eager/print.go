@@ -63,13 +63,20 @@ type printer struct {
 // indices lists the indices of a dim to show (-1 stands for "...").
 func (p *printer) indices(dim int) []int {
 	n := p.shape[dim]
+	return AbbreviatedIndices(n, printEdgeItems, p.summarize && n > 2*printEdgeItems)
+}
+
+// AbbreviatedIndices lists the indices 0…n-1 of an axis to show; when
+// abbreviate is set, only the first and last edge of them, with -1
+// standing for the "…" between.
+func AbbreviatedIndices(n, edge int, abbreviate bool) []int {
 	var idx []int
-	if p.summarize && n > 2*printEdgeItems {
-		for i := 0; i < printEdgeItems; i++ {
+	if abbreviate {
+		for i := 0; i < edge; i++ {
 			idx = append(idx, i)
 		}
 		idx = append(idx, -1)
-		for i := n - printEdgeItems; i < n; i++ {
+		for i := n - edge; i < n; i++ {
 			idx = append(idx, i)
 		}
 		return idx
