@@ -11,7 +11,7 @@ package accel
 
 // maxTile bounds mr*nr for any kernel; Gemm keeps an edge tile of this size on
 // the stack.
-const maxTile = 256
+const maxTile = 512
 
 // A microKernel multiplies packed micro-panels.
 //

@@ -37,11 +37,11 @@ func portableTile[T Float](mr, nr, kc int, alpha T, a, b []T) (tile []T, ldt int
 	return tile, cols
 }
 
-// testKernelTile checks the selected kernel for T against the portable one on
-// random panels, with a C tile embedded in a larger matrix whose other
-// elements must stay untouched.
-func testKernelTile[T Float](t *testing.T, tol float64) {
-	k := kernelFor[T]()
+// testKernelTile checks kernel k against the portable one on random panels,
+// with a C tile embedded in a larger matrix whose other elements must stay
+// untouched.
+func testKernelTile[T Float](t *testing.T, k microKernel[T], tol float64) {
+	t.Helper()
 	r := rand.New(rand.NewPCG(11, 12))
 	for _, kc := range []int{1, 2, 3, 7, 16, 64, 257} {
 		for _, alpha := range []T{1, -1, 0.5, 2.25, 0} {
@@ -87,10 +87,10 @@ func testKernelTile[T Float](t *testing.T, tol float64) {
 
 func TestKernelTileFloat32(t *testing.T) {
 	t.Logf("kernel %s", kernelName)
-	testKernelTile[float32](t, 1e-5)
+	testKernelTile(t, kernelFor[float32](), 1e-5)
 }
 
-func TestKernelTileFloat64(t *testing.T) { testKernelTile[float64](t, 1e-13) }
+func TestKernelTileFloat64(t *testing.T) { testKernelTile(t, kernelFor[float64](), 1e-13) }
 
 // TestGemmOddSizes runs square products of awkward sizes through Gemm with
 // every transpose combination and padded strides, against naiveGemm.
