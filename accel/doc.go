@@ -42,9 +42,12 @@
 // isolated behind the microKernel values sgemmKernel and dgemmKernel in
 // kernel.go: a tile shape plus a function. The portable kernel is pure Go
 // (a 2x3 tile, the largest that keeps its accumulators in the 15 SSE
-// registers Go uses on amd64); an assembly kernel for AVX2 or AVX-512 can be
-// installed there, with its own tile shape, without touching the rest of
-// Gemm.
+// registers Go uses on amd64). On amd64, kernel_amd64.go installs assembly
+// kernels at start-up from the CPU features reported by golang.org/x/sys/cpu:
+// AVX-512 (12x32 float32, 12x16 float64 tiles) when AVX512F is present, else
+// AVX2 with FMA (6x16 and 6x8), else the portable kernel stays. The purego
+// build tag keeps the portable kernel everywhere, and HYBRIDGO_GEMM=avx2 in
+// the environment skips the AVX-512 kernels.
 //
 // # Convolution and pooling
 //

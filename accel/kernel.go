@@ -11,7 +11,7 @@ package accel
 
 // maxTile bounds mr*nr for any kernel; Gemm keeps an edge tile of this size on
 // the stack.
-const maxTile = 256
+const maxTile = 512
 
 // A microKernel multiplies packed micro-panels.
 //
@@ -26,9 +26,14 @@ type microKernel[T Float] struct {
 
 // sgemmKernel and dgemmKernel are the micro-kernels used for float32 and
 // float64 operands.
+// They start as the portable kernel; on amd64 (without the purego build tag)
+// an init function in kernel_amd64.go replaces them with assembly kernels
+// when the CPU supports AVX2 and FMA.
 var (
 	sgemmKernel = microKernel[float32]{mr: 2, nr: 3, fn: kernel2x3[float32]}
 	dgemmKernel = microKernel[float64]{mr: 2, nr: 3, fn: kernel2x3[float64]}
+	// kernelName names the selected kernels ("go" for the portable one).
+	kernelName = "go"
 )
 
 // kernelFor returns the micro-kernel for T: the float32 or float64 one, or the

@@ -1,0 +1,90 @@
+//go:build !purego
+
+package accel
+
+import (
+	"os"
+
+	"golang.org/x/sys/cpu"
+)
+
+// Assembly micro-kernels (kernel_amd64.s). Each multiplies a full mr x kc
+// packed A panel by a kc x nr packed B panel and adds alpha times the product
+// into the mr x nr tile of C at c (row stride ldc, in elements). kc >= 1.
+//
+//go:noescape
+func sgemm6x16AVX2(kc int, alpha float32, a, b, c *float32, ldc int)
+
+//go:noescape
+func dgemm6x8AVX2(kc int, alpha float64, a, b, c *float64, ldc int)
+
+//go:noescape
+func sgemm12x32AVX512(kc int, alpha float32, a, b, c *float32, ldc int)
+
+//go:noescape
+func dgemm12x16AVX512(kc int, alpha float64, a, b, c *float64, ldc int)
+
+// init picks the widest kernels the CPU (and OS) support: AVX-512 when
+// AVX512F is present, else AVX2 with FMA, else the portable kernel stays.
+func init() {
+	switch {
+	case cpu.X86.HasAVX512F && !noAVX512:
+		sgemmKernel = microKernel[float32]{mr: 12, nr: 32, fn: sgemm12x32}
+		dgemmKernel = microKernel[float64]{mr: 12, nr: 16, fn: dgemm12x16}
+		kernelName = "avx512"
+	case cpu.X86.HasAVX2 && cpu.X86.HasFMA:
+		sgemmKernel = microKernel[float32]{mr: 6, nr: 16, fn: sgemm6x16}
+		dgemmKernel = microKernel[float64]{mr: 6, nr: 8, fn: dgemm6x8}
+		kernelName = "avx2"
+	}
+}
+
+// sgemm6x16 and dgemm6x8 check the slice bounds the assembly relies on (the
+// last element of each panel and of the C tile) before handing it pointers.
+func sgemm6x16(kc int, alpha float32, a, b, c []float32, ldc int) {
+	const mr, nr = 6, 16
+	if kc < 1 {
+		return
+	}
+	_ = a[mr*kc-1]
+	_ = b[nr*kc-1]
+	_ = c[(mr-1)*ldc+nr-1]
+	sgemm6x16AVX2(kc, alpha, &a[0], &b[0], &c[0], ldc)
+}
+
+func dgemm6x8(kc int, alpha float64, a, b, c []float64, ldc int) {
+	const mr, nr = 6, 8
+	if kc < 1 {
+		return
+	}
+	_ = a[mr*kc-1]
+	_ = b[nr*kc-1]
+	_ = c[(mr-1)*ldc+nr-1]
+	dgemm6x8AVX2(kc, alpha, &a[0], &b[0], &c[0], ldc)
+}
+
+func sgemm12x32(kc int, alpha float32, a, b, c []float32, ldc int) {
+	const mr, nr = 12, 32
+	if kc < 1 {
+		return
+	}
+	_ = a[mr*kc-1]
+	_ = b[nr*kc-1]
+	_ = c[(mr-1)*ldc+nr-1]
+	sgemm12x32AVX512(kc, alpha, &a[0], &b[0], &c[0], ldc)
+}
+
+func dgemm12x16(kc int, alpha float64, a, b, c []float64, ldc int) {
+	const mr, nr = 12, 16
+	if kc < 1 {
+		return
+	}
+	_ = a[mr*kc-1]
+	_ = b[nr*kc-1]
+	_ = c[(mr-1)*ldc+nr-1]
+	dgemm12x16AVX512(kc, alpha, &a[0], &b[0], &c[0], ldc)
+}
+
+// noAVX512 is set from the environment at start-up:
+// HYBRIDGO_GEMM=avx2 skips the AVX-512 kernels (for comparison and testing).
+var noAVX512 = os.Getenv("HYBRIDGO_GEMM") == "avx2"
