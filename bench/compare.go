@@ -78,6 +78,7 @@ type Options struct {
 type Machine struct {
 	CPU          string
 	Cores        int
+	OS, Arch     string
 	GoVersion    string
 	TorchVersion string // "" when PyTorch is missing
 	NumPyVersion string
@@ -104,7 +105,7 @@ func Compare(o Options) (*Report, error) {
 		logw = io.Discard
 	}
 	rep := &Report{Quick: o.Quick, Machine: Machine{
-		CPU: cpuModel(), Cores: runtime.NumCPU(), GoVersion: runtime.Version(), Date: time.Now().UTC(),
+		CPU: cpuModel(), Cores: runtime.NumCPU(), OS: runtime.GOOS, Arch: runtime.GOARCH, GoVersion: runtime.Version(), Date: time.Now().UTC(),
 	}}
 	if v, np, err := pythonVersions(o.Python); err != nil {
 		rep.Missing = TorchInstallHint
@@ -280,7 +281,7 @@ func Render(w io.Writer, rep *Report) {
 		numpy = "not installed"
 	}
 	fmt.Fprintf(w, "# hybridgo beside PyTorch and NumPy\n\n")
-	fmt.Fprintf(w, "- Machine: %s, %d cores, linux/%s\n", m.CPU, m.Cores, runtime.GOARCH)
+	fmt.Fprintf(w, "- Machine: %s, %d cores, %s/%s\n", m.CPU, m.Cores, m.OS, m.Arch)
 	fmt.Fprintf(w, "- Go: %s; PyTorch: %s; NumPy: %s\n", m.GoVersion, torch, numpy)
 	fmt.Fprintf(w, "- Date: %s\n", m.Date.Format("2006-01-02 15:04 MST"))
 	if rep.Quick {
