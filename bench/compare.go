@@ -95,7 +95,7 @@ type Report struct {
 }
 
 // TorchInstallHint is what to do when PyTorch is missing.
-const TorchInstallHint = "PyTorch was not found; install it with `apt-get install -y python3-torch python3-numpy` (Debian) and run the comparison again"
+const TorchInstallHint = "PyTorch was not found; install it with `apt-get install -y python3-torch python3-numpy libopenblas0-pthread` (Debian) and run the comparison again"
 
 // Compare runs every case at every thread count, alternating our side and
 // the torch side, each in a subprocess with the thread count set.
@@ -374,6 +374,8 @@ Below 1 means hybridgo is faster.
   PyTorch does zero_grad, forward, CrossEntropyLoss, backward and optim.SGD's step; its jit variant
   traces the model (no inference optimization) and trains through the trace.
 - All in float32; inputs are random normal, labels cycle through 0–9.
+- NumPy and Debian's PyTorch call the system BLAS (the libblas.so.3 alternative); install
+  libopenblas0-pthread so that it is OpenBLAS, or the reference BLAS is what gets measured.
 `
 
 // RegenerateCommand is the one command that rewrites docs/benchmarks.md.
