@@ -125,6 +125,14 @@ stepH := func(n int) { step(netH, trainerH, n) }`,
 
 // runBench times the tutorial's LeNet driven from a REPL session.
 func runBench(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "compare":
+			return runBenchCompare(args[1:], stdout, stderr)
+		case "case":
+			return runBenchCase(args[1:], stdout, stderr)
+		}
+	}
 	fs := flag.NewFlagSet("hybridgo bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	batch := fs.Int("batch", 16, "batch size")

@@ -77,6 +77,11 @@ func printUsage(w io.Writer) {
   hybridgo repl            the same
   hybridgo bench [flags]   time the tutorial's LeNet from interpreted code:
                            forward and a training step, eager and hybridized
+  hybridgo bench compare [-threads 1,2] [-out docs/benchmarks.md] [-quick]
+                           time compiled hybridgo beside PyTorch and NumPy
+                           (bench/torch) and write a Markdown table
+  hybridgo bench case NAME [-threads N]
+                           time one case of ours, one JSON line per variant
   hybridgo ops [NAME...]   list every registered operator with its inputs and
                            attributes, or describe the named ones in full
   hybridgo graph FILE-symbol.json [-o out.svg|out.txt|-] [-collapse N]

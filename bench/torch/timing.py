@@ -1,0 +1,40 @@
+"""Timing helpers shared by the torch side of `hybridgo bench compare`."""
+
+import json
+import statistics
+import time
+
+# Normal and quick timings, matching the Go side (bench.DefaultTiming and
+# bench.QuickTiming): keep going for `budget` seconds, at least `min_runs`
+# and at most `max_runs` runs, after two warm-up calls.
+NORMAL = {"budget": 1.0, "min_runs": 5, "max_runs": 2000}
+QUICK = {"budget": 0.05, "min_runs": 3, "max_runs": 50}
+
+
+def measure(fn, budget, min_runs, max_runs):
+    """Calls fn twice to warm up, then times it; returns the run times."""
+    fn()
+    fn()
+    times = []
+    start = time.perf_counter()
+    while len(times) < min_runs or (
+        time.perf_counter() - start < budget and len(times) < max_runs
+    ):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return times
+
+
+def report(case, impl, threads, times):
+    """Prints one JSON line in the format the Go runner parses."""
+    line = {
+        "case": case,
+        "impl": impl,
+        "threads": threads,
+        "median_s": statistics.median(times),
+        "min_s": min(times),
+        "max_s": max(times),
+        "runs": len(times),
+    }
+    print(json.dumps(line), flush=True)

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/hybridgo/hybridgo/accel"
+	"github.com/hybridgo/hybridgo/bench"
+)
+
+// runBenchCase times one case of ours and prints a JSON line per
+// implementation (`hybridgo bench case NAME -threads N`).
+func runBenchCase(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("hybridgo bench case", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	threads := fs.Int("threads", 0, "threads the worker pool must have (GOMAXPROCS at start-up); 0 for any")
+	impl := fs.String("impl", "", "time only this implementation (ours-eager or ours-hybrid)")
+	quick := fs.Bool("quick", false, "few repetitions")
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		fmt.Fprintln(stderr, "usage: hybridgo bench case NAME [-threads N] [-impl IMPL] [-quick]")
+		return 2
+	}
+	name := args[0]
+	if err := fs.Parse(args[1:]); err != nil {
+		return 2
+	}
+	c, err := bench.CaseNamed(name)
+	if err != nil {
+		fmt.Fprintln(stderr, "hybridgo bench case:", err)
+		return 2
+	}
+	if *threads > 0 && accel.Workers() != *threads {
+		fmt.Fprintf(stderr, "hybridgo bench case: the worker pool has %d threads, not %d: it reads GOMAXPROCS at start-up, so run with GOMAXPROCS=%d in the environment\n",
+			accel.Workers(), *threads, *threads)
+		return 2
+	}
+	timing := bench.DefaultTiming
+	if *quick {
+		timing = bench.QuickTiming
+	}
+	impls := c.Ours
+	if *impl != "" {
+		impls = []string{*impl}
+	}
+	for _, im := range impls {
+		r, err := bench.Run(c, im, timing)
+		if err != nil {
+			fmt.Fprintln(stderr, "hybridgo bench case:", err)
+			return 1
+		}
+		fmt.Fprintln(stdout, r.JSON())
+	}
+	return 0
+}
+
+// runBenchCompare times every case beside PyTorch and NumPy and writes a
+// Markdown table (`hybridgo bench compare`).
+func runBenchCompare(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("hybridgo bench compare", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	threadList := fs.String("threads", "1,2", "comma-separated thread counts")
+	out := fs.String("out", "docs/benchmarks.md", "Markdown file to write (- for stdout)")
+	quick := fs.Bool("quick", false, "few repetitions (noisy; for tests)")
+	cases := fs.String("cases", "", "comma-separated case names (default: all)")
+	python := fs.String("python", bench.FindPython(), "Python interpreter with torch and numpy")
+	script := fs.String("script", "", "the torch side's script (default: bench/torch/bench.py, looked for from the working directory up)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	var threads []int
+	for _, f := range strings.Split(*threadList, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			fmt.Fprintf(stderr, "hybridgo bench compare: bad thread count %q\n", f)
+			return 2
+		}
+		threads = append(threads, n)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(stderr, "hybridgo bench compare:", err)
+		return 1
+	}
+	if *script == "" {
+		wd, _ := os.Getwd()
+		*script = bench.FindScript(wd)
+	}
+	py := *python
+	if *script == "" {
+		fmt.Fprintln(stderr, "hybridgo bench compare: bench/torch/bench.py not found; run from the repository or pass -script; timing ours only")
+		py = ""
+	}
+	o := bench.Options{Threads: threads, Quick: *quick, Self: self, Python: py, Script: *script, Log: stderr}
+	if *cases != "" {
+		o.Cases = strings.Split(*cases, ",")
+	}
+	rep, err := bench.Compare(o)
+	if err != nil {
+		fmt.Fprintln(stderr, "hybridgo bench compare:", err)
+		return 1
+	}
+	if *out == "-" {
+		bench.Render(stdout, rep)
+		return 0
+	}
+	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
+		fmt.Fprintln(stderr, "hybridgo bench compare:", err)
+		return 1
+	}
+	f, err := os.Create(*out)
+	if err != nil {
+		fmt.Fprintln(stderr, "hybridgo bench compare:", err)
+		return 1
+	}
+	bench.Render(f, rep)
+	if err := f.Close(); err != nil {
+		fmt.Fprintln(stderr, "hybridgo bench compare:", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "wrote %s\n", *out)
+	return 0
+}

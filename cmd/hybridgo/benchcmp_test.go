@@ -1,0 +1,31 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hybridgo/hybridgo/bench"
+)
+
+func TestBenchCasePrintsJSON(t *testing.T) {
+	code, out, errs := runCmd("bench", "case", "mlp-forward-b1", "-quick")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	rs, err := bench.ParseResults(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 2 || rs[0].Impl != bench.ImplOursEager || rs[1].Impl != bench.ImplOursHybrid {
+		t.Errorf("unexpected results %+v", rs)
+	}
+}
+
+func TestBenchCaseRejects(t *testing.T) {
+	if code, _, _ := runCmd("bench", "case", "no-such-case"); code != 2 {
+		t.Errorf("an unknown case: exit %d, want 2", code)
+	}
+	if code, _, errs := runCmd("bench", "case", "sgemm-128", "-threads", "1000"); code != 2 || !strings.Contains(errs, "GOMAXPROCS=1000") {
+		t.Errorf("a thread count the pool does not have: exit %d, %s", code, errs)
+	}
+}
