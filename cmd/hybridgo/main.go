@@ -8,6 +8,7 @@
 //	hybridgo graph FILE   draw a symbol file as SVG or for the terminal
 //	hybridgo train        train the tutorial's LeNet on Fashion-MNIST
 //	hybridgo run FILE.go  interpret a Go program or script, hybridgo preloaded
+//	hybridgo notebook FILE.md -o FILE.ipynb  a Markdown tutorial as a notebook
 //	hybridgo kernel FILE  the Jupyter kernel (hybridgo kernel install registers it)
 //	hybridgo version      print the version
 package main
@@ -53,6 +54,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runGraph(args[1:], stdout, stderr)
 	case "run":
 		return runFile(args[1:], stdout, stderr)
+	case "notebook":
+		return runNotebook(args[1:], stdout, stderr)
 	case "kernel":
 		return runKernel(args[1:], stdout, stderr)
 	case "version", "-version", "--version":
@@ -93,6 +96,9 @@ func printUsage(w io.Writer) {
   hybridgo run FILE.go     interpret a Go file (package main with func main,
                            or a script of statements) with hybridgo's packages
                            preloaded, as in the REPL
+  hybridgo notebook FILE.md -o FILE.ipynb
+                           turn a Markdown tutorial (tutorials/) into a
+                           notebook: prose as Markdown cells, go blocks as code
   hybridgo kernel CONNECTION_FILE
                            the Jupyter kernel, which Jupyter starts
   hybridgo kernel install [--user | --prefix DIR]
