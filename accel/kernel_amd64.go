@@ -39,50 +39,42 @@ func init() {
 	}
 }
 
-// sgemm6x16 and dgemm6x8 check the slice bounds the assembly relies on (the
-// last element of each panel and of the C tile) before handing it pointers.
-func sgemm6x16(kc int, alpha float32, a, b, c []float32, ldc int) {
-	const mr, nr = 6, 16
+// panelsFit checks the slice bounds the assembly kernels rely on — the
+// last element of each packed panel and of the mr x nr C tile — before
+// they are handed pointers; it panics like any out-of-range index. It
+// reports false when there is nothing to multiply.
+func panelsFit[T Float](mr, nr, kc int, a, b, c []T, ldc int) bool {
 	if kc < 1 {
-		return
+		return false
 	}
 	_ = a[mr*kc-1]
 	_ = b[nr*kc-1]
 	_ = c[(mr-1)*ldc+nr-1]
-	sgemm6x16AVX2(kc, alpha, &a[0], &b[0], &c[0], ldc)
+	return true
+}
+
+func sgemm6x16(kc int, alpha float32, a, b, c []float32, ldc int) {
+	if panelsFit(6, 16, kc, a, b, c, ldc) {
+		sgemm6x16AVX2(kc, alpha, &a[0], &b[0], &c[0], ldc)
+	}
 }
 
 func dgemm6x8(kc int, alpha float64, a, b, c []float64, ldc int) {
-	const mr, nr = 6, 8
-	if kc < 1 {
-		return
+	if panelsFit(6, 8, kc, a, b, c, ldc) {
+		dgemm6x8AVX2(kc, alpha, &a[0], &b[0], &c[0], ldc)
 	}
-	_ = a[mr*kc-1]
-	_ = b[nr*kc-1]
-	_ = c[(mr-1)*ldc+nr-1]
-	dgemm6x8AVX2(kc, alpha, &a[0], &b[0], &c[0], ldc)
 }
 
 func sgemm12x32(kc int, alpha float32, a, b, c []float32, ldc int) {
-	const mr, nr = 12, 32
-	if kc < 1 {
-		return
+	if panelsFit(12, 32, kc, a, b, c, ldc) {
+		sgemm12x32AVX512(kc, alpha, &a[0], &b[0], &c[0], ldc)
 	}
-	_ = a[mr*kc-1]
-	_ = b[nr*kc-1]
-	_ = c[(mr-1)*ldc+nr-1]
-	sgemm12x32AVX512(kc, alpha, &a[0], &b[0], &c[0], ldc)
 }
 
 func dgemm12x16(kc int, alpha float64, a, b, c []float64, ldc int) {
-	const mr, nr = 12, 16
-	if kc < 1 {
-		return
+	if panelsFit(12, 16, kc, a, b, c, ldc) {
+		dgemm12x16AVX512(kc, alpha, &a[0], &b[0], &c[0], ldc)
 	}
-	_ = a[mr*kc-1]
-	_ = b[nr*kc-1]
-	_ = c[(mr-1)*ldc+nr-1]
-	dgemm12x16AVX512(kc, alpha, &a[0], &b[0], &c[0], ldc)
 }
 
 // noAVX512 is set from the environment at start-up:
