@@ -8,6 +8,7 @@
 //	hybridgo graph FILE   draw a symbol file as SVG or for the terminal
 //	hybridgo train        train the tutorial's LeNet on Fashion-MNIST
 //	hybridgo run FILE.go  interpret a Go program or script, hybridgo preloaded
+//	hybridgo tutorial [NAME]  list the tutorials, or walk through one in the terminal
 //	hybridgo notebook FILE.md -o FILE.ipynb  a Markdown tutorial as a notebook
 //	hybridgo kernel FILE  the Jupyter kernel (hybridgo kernel install registers it)
 //	hybridgo version      print the version
@@ -20,6 +21,7 @@ import (
 
 	"github.com/hybridgo/hybridgo/ops"
 	"github.com/hybridgo/hybridgo/repl/term"
+	"github.com/hybridgo/hybridgo/tutorial/walk"
 )
 
 // version is the release this binary was built from.
@@ -56,6 +58,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runFile(args[1:], stdout, stderr)
 	case "notebook":
 		return runNotebook(args[1:], stdout, stderr)
+	case "tutorial", "tutorials":
+		return walk.Main(args[1:], stdin, stdout, stderr)
 	case "kernel":
 		return runKernel(args[1:], stdout, stderr)
 	case "version", "-version", "--version":
@@ -96,6 +100,9 @@ func printUsage(w io.Writer) {
   hybridgo run FILE.go     interpret a Go file (package main with func main,
                            or a script of statements) with hybridgo's packages
                            preloaded, as in the REPL
+  hybridgo tutorial [NAME] list the tutorials; with a NAME (or FILE.md), walk
+                           through it: each cell shown, run with Enter, its
+                           output checked against the tutorial's
   hybridgo notebook FILE.md -o FILE.ipynb
                            turn a Markdown tutorial (tutorials/) into a
                            notebook: prose as Markdown cells, go blocks as code

@@ -1,16 +1,15 @@
 package term_test
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hybridgo/hybridgo/internal/tmuxtest"
 )
 
 // A person at a terminal: the real binary runs in tmux, keys are typed
@@ -22,15 +21,11 @@ func TestTerminalSession(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and drives it in tmux")
 	}
-	if _, err := exec.LookPath("tmux"); err != nil {
+	if !tmuxtest.Available() {
 		t.Skip("tmux is not installed (apt-get install tmux, or make deps): the terminal end-to-end test is skipped")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "hybridgo")
-	build := exec.Command(goTool(), "build", "-o", bin, "github.com/hybridgo/hybridgo/cmd/hybridgo")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := tmuxtest.Build(t, dir)
 	tm := startTmux(t, dir, bin)
 
 	// The tutorial, typed line by line with spaces (Tab completes).
@@ -172,60 +167,27 @@ g := Greeter{"gopher"}`)
 	}
 }
 
-func goTool() string {
-	if p, err := exec.LookPath("go"); err == nil {
-		return p
-	}
-	return filepath.Join(runtime.GOROOT(), "bin", "go")
-}
-
-// tmux drives one program in a private tmux server.
+// tmux is the REPL in a tmux pane, with the REPL's prompts understood.
 type tmux struct {
-	t      *testing.T
-	sock   string
-	marker int // the screen's line count at the last mark
+	*tmuxtest.Pane
+	t *testing.T
 }
 
 func startTmux(t *testing.T, dir, bin string) *tmux {
-	tm := &tmux{t: t, sock: filepath.Join(dir, "tmux.sock")}
-	cmd := fmt.Sprintf("env HOME=%s TERM=screen %s", dir, bin)
-	tm.run("-f", "/dev/null", "new-session", "-d", "-s", "hg", "-x", "150", "-y", "50", cmd, ";",
-		"set-option", "-t", "hg", "remain-on-exit", "on", ";",
-		"set-option", "-t", "hg", "history-limit", "50000")
-	t.Cleanup(func() { exec.Command("tmux", "-S", tm.sock, "kill-server").Run() })
+	tm := &tmux{Pane: tmuxtest.Start(t, dir, bin), t: t}
 	tm.waitFor(func(string) bool { return tm.lastLine() == ">>>" }, "the first prompt")
 	return tm
 }
 
-func (tm *tmux) run(args ...string) string {
+func (tm *tmux) send(keys ...string) { tm.t.Helper(); tm.Send(keys...) }
+func (tm *tmux) screen() string      { return tm.Screen() }
+func (tm *tmux) lastLine() string    { return tm.LastLine() }
+func (tm *tmux) dead() bool          { return tm.Dead() }
+func (tm *tmux) mark()               { tm.Mark() }
+func (tm *tmux) sinceMark() string   { return tm.SinceMark() }
+func (tm *tmux) waitFor(ok func(string) bool, what string) {
 	tm.t.Helper()
-	out, err := exec.Command("tmux", append([]string{"-S", tm.sock}, args...)...).CombinedOutput()
-	if err != nil {
-		tm.t.Fatalf("tmux %q: %v\n%s", args, err, out)
-	}
-	return string(out)
-}
-
-// send types keys (tmux send-keys arguments: "-l" and text, or key names).
-func (tm *tmux) send(keys ...string) {
-	tm.t.Helper()
-	tm.run(append([]string{"send-keys", "-t", "hg"}, keys...)...)
-}
-
-// screen is the whole pane, scrollback included, with wrapped lines joined.
-func (tm *tmux) screen() string {
-	tm.t.Helper()
-	return strings.TrimRight(tm.run("capture-pane", "-p", "-J", "-S", "-", "-t", "hg"), "\n")
-}
-
-// lastLine is the last non-blank line of the pane.
-func (tm *tmux) lastLine() string {
-	lines := strings.Split(tm.screen(), "\n")
-	return strings.TrimSpace(lines[len(lines)-1])
-}
-
-func (tm *tmux) dead() bool {
-	return strings.TrimSpace(tm.run("list-panes", "-t", "hg", "-F", "#{pane_dead}")) == "1"
+	tm.WaitFor(ok, what)
 }
 
 // prompts counts the prompt lines so far.
@@ -237,17 +199,6 @@ func (tm *tmux) prompts() int {
 		}
 	}
 	return n
-}
-
-// mark remembers where the screen ends; sinceMark returns what came after.
-func (tm *tmux) mark() { tm.marker = strings.Count(tm.screen(), "\n") }
-
-func (tm *tmux) sinceMark() string {
-	lines := strings.Split(tm.screen(), "\n")
-	if tm.marker >= len(lines) {
-		return ""
-	}
-	return "\n" + strings.Join(lines[tm.marker:], "\n") + "\n"
 }
 
 // typeLine types a line and Enter, and waits for the next prompt.
@@ -277,23 +228,5 @@ func (tm *tmux) noErrors() {
 		if strings.Contains(s, bad) {
 			tm.t.Fatalf("the screen shows %q:\n%s", bad, s)
 		}
-	}
-}
-
-// waitFor polls the screen until ok, or fails after 60 s.
-func (tm *tmux) waitFor(ok func(screen string) bool, what string) {
-	tm.t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		s := tm.screen()
-		if ok(s) {
-			return
-		}
-		if time.Now().After(deadline) {
-			var b bytes.Buffer
-			b.WriteString(s)
-			tm.t.Fatalf("timed out waiting for %s; the screen:\n%s", what, b.String())
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -89,6 +89,14 @@ func IsTerminal(f *os.File) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
+// CatchInterrupts makes Ctrl-C (SIGINT) interrupt the cell that runs
+// rather than the process, until stop is called. Front ends other than
+// Main that read their own input (the tutorial walkthrough) call it.
+func (r *REPL) CatchInterrupts() (stop func()) { return r.catchInterrupts() }
+
+// Completer is tab completion on the REPL's session, for a line editor.
+func (r *REPL) Completer() readline.AutoCompleter { return &completer{r: r} }
+
 // catchInterrupts turns SIGINT into the interruption of the running cell
 // (the terminal is in cooked mode while a cell runs; at the prompt line
 // editing reads Ctrl-C itself). With no cell running, the process exits

@@ -1,0 +1,57 @@
+// Package tutorials holds hybridgo's Markdown tutorials, embedded, so that
+// `hybridgo tutorial NAME` can walk through them from any directory.
+//
+// Each NAME.md here is a tutorial in the format package tutorial reads:
+// prose, ```go cells run in order in one REPL session, and ```output
+// blocks with what each cell prints. The test suite runs every one of them
+// (tutorial.TestTutorials), and notebooks/NAME-tutorial.ipynb is made from
+// each with `hybridgo notebook`.
+package tutorials
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+)
+
+//go:embed *.md
+var files embed.FS
+
+// FS returns the tutorials as a file system of NAME.md files.
+func FS() fs.FS { return files }
+
+// Names returns the tutorials' names (their file names without .md),
+// sorted.
+func Names() []string {
+	entries, _ := fs.ReadDir(files, ".")
+	var names []string
+	for _, e := range entries {
+		if n, ok := strings.CutSuffix(e.Name(), ".md"); ok {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Source returns the Markdown of the tutorial called name.
+func Source(name string) ([]byte, error) {
+	name = strings.TrimSuffix(name, ".md")
+	b, err := fs.ReadFile(files, name+".md")
+	if err != nil {
+		return nil, fmt.Errorf("no tutorial is called %q (there are: %s)", name, strings.Join(Names(), ", "))
+	}
+	return b, nil
+}
+
+// Title returns the first "# " heading of a tutorial's Markdown, or "".
+func Title(src []byte) string {
+	for _, line := range strings.Split(string(src), "\n") {
+		if t, ok := strings.CutPrefix(line, "# "); ok {
+			return strings.TrimSpace(t)
+		}
+	}
+	return ""
+}
