@@ -33,7 +33,9 @@
 // output blocks that do not match with what the cells printed, leaving
 // those that match (wildcards and all) as they are. ToNotebook makes an
 // .ipynb with a Markdown cell per run of prose and a code cell per code
-// block, without outputs.
+// block, without outputs; ToNotebookWithOutputs runs the cells first and
+// keeps what each printed, displayed and returned, as the kernel would
+// (`hybridgo notebook` uses it, so committed notebooks show their outputs).
 //
 // Cells run in the current directory: files a tutorial writes (Export)
 // land there.

@@ -11,6 +11,12 @@ import (
 // hybridgo kernel: a Markdown cell per run of prose, a code cell per code
 // block, no outputs. The same tutorial always gives the same bytes.
 func ToNotebook(t *Tutorial) ([]byte, error) {
+	return notebook(t, nil)
+}
+
+// notebook makes the notebook of t; outputs, when not nil, holds the
+// outputs and execution count of each code step, by step index.
+func notebook(t *Tutorial, outputs map[int]*cellOutputs) ([]byte, error) {
 	cells := []map[string]any{}
 	for i, st := range t.Steps {
 		c := map[string]any{
@@ -22,6 +28,10 @@ func ToNotebook(t *Tutorial) ([]byte, error) {
 			c["cell_type"] = "code"
 			c["execution_count"] = nil
 			c["outputs"] = []any{}
+			if o := outputs[i]; o != nil {
+				c["execution_count"] = o.count
+				c["outputs"] = o.list
+			}
 		} else {
 			c["cell_type"] = "markdown"
 		}

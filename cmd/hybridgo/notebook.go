@@ -1,37 +1,42 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/hybridgo/hybridgo/tutorial"
 )
 
 // runNotebook is `hybridgo notebook FILE.md -o FILE.ipynb`: it turns a
-// Markdown tutorial into a notebook for the hybridgo kernel, without
-// running it.
+// Markdown tutorial into a notebook for the hybridgo kernel. It runs the
+// cells first (in a temporary directory, so files they write land there)
+// and saves their outputs in the notebook; -no-run leaves them out.
 func runNotebook(args []string, stdout, stderr io.Writer) int {
 	var in, out string
+	execute, bad := true, false
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; {
 		case a == "-o" || a == "--o" || a == "-out":
 			if i+1 == len(args) {
-				in = ""
+				bad = true
 				break
 			}
 			out = args[i+1]
 			i++
-		case in == "":
+		case a == "-no-run" || a == "--no-run":
+			execute = false
+		case in == "" && !strings.HasPrefix(a, "-"):
 			in = a
 		default:
-			in, out = "", ""
-			i = len(args)
+			bad = true
 		}
 	}
-	if in == "" || out == "" {
-		fmt.Fprintln(stderr, "usage: hybridgo notebook FILE.md -o FILE.ipynb")
+	if bad || in == "" || out == "" {
+		fmt.Fprintln(stderr, "usage: hybridgo notebook FILE.md -o FILE.ipynb [-no-run]")
 		return 2
 	}
 	t, err := tutorial.Parse(in)
@@ -39,7 +44,12 @@ func runNotebook(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hybridgo notebook: %v\n", err)
 		return 1
 	}
-	nb, err := tutorial.ToNotebook(t)
+	var nb []byte
+	if execute {
+		nb, err = executedNotebook(t, out)
+	} else {
+		nb, err = tutorial.ToNotebook(t)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "hybridgo notebook: %v\n", err)
 		return 1
@@ -49,6 +59,29 @@ func runNotebook(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// executedNotebook runs t in a temporary directory and returns its
+// notebook with outputs; out is made absolute first, as the directory
+// changes while the cells run.
+func executedNotebook(t *tutorial.Tutorial, out string) ([]byte, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	if t.Path, err = filepath.Abs(t.Path); err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "hybridgo-notebook-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	if err := os.Chdir(dir); err != nil {
+		return nil, err
+	}
+	defer os.Chdir(wd)
+	return tutorial.ToNotebookWithOutputs(context.Background(), t)
 }
 
 // writeAtomic writes data to a temporary file beside path and renames
