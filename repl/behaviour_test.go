@@ -412,3 +412,19 @@ func main() {
 		t.Errorf("error %v", err)
 	}
 }
+
+// Statements and declarations may share a line, separated by semicolons.
+func TestSemicolonsOnOneLine(t *testing.T) {
+	s := newTestSession(t)
+	for _, c := range []struct{ cell, want string }{
+		{"a := 1; b := 2", ""},
+		{"a + b", "3"},
+		{"c := 3; c * 2", "6"},
+		{"type P struct{ X int }; func (p P) Twice() int { return 2 * p.X }; P{4}.Twice()", "8"},
+		{`fmt.Sprint(a); fmt.Sprint(b) + "!"`, "2!"},
+	} {
+		if got := s.must(c.cell); got != c.want {
+			t.Errorf("%q gave %q, want %q", c.cell, got, c.want)
+		}
+	}
+}

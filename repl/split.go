@@ -196,6 +196,18 @@ func blank(src string, chunks []chunk, keep func(chunk) bool) string {
 			b[i] = ' '
 		}
 	}
+	// Kept chunks on one line ("x := 1; y := 2") stay apart: the byte
+	// before the second, a blanked separator, becomes a semicolon.
+	prevEnd := -1
+	for _, c := range chunks {
+		if !keep(c) {
+			continue
+		}
+		if prevEnd >= 0 && c.start > prevEnd && !strings.Contains(src[prevEnd:c.start], "\n") {
+			b[c.start-1] = ';'
+		}
+		prevEnd = c.end
+	}
 	return string(b)
 }
 
