@@ -14,7 +14,8 @@ import (
 type CachedOpOptions struct {
 	// StaticAlloc keeps every intermediate buffer across calls instead of
 	// allocating per call. Outputs returned by Forward then stay valid
-	// only until the next call.
+	// only until the next call. Call copies its outputs out; outside
+	// Record it runs in the kept buffers, one call at a time.
 	StaticAlloc bool
 	// StaticShape keeps one compiled program and refuses other input
 	// shapes instead of compiling again. It requires StaticAlloc.
@@ -170,7 +171,7 @@ func (c *CachedOp) Forward(training bool, args ...*eager.NDArray) ([]*eager.NDAr
 	}
 	frame := c.bind(p, args)
 	r, unlock := randFor(p)
-	err = p.run(frame, 0, p.nForward, training, r, c.hook)
+	err = p.run(frame, &p.mem, p.static != nil, 0, p.nForward, training, r, c.hook)
 	unlock()
 	if err != nil {
 		return nil, err
@@ -208,7 +209,7 @@ func (c *CachedOp) Backward(headGrads ...*eager.NDArray) ([]*eager.NDArray, erro
 		}
 		frame[p.headSlot[i]] = headGrads[i].Value()
 	}
-	if err := p.run(frame, p.nForward, len(p.steps), true, nil, c.hook); err != nil {
+	if err := p.run(frame, &p.mem, p.static != nil, p.nForward, len(p.steps), true, nil, c.hook); err != nil {
 		return nil, err
 	}
 	grads := make([]*eager.NDArray, len(p.gradSlot))
@@ -278,7 +279,7 @@ func (c *CachedOp) defineOps() {
 			for i, h := range in {
 				frame[p.headSlot[i]] = h
 			}
-			if err := p.run(frame, p.nForward, len(p.steps), true, nil, a.c.hook); err != nil {
+			if err := p.run(frame, &p.mem, false, p.nForward, len(p.steps), true, nil, a.c.hook); err != nil {
 				return err
 			}
 			for i, s := range p.gradSlot {
@@ -309,13 +310,23 @@ func (c *CachedOp) defineOps() {
 		},
 		Kernel: func(env *ops.Env, a *callAttrs, in, out []ops.Value) error {
 			p := a.prog
-			frame := p.newFrame()
-			if p.static != nil {
-				// A call on the tape keeps its own values for its backward.
-				frame = make([]ops.Value, len(p.shapes))
-				for _, cs := range p.consts {
-					frame[cs.slot] = cs.value
-				}
+			// A call on the tape keeps its own values for its backward,
+			// in fresh buffers. Any other call runs the forward alone, in
+			// its own tighter plan: in the static buffers, one call at a
+			// time, when the op has StaticAlloc (the outputs are copied
+			// out below).
+			m, static, recorded := &p.fwdMem, p.static != nil, eager.IsRecording()
+			var frame []ops.Value
+			switch {
+			case recorded:
+				m, static = &p.mem, false
+				frame = p.withConsts(p.allocate(m))
+			case static:
+				p.staticMu.Lock()
+				defer p.staticMu.Unlock()
+				frame = p.newForwardFrame()
+			default:
+				frame = p.newForwardFrame()
 			}
 			for i, v := range in {
 				frame[p.varSlot[i]] = v
@@ -326,13 +337,15 @@ func (c *CachedOp) defineOps() {
 				r, unlock = eager.LockRand()
 				defer unlock()
 			}
-			if err := p.run(frame, 0, p.nForward, env.Training, r, a.c.hook); err != nil {
+			if err := p.run(frame, m, static, 0, p.nForward, env.Training, r, a.c.hook); err != nil {
 				return err
 			}
 			for i, s := range p.outSlot {
 				ops.CopyData(out[i].Data, frame[s].Data)
 			}
-			a.frame = frame
+			if recorded {
+				a.frame = frame
+			}
 			return nil
 		},
 		Grad: func(f ops.F, a *callAttrs, in, out, outGrad []ops.Tensor) []ops.Tensor {

@@ -293,3 +293,51 @@ func TestCachedOpRecompilesForNewShapes(t *testing.T) {
 		}
 	}
 }
+
+// A call outside Record runs the forward alone (in the static buffers
+// with StaticAlloc); a call inside Record keeps its own values, and its
+// backward is right either way.
+func TestCallOutsideRecordWithStaticAlloc(t *testing.T) {
+	x := eager.RandomNormal(64, 784)
+	var results, grads [2][]float64
+	for i, static := range []bool{false, true} {
+		cop, params := mlpOp(t, graph.CachedOpOptions{StaticAlloc: static, StaticShape: static})
+		call := mlpCall(t, cop, params, x)
+		results[i] = call()[0].Float64s()
+		if again := call()[0].Float64s(); optest.FirstDiff(again, results[i], 0, 0) >= 0 {
+			t.Errorf("static=%v: a second call gave other values", static)
+		}
+		w := params["fc1_weight"]
+		w.AttachGrad()
+		eager.Record(func() {
+			y := eager.F.Sum(call()[0]).(*eager.NDArray)
+			call() // a second call must not disturb the first one's values
+			if err := y.Backward(); err != nil {
+				t.Fatal(err)
+			}
+		})
+		grads[i] = w.Grad().Float64s()
+	}
+	if d := optest.FirstDiff(results[1], results[0], 0, 0); d >= 0 {
+		t.Errorf("StaticAlloc changes output %d", d)
+	}
+	if d := optest.FirstDiff(grads[1], grads[0], 1e-6, 1e-6); d >= 0 {
+		t.Errorf("StaticAlloc changes gradient %d", d)
+	}
+}
+
+// mlpCall returns a function that calls cop on x with params, through Call.
+func mlpCall(t *testing.T, cop *graph.CachedOp, params map[string]*eager.NDArray, x *eager.NDArray) func() []*eager.NDArray {
+	bind := map[string]*eager.NDArray{"data": x}
+	for k, v := range params {
+		bind[k] = v
+	}
+	args := argsFor(cop, bind)
+	return func() []*eager.NDArray {
+		outs, err := cop.Call(args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return outs
+	}
+}

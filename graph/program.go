@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"math/rand/v2"
+	"sync"
 
 	"github.com/hybridgo/hybridgo/eager"
 	"github.com/hybridgo/hybridgo/ops"
@@ -25,17 +26,28 @@ type program struct {
 	headSlot []int // head-gradient variables of the backward part
 	gradSlot []int // gradient of each input (-1 when it has none)
 	gradErr  error // why there is no backward part, if there is none
-	// plan shares buffers between values whose lives do not overlap;
-	// slotBuffer maps each slot to its buffer (-1 for inputs and
-	// constants), reused marks slots whose buffer held another value
-	// first, and inPlace lists the slots written over their input.
+	// mem plans the buffers of forward and backward together, keeping
+	// alive the forward values the backward reads; fwdMem plans the
+	// forward alone, for calls that will not be differentiated, and
+	// shares more.
+	mem, fwdMem bufferPlan
+	// static holds mem's buffers, as slot values, when the op was built
+	// with StaticAlloc; nil otherwise. fwdStatic holds fwdMem's, made on
+	// the first call that needs them; staticMu serialises those calls.
+	static    []ops.Value
+	fwdStatic []ops.Value
+	staticMu  sync.Mutex
+}
+
+// bufferPlan is a memory plan laid over a program's slots: slotBuffer
+// maps each slot to its buffer (-1 for inputs, constants and values the
+// plan does not cover), reused marks slots whose buffer held another
+// value first, and inPlace lists the slots written over their input.
+type bufferPlan struct {
 	plan       *MemoryPlan
 	slotBuffer []int
 	reused     []bool
 	inPlace    []int
-	// static holds the planned buffers, as slot values, when the op was
-	// built with StaticAlloc; nil otherwise.
-	static []ops.Value
 }
 
 type step struct {
@@ -199,39 +211,42 @@ func compile(outs []Entry, inputs []string, shapes []ops.Shape, dtypes []ops.DTy
 		}
 	}
 	p.shapes, p.dtypes = table.shapes, table.dtypes
-	return p, p.planBuffers(table)
+	if p.mem, err = p.planBuffers(p.g, table); err != nil {
+		return nil, err
+	}
+	p.fwdMem, err = p.planBuffers(&Graph{Outputs: fwdOuts, Nodes: fwdNodes}, table)
+	return p, err
 }
 
-// planBuffers assigns every op output a buffer of the memory plan: values
-// whose lives do not overlap share one, and in-place ops write over
-// their input.
-func (p *program) planBuffers(table *slotTable) error {
-	plan, _, err := PlanMemory(p.g)
+// planBuffers plans the buffers of g's op outputs (values whose lives do
+// not overlap share one, and in-place ops write over their input) and
+// lays the plan over the program's slots.
+func (p *program) planBuffers(g *Graph, table *slotTable) (bufferPlan, error) {
+	plan, _, err := PlanMemory(g)
 	if err != nil {
-		return err
+		return bufferPlan{}, err
 	}
-	p.plan = plan
-	p.slotBuffer = make([]int, len(p.shapes))
-	for i := range p.slotBuffer {
-		p.slotBuffer[i] = -1
+	m := bufferPlan{plan: plan, slotBuffer: make([]int, len(p.shapes))}
+	for i := range m.slotBuffer {
+		m.slotBuffer[i] = -1
 	}
 	shared := make([]int, len(plan.Buffers))
 	for e, b := range plan.EntryBuffer {
 		if id, ok := table.ids[e]; ok {
-			p.slotBuffer[id] = b
+			m.slotBuffer[id] = b
 			shared[b]++
 		}
 	}
-	p.reused = make([]bool, len(p.shapes))
-	for id, b := range p.slotBuffer {
-		p.reused[id] = b >= 0 && shared[b] > 1
+	m.reused = make([]bool, len(p.shapes))
+	for id, b := range m.slotBuffer {
+		m.reused[id] = b >= 0 && shared[b] > 1
 	}
 	for _, s := range p.steps {
 		if plan.InPlace[s.node] {
-			p.inPlace = append(p.inPlace, s.out[0])
+			m.inPlace = append(m.inPlace, s.out[0])
 		}
 	}
-	return nil
+	return m, nil
 }
 
 // accepts reports whether args have the shapes and dtypes p was compiled for.
@@ -249,30 +264,46 @@ func (p *program) accepts(args []*eager.NDArray) bool {
 	return true
 }
 
-// newFrame returns the slot values of one run: the static buffers when
-// there are some, else freshly allocated planned buffers.
+// newFrame returns the slot values of one run of forward and backward:
+// the static buffers when there are some, else freshly allocated
+// planned buffers.
 func (p *program) newFrame() []ops.Value {
-	var frame []ops.Value
 	if p.static != nil {
-		frame = append([]ops.Value(nil), p.static...)
-	} else {
-		frame = p.allocate()
+		return p.withConsts(append([]ops.Value(nil), p.static...))
 	}
+	return p.withConsts(p.allocate(&p.mem))
+}
+
+// newForwardFrame returns the slot values of a forward run that no
+// backward follows, laid out by fwdMem: its static buffers (the caller
+// holds staticMu) when the op has StaticAlloc, else fresh ones.
+func (p *program) newForwardFrame() []ops.Value {
+	if p.static == nil {
+		return p.withConsts(p.allocate(&p.fwdMem))
+	}
+	if p.fwdStatic == nil {
+		p.fwdStatic = p.allocate(&p.fwdMem)
+	}
+	return p.withConsts(append([]ops.Value(nil), p.fwdStatic...))
+}
+
+// withConsts puts the constants into their slots of frame.
+func (p *program) withConsts(frame []ops.Value) []ops.Value {
 	for _, c := range p.consts {
 		frame[c.slot] = c.value
 	}
 	return frame
 }
 
-// allocate makes the plan's buffers and returns a frame whose op-output
+// allocate makes the buffers of m and returns a frame whose op-output
 // slots are views of them.
-func (p *program) allocate() []ops.Value {
-	bufs := make([]any, len(p.plan.Buffers))
-	for i, b := range p.plan.Buffers {
+func (p *program) allocate(m *bufferPlan) []ops.Value {
+	bufs := make([]any, len(m.plan.Buffers))
+	for i, b := range m.plan.Buffers {
 		bufs[i] = ops.MakeData(b.DType, b.Elems)
 	}
 	frame := make([]ops.Value, len(p.shapes))
-	for id, b := range p.slotBuffer {
+	for id, b := range m.slotBuffer {
 		if b >= 0 {
 			frame[id] = ops.Value{Shape: p.shapes[id], DType: p.dtypes[id], Data: ops.SliceData(bufs[b], p.shapes[id].Size())}
 		}
@@ -281,7 +312,7 @@ func (p *program) allocate() []ops.Value {
 }
 
 // allocateStatic keeps one set of planned buffers for every call.
-func (p *program) allocateStatic() { p.static = p.allocate() }
+func (p *program) allocateStatic() { p.static = p.allocate(&p.mem) }
 
 // OpHook sees the value an op node produced (or, when monitoring all, an
 // input it read), named as MXNet names them: "dense0_fwd_output",
@@ -294,8 +325,9 @@ type hookSpec struct {
 	all bool
 }
 
-// run executes steps[from:to] on frame.
-func (p *program) run(frame []ops.Value, from, to int, training bool, r *rand.Rand, hook *hookSpec) error {
+// run executes steps[from:to] on frame, whose buffers m laid out; static
+// says they are kept across calls.
+func (p *program) run(frame []ops.Value, m *bufferPlan, static bool, from, to int, training bool, r *rand.Rand, hook *hookSpec) error {
 	env := ops.Env{Training: training, Rand: r}
 	var inBuf [8]ops.Value
 	var outBuf [4]ops.Value
@@ -309,7 +341,7 @@ func (p *program) run(frame []ops.Value, from, to int, training bool, r *rand.Ra
 			switch {
 			case frame[o].Data == nil:
 				frame[o] = ops.NewValue(p.shapes[o], p.dtypes[o])
-			case (p.reused[o] || p.static != nil) && !p.isInPlace(o):
+			case (m.reused[o] || static) && !m.isInPlace(o):
 				// Kernels may accumulate into their output (col2im,
 				// scatter-adds): a reused buffer starts from zero.
 				ops.ClearData(frame[o].Data)
@@ -326,8 +358,8 @@ func (p *program) run(frame []ops.Value, from, to int, training bool, r *rand.Ra
 	return nil
 }
 
-func (p *program) isInPlace(slot int) bool {
-	for _, s := range p.inPlace {
+func (m *bufferPlan) isInPlace(slot int) bool {
+	for _, s := range m.inPlace {
 		if s == slot {
 			return true
 		}

@@ -73,3 +73,33 @@ func BenchmarkManySmallOps(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLeNetPredict is one forward of the tutorial's LeNet at batch
+// 16 outside Record: eager, hybridized, and hybridized with StaticAlloc
+// (and StaticShape). Compare the B/op column.
+func BenchmarkLeNetPredict(b *testing.B) {
+	for _, c := range []struct {
+		name   string
+		hybrid bool
+		opts   nn.HybridizeOptions
+	}{
+		{"eager", false, nn.HybridizeOptions{}},
+		{"hybridized", true, nn.HybridizeOptions{}},
+		{"static", true, nn.HybridizeOptions{StaticAlloc: true, StaticShape: true}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			net := NewNet()
+			net.Initialize()
+			x := eager.RandomNormal(16, 1, 28, 28)
+			if c.hybrid {
+				net.Hybridize(c.opts)
+			}
+			net.Forward(x)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				net.Forward(x)
+			}
+		})
+	}
+}

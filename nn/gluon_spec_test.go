@@ -256,6 +256,12 @@ func TestHybridStaticMemory(t *testing.T) {
 				t.Errorf("%+v call %d differs at %d", opts, i, d)
 			}
 		}
+		other := eager.RandomNormal(2, 1, 28, 28)
+		if opts.StaticShape {
+			mustPanic(t, "was hybridized with StaticShape for inputs 4x1x28x28 float32; got 2x1x28x28 float32", func() { net.Forward(other) })
+		} else if got := net.Forward(other).Shape(); !got.Equal(ops.Shape{2, 10}) {
+			t.Errorf("StaticAlloc alone, another batch size: output %v", got)
+		}
 	}
 	mustPanic(t, "StaticShape requires StaticAlloc", func() { NewNet().Hybridize(nn.HybridizeOptions{StaticShape: true}) })
 }

@@ -16,7 +16,7 @@ import (
 type HybridizeOptions struct {
 	Off         bool // switch hybridization off again (MXNet's active=False)
 	StaticAlloc bool // keep the graph's buffers across calls
-	StaticShape bool // keep one compiled graph; requires StaticAlloc
+	StaticShape bool // keep one compiled graph, refusing other input shapes; requires StaticAlloc
 	// Passes are the graph optimisations; nil means all of them.
 	Passes *graph.PassOptions
 }
@@ -280,7 +280,15 @@ func (b *HybridBlock) graphFor(args []*eager.NDArray) (*cachedGraph, error) {
 	}
 	b.mu.Lock()
 	cg := b.cache[key.String()]
+	var kept string // with StaticShape, the inputs of the one graph kept
+	if cg == nil && b.opts.StaticShape && b.last != nil {
+		kept = b.last.describe()
+	}
 	b.mu.Unlock()
+	if kept != "" {
+		return nil, fmt.Errorf("%s was hybridized with StaticShape for inputs %s; got %s (call Hybridize again without StaticShape to accept other shapes)",
+			b.Name(), kept, strings.TrimSuffix(key.String(), ";"))
+	}
 	if cg == nil {
 		var err error
 		if cg, err = b.build(args); err != nil {
@@ -400,6 +408,15 @@ func (b *HybridBlock) build(args []*eager.NDArray) (*cachedGraph, error) {
 		cg.inputs = append(cg.inputs, binding{data: idx})
 	}
 	return cg, nil
+}
+
+// describe lists the input shapes and dtypes cg was built for.
+func (cg *cachedGraph) describe() string {
+	parts := make([]string, len(cg.argShapes))
+	for i := range parts {
+		parts[i] = fmt.Sprintf("%v %v", cg.argShapes[i], cg.argTypes[i])
+	}
+	return strings.Join(parts, "; ")
 }
 
 // accepts reports whether args have the shapes and dtypes cg was built for.

@@ -68,7 +68,11 @@ func PassView(before *graph.Graph, o Options) (svg []byte, text string, err erro
 	if planErr == nil {
 		bufs = fmt.Sprintf("buffers %d of %d", len(plan.Buffers), len(plan.EntryBuffer))
 	}
-	title := fmt.Sprintf("after: %d nodes, fused %d, removed %d, %s", na, fused, removed, bufs)
+	nodes := "nodes"
+	if na == 1 {
+		nodes = "node"
+	}
+	title := fmt.Sprintf("after: %d %s, fused %d, removed %d, %s", na, nodes, fused, removed, bufs)
 	svg = svgPanels([]panel{{"before", lb}, {title, la}}, true)
 
 	var b strings.Builder

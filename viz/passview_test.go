@@ -5,8 +5,22 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hybridgo/hybridgo/graph"
+	"github.com/hybridgo/hybridgo/ops"
 	"github.com/hybridgo/hybridgo/viz"
 )
+
+func TestPassViewTitleOfOneNode(t *testing.T) {
+	x := graph.Var("data", ops.Shape{2, 3}, ops.Float32)
+	y := graph.F.Relu(graph.F.Tanh(x)).(*graph.Symbol)
+	_, text, err := viz.PassView(y.Graph(), viz.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "after: 1 node, fused 2, removed 0,"; !strings.HasPrefix(text, want) {
+		t.Errorf("report starts %.60q, want %q", text, want)
+	}
+}
 
 func TestPassViewFusesResidualAdds(t *testing.T) {
 	svg, text, err := viz.PassView(resnet(t), viz.DefaultOptions())

@@ -1,0 +1,54 @@
+//go:build !race
+
+// The race detector drops pooled buffers at random, so allocation is
+// measured without it.
+
+package graph_test
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/hybridgo/hybridgo/eager"
+	"github.com/hybridgo/hybridgo/graph"
+)
+
+// bytesPerCall is the heap bytes one call of fn allocates, on average.
+func bytesPerCall(fn func()) uint64 {
+	fn()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const n = 20
+	for i := 0; i < n; i++ {
+		fn()
+	}
+	runtime.ReadMemStats(&after)
+	return (after.TotalAlloc - before.TotalAlloc) / n
+}
+
+// Outside Record a call allocates less than inside (no values kept for a
+// backward), and with StaticAlloc hardly anything.
+func TestCallOutsideRecordAllocatesLess(t *testing.T) {
+	x := eager.RandomNormal(64, 784)
+	var bytes [2][2]uint64 // [static][recorded]
+	for i, static := range []bool{false, true} {
+		cop, params := mlpOp(t, graph.CachedOpOptions{StaticAlloc: static, StaticShape: static})
+		call := mlpCall(t, cop, params, x)
+		bytes[i][0] = bytesPerCall(func() { call() })
+		bytes[i][1] = bytesPerCall(func() { eager.Record(func() { call() }) })
+	}
+	const hidden = 64 * 128 * 4 // one 64x128 float32 activation
+	// Pooled kernel scratch is refilled after a collection, so the bound
+	// is loose: less than the one activation a call without buffers of
+	// its own would allocate.
+	if bytes[1][0] >= hidden {
+		t.Errorf("a StaticAlloc call outside Record allocates %d bytes, want less than %d", bytes[1][0], hidden)
+	}
+	if bytes[0][0] >= bytes[0][1] {
+		t.Errorf("a call outside Record allocates %d bytes, no less than inside Record (%d)", bytes[0][0], bytes[0][1])
+	}
+	if bytes[1][1] < hidden {
+		t.Errorf("a StaticAlloc call inside Record allocates %d bytes: it must keep its own values", bytes[1][1])
+	}
+	t.Logf("bytes per call [static][recorded]: %v", bytes)
+}
