@@ -16,7 +16,7 @@ import (
 type HybridizeOptions struct {
 	Off         bool // switch hybridization off again (MXNet's active=False)
 	StaticAlloc bool // keep the graph's buffers across calls
-	StaticShape bool // keep one compiled graph, refusing other input shapes; requires StaticAlloc
+	StaticShape bool // keep one compiled graph: other input shapes replace it (slower); requires StaticAlloc
 	// Passes are the graph optimisations; nil means all of them.
 	Passes *graph.PassOptions
 }
@@ -280,15 +280,7 @@ func (b *HybridBlock) graphFor(args []*eager.NDArray) (*cachedGraph, error) {
 	}
 	b.mu.Lock()
 	cg := b.cache[key.String()]
-	var kept string // with StaticShape, the inputs of the one graph kept
-	if cg == nil && b.opts.StaticShape && b.last != nil {
-		kept = b.last.describe()
-	}
 	b.mu.Unlock()
-	if kept != "" {
-		return nil, fmt.Errorf("%s was hybridized with StaticShape for inputs %s; got %s (call Hybridize again without StaticShape to accept other shapes)",
-			b.Name(), kept, strings.TrimSuffix(key.String(), ";"))
-	}
 	if cg == nil {
 		var err error
 		if cg, err = b.build(args); err != nil {
@@ -299,7 +291,9 @@ func (b *HybridBlock) graphFor(args []*eager.NDArray) (*cachedGraph, error) {
 			cg.argTypes = append(cg.argTypes, a.DType())
 		}
 		b.mu.Lock()
-		if b.cache == nil {
+		if b.cache == nil || b.opts.StaticShape {
+			// With StaticShape one graph is kept: other input shapes are
+			// accepted, as in MXNet, but replace it (slower).
 			b.cache = map[string]*cachedGraph{}
 		}
 		b.cache[key.String()] = cg
@@ -408,15 +402,6 @@ func (b *HybridBlock) build(args []*eager.NDArray) (*cachedGraph, error) {
 		cg.inputs = append(cg.inputs, binding{data: idx})
 	}
 	return cg, nil
-}
-
-// describe lists the input shapes and dtypes cg was built for.
-func (cg *cachedGraph) describe() string {
-	parts := make([]string, len(cg.argShapes))
-	for i := range parts {
-		parts[i] = fmt.Sprintf("%v %v", cg.argShapes[i], cg.argTypes[i])
-	}
-	return strings.Join(parts, "; ")
 }
 
 // accepts reports whether args have the shapes and dtypes cg was built for.

@@ -22,11 +22,13 @@
 //	             the same session, so the reader can look around
 //
 // After the last cell a summary says how many cells printed what the
-// tutorial shows, and the session goes on as a plain REPL.
+// tutorial shows, and the session goes on as a plain REPL (at a
+// terminal).
 //
 // Main runs the walkthrough in a fresh temporary directory, so files a
 // tutorial writes (Export) do not land in the reader's. When standard
 // input is not a terminal, lines are read as they come, without prompts
-// or line editing, with the same meanings: `yes ” | hybridgo tutorial
-// hybridize` runs every cell and prints the checks.
+// or line editing, with the same meanings, and the walkthrough ends after
+// the summary: `yes ” | hybridgo tutorial hybridize` runs every cell and
+// prints the checks.
 package walk

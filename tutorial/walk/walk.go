@@ -43,6 +43,7 @@ type Walk struct {
 	cap   *capture
 	style style
 
+	interactive                          bool // reading a terminal, with line editing
 	cells, ran, matched, skipped, edited int
 	differ                               []int // cells whose output differed from the tutorial's
 }
@@ -77,7 +78,7 @@ func New(t *tutorial.Tutorial, name string, opt Options) (*Walk, error) {
 // Run walks through the tutorial: prose, then each cell shown and run at
 // the reader's word, its output checked against the tutorial's. After the
 // last cell the session stays open as a plain REPL until Ctrl-D or
-// :quit. It returns the process exit code: 0, also when the reader quits
+// :quit, when the input is a terminal. It returns the process exit code: 0, also when the reader quits
 // early.
 func (w *Walk) Run() int {
 	stop := w.r.CatchInterrupts()
@@ -89,6 +90,7 @@ func (w *Walk) Run() int {
 	}
 	defer in.Close()
 	w.in = in
+	_, w.interactive = in.(*editReader)
 
 	w.printf("%s\n", w.style.title(fmt.Sprintf("%s — %s, %d cells", w.name, titleOf(w.t), w.cells)))
 	w.printf("%s\n", w.style.dim("Each cell is shown, then Enter runs it and checks what it prints.\n"+
@@ -112,8 +114,10 @@ func (w *Walk) Run() int {
 		}
 	}
 	w.summary(true)
-	w.printf("%s\n", w.style.dim("The session goes on: try your own code. Ctrl-D or :quit leaves."))
-	w.free()
+	if w.interactive {
+		w.printf("%s\n", w.style.dim("The session goes on: try your own code. Ctrl-D or :quit leaves."))
+		w.free()
+	}
 	return 0
 }
 
