@@ -21,6 +21,7 @@ type Op struct {
 	random   bool
 	noGrad   bool
 	inPlace  bool
+	custom   bool // made by RegisterCustom
 	samples  []Sample
 
 	inputNames func(Attrs) []string
