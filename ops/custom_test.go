@@ -324,3 +324,68 @@ func TestRegisterCustomAgain(t *testing.T) {
 	y := eager.F.Call("test_swish_again", []ops.Tensor{eager.Ones(1)})[0]
 	checkArray(t, "new default", y, ops.Shape{1}, []float64{swish(1, 2)}, 1e-6)
 }
+
+// An op with two inputs and two outputs, traced and run from a graph.
+func TestCustomTwoOutputs(t *testing.T) {
+	mustRegister(t, ops.CustomDef{
+		Name:    "test_sum_diff",
+		Inputs:  []string{"lhs", "rhs"},
+		Outputs: 2,
+		Shape: func(a ops.CustomAttrs, in []ops.Shape) ([]ops.Shape, error) {
+			if !in[0].Equal(in[1]) {
+				return nil, ops.Errorf("shapes %v and %v differ", in[0], in[1])
+			}
+			return []ops.Shape{in[0], in[0]}, nil
+		},
+		Kernel: func(a ops.CustomAttrs, in, out []ops.Value) error {
+			x, y := ops.ToFloat64s(in[0].Data), ops.ToFloat64s(in[1].Data)
+			s, d := make([]float64, len(x)), make([]float64, len(x))
+			for i := range x {
+				s[i], d[i] = x[i]+y[i], x[i]-y[i]
+			}
+			ops.CopyData(out[0].Data, ops.FromFloat64s(out[0].DType, s))
+			ops.CopyData(out[1].Data, ops.FromFloat64s(out[1].DType, d))
+			return nil
+		},
+	})
+	a, b := eager.Array([]float32{1, 2}), eager.Array([]float32{3, 5})
+	out := eager.F.Call("test_sum_diff", []ops.Tensor{a, b})
+	if len(out) != 2 {
+		t.Fatalf("%d outputs, want 2", len(out))
+	}
+	checkArray(t, "sum", out[0], ops.Shape{2}, []float64{4, 7}, 0)
+	checkArray(t, "diff", out[1], ops.Shape{2}, []float64{-2, -3}, 0)
+	wantErr(t, "shapes", panicErr(func() { eager.F.Call("test_sum_diff", []ops.Tensor{a, eager.Ones(3)}) }),
+		"test_sum_diff", "shapes 2 and 3 differ", "lhs 2", "rhs 3")
+	wantErr(t, "arity", panicErr(func() { eager.F.Call("test_sum_diff", []ops.Tensor{a}) }),
+		"test_sum_diff", "takes 2 inputs (lhs, rhs), got 1")
+	sym, err := graph.Trace(func(F ops.F, in []ops.Tensor) []ops.Tensor {
+		return F.Call("test_sum_diff", in)
+	}, []ops.Shape{{2}, {2}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := sym.ToJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := graph.FromJSON(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cop, err := graph.NewCachedOp(back, graph.CachedOpOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cop.Forward(false, a, b)
+	if err != nil || len(res) != 2 {
+		t.Fatalf("%d outputs, %v", len(res), err)
+	}
+	checkArray(t, "graph diff", res[1], ops.Shape{2}, []float64{-2, -3}, 0)
+	// Without a gradient rule, Backward says so.
+	x := eager.Array([]float32{1, 2})
+	x.AttachGrad()
+	var y *eager.NDArray
+	eager.Record(func() { y = eager.F.Sum(eager.F.Call("test_sum_diff", []ops.Tensor{x, b})[0]).(*eager.NDArray) })
+	wantErr(t, "no grad", y.Backward(), "test_sum_diff", "no gradient rule")
+}
