@@ -26,6 +26,14 @@ import (
 // attributes; its other attributes ("__init__", "__lr_mult__", …) and any
 // attribute an op does not know are kept in Node.Extra and written back.
 
+// A user-defined op (ops.RegisterCustom) is written as MXNet writes its
+// Python custom ops: "op": "Custom", with the op's name in the attribute
+// op_type.
+const (
+	customOp  = "Custom"
+	opTypeKey = "op_type"
+)
+
 // mxnetVersion is the version written into files: 1.9.1, the last 1.x.
 const mxnetVersion = 10901
 
@@ -72,12 +80,18 @@ func (s *Symbol) ToJSON() ([]byte, error) {
 			attrs = varAttrs(n)
 			argNodes = append(argNodes, i)
 		} else {
-			w.quote(n.Op.Name())
 			a := n.Attrs
 			if a == nil {
 				a = n.Op.DefaultAttrs()
 			}
 			attrs = opAttrs(n.Op, a, n.Extra)
+			if n.Op.Custom() {
+				// As MXNet writes its Python custom ops.
+				w.quote(customOp)
+				attrs[opTypeKey] = n.Op.Name()
+			} else {
+				w.quote(n.Op.Name())
+			}
 			nout = n.Op.NumOutputs(a)
 		}
 		rowPtr = append(rowPtr, rowPtr[len(rowPtr)-1]+nout)
@@ -324,7 +338,18 @@ func (r *reader) addNode(i int, raw json.RawMessage) error {
 		return nil
 	}
 	op, ok := ops.Lookup(*jn.Op)
-	if !ok {
+	if *jn.Op == customOp {
+		// MXNet's custom op: the op itself is named by op_type.
+		opType := attrs[opTypeKey]
+		delete(attrs, opTypeKey)
+		if opType == "" {
+			return nodeErr(i, name, "a %s op needs the attribute %s, the name of the op", customOp, opTypeKey)
+		}
+		op, ok = ops.Lookup(opType)
+		if !ok || !op.Custom() {
+			return nodeErr(i, name, "custom op %q is not registered: register it with ops.RegisterCustom before loading this file", opType)
+		}
+	} else if !ok {
 		return nodeErr(i, name, "unknown op %q (hybridgo ops lists the supported ones)", *jn.Op)
 	}
 	// Split the attributes: the op's own are parsed, the rest kept as text.

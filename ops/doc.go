@@ -27,6 +27,33 @@
 // `hybridgo ops` prints the registry; it is the reference for names,
 // inputs and attribute defaults.
 //
+// # User-defined ops
+//
+// Register is generic, which an interpreter such as the REPL's cannot
+// call, and its attribute structs are compiled types. RegisterCustom is
+// the same registration for code outside this package, compiled or
+// interpreted: a CustomDef declares the attributes as a list of AttrInfo
+// (name, type, default) and gives the shape rule, the optional dtype
+// rule, the kernel and the gradient rule as plain functions, which read
+// the attributes by name through CustomAttrs (a.Float("beta")):
+//
+//	ops.RegisterCustom(ops.CustomDef{
+//		Name:   "swish",
+//		Attrs:  []ops.AttrInfo{{Name: "beta", Type: "float", Default: "1"}},
+//		Shape:  func(a ops.CustomAttrs, in []ops.Shape) ([]ops.Shape, error) { return []ops.Shape{in[0]}, nil },
+//		Kernel: swishKernel, // fills out[0] from in[0]
+//		Grad:   swishGrad,   // written with F, like every gradient rule
+//	})
+//	y := F.Call("swish", []ops.Tensor{x}, ops.Attr{"beta", 2})[0]
+//
+// The op then runs eagerly, is traced into graphs, differentiates through
+// its rule, and is exported. Symbol files write it as MXNet writes a
+// Python custom op, "op": "Custom" with op_type "swish" among the
+// attributes, so MXNet loads the file where a custom op of that name is
+// registered in Python; reading such a file here needs the op registered
+// with RegisterCustom first. Registering a custom op's name again replaces
+// it; built-in names are refused.
+//
 // # F and interpreters
 //
 // F is the op namespace handed to a HybridForward: F.Relu(x), F.Add(a, b),

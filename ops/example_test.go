@@ -2,6 +2,7 @@ package ops_test
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/hybridgo/hybridgo/eager"
 	"github.com/hybridgo/hybridgo/ops"
@@ -58,4 +59,50 @@ func ExampleF_Reshape() {
 	// 2x12
 	// 6x4
 	// 1x2x3x4
+}
+
+// A user-defined op: a shape rule, a kernel and a gradient rule. Once
+// registered it runs eagerly and traced, differentiates, and is written to
+// symbol files as MXNet's Custom op with op_type "softclip".
+func ExampleRegisterCustom() {
+	_, err := ops.RegisterCustom(ops.CustomDef{
+		Name:  "softclip", // scale * tanh(x / scale)
+		Attrs: []ops.AttrInfo{{Name: "scale", Type: "float", Default: "1"}},
+		Shape: func(a ops.CustomAttrs, in []ops.Shape) ([]ops.Shape, error) {
+			return []ops.Shape{in[0]}, nil
+		},
+		Kernel: func(a ops.CustomAttrs, in, out []ops.Value) error {
+			s := a.Float("scale")
+			x := ops.ToFloat64s(in[0].Data)
+			for i := range x {
+				x[i] = s * math.Tanh(x[i]/s)
+			}
+			ops.CopyData(out[0].Data, ops.FromFloat64s(in[0].DType, x))
+			return nil
+		},
+		Grad: func(F ops.F, a ops.CustomAttrs, in, out, g []ops.Tensor) []ops.Tensor {
+			// d/dx = 1 - tanh² = 1 - (y/scale)²
+			t := F.DivScalar(out[0], a.Float("scale"))
+			return []ops.Tensor{F.Mul(g[0], F.RminusScalar(F.Square(t), 1))}
+		},
+	})
+	if err != nil {
+		panic(err)
+	}
+	x := eager.Array([]float32{-4, 0, 1, 4})
+	x.AttachGrad()
+	var y *eager.NDArray
+	eager.Record(func() {
+		y = eager.F.Call("softclip", []ops.Tensor{x}, ops.Attr{Name: "scale", Value: 2})[0].(*eager.NDArray)
+	})
+	if err := y.Backward(); err != nil {
+		panic(err)
+	}
+	fmt.Println(y)
+	fmt.Println(x.Grad())
+	// Output:
+	// [-1.9280552   0.          0.92423433  1.9280552 ]
+	// <NDArray 4 @cpu(0)>
+	// [0.07065082 1.         0.7864477  0.07065082]
+	// <NDArray 4 @cpu(0)>
 }

@@ -8,9 +8,10 @@ import (
 	"sync"
 )
 
-// Op is one registered operator. It is made once, by Register, and never
-// changes. Everything about the op — its MXNet name, attributes, shape and
-// dtype rules, CPU kernel and gradient rule — is reached through it.
+// Op is one registered operator. It is made once, by Register or
+// RegisterCustom, and never changes. Everything about the op — its MXNet
+// name, attributes, shape and dtype rules, CPU kernel and gradient rule —
+// is reached through it.
 type Op struct {
 	name     string
 	aliases  []string
@@ -21,6 +22,7 @@ type Op struct {
 	random   bool
 	noGrad   bool
 	inPlace  bool
+	custom   bool // made by RegisterCustom
 	samples  []Sample
 
 	inputNames func(Attrs) []string

@@ -47,6 +47,10 @@
 // interpreter cannot infer from untyped constants) and clear as a
 // function over maps and slices. Ranging over an integer or a function is
 // refused with an error naming the line, before anything runs.
+// The interpreter loses variables declared from one multi-valued
+// expression (n, err := strconv.Atoi(s); v, ok := m[k]) inside a block
+// of a top-level statement, so such a statement runs as func() { … }();
+// it sees and sets the session's variables as before.
 //
 // yaegi keeps the first declaration of a type or method and ignores
 // later ones. When a cell declares a type or method again, differently,

@@ -450,8 +450,8 @@ func (s *Session) run(ctx context.Context, w *world, pc *parsedCell, skip map[in
 			return nil
 		}
 		ranBefore = true
-		if _, err := w.eval(ctx, ";\n"+blank(pc.src, pc.chunks, before)); err != nil {
-			return cellRuntimeError(err, pc.src)
+		if _, err := evalStmts(ctx, w, pc, before); err != nil {
+			return err
 		}
 		return nil
 	}
@@ -495,9 +495,9 @@ func (s *Session) run(ctx context.Context, w *world, pc *parsedCell, skip map[in
 	if ranBefore {
 		rest = func(c chunk) bool { return c.index == last }
 	}
-	v, err := w.eval(ctx, ";\n"+blank(pc.src, pc.chunks, rest))
+	v, err := evalStmts(ctx, w, pc, rest)
 	if err != nil {
-		return Result{}, cellRuntimeError(err, pc.src)
+		return Result{}, err
 	}
 	if final == nil || n == 0 || !v.IsValid() {
 		return Result{}, nil
@@ -511,6 +511,18 @@ func (s *Session) run(ctx context.Context, w *world, pc *parsedCell, skip map[in
 		return Result{}, nil // a call that returned no error
 	}
 	return Result{Value: v, HasValue: true, Text: display(v)}, nil
+}
+
+// evalStmts runs the cell's kept statement chunks (see wrapStmts) and
+// returns the value of the last one; errors come with cell positions.
+func evalStmts(ctx context.Context, w *world, pc *parsedCell, keep func(chunk) bool) (reflect.Value, error) {
+	const header = ";\n"
+	text, ins := wrapStmts(pc, header+blank(pc.src, pc.chunks, keep), len(header))
+	v, err := w.eval(ctx, text)
+	if err != nil {
+		return v, cellRuntimeError(unwrapError(err, text, ins), pc.src)
+	}
+	return v, nil
 }
 
 func valueOf(v reflect.Value) any {
