@@ -73,6 +73,16 @@ var (
 	topCount = map[string]int{}
 )
 
+// ResetNames starts the counters of top-level block names again, as in a
+// new process: the next Net bound is "net0" again. Blocks named before
+// keep their names. A new REPL session calls it, so that a tutorial or a
+// notebook names its blocks the same way however it is run.
+func ResetNames() {
+	namingMu.Lock()
+	topCount = map[string]int{}
+	namingMu.Unlock()
+}
+
 // bind records the outer struct, names the block at the top level, and
 // finds its children and parameters.
 func (c *core) bind(outer reflect.Value, name []string) {

@@ -23,6 +23,7 @@ import (
 	"github.com/traefik/yaegi/stdlib"
 
 	"github.com/hybridgo/hybridgo/internal/symbols"
+	"github.com/hybridgo/hybridgo/nn"
 )
 
 // Options says where the output of cells goes.
@@ -96,7 +97,8 @@ type record struct {
 
 // NewSession starts a session with the standard library and hybridgo's
 // packages importable, and ops, eager, graph, nn, data, nd, sym, fmt,
-// math and strings imported.
+// math and strings imported. Block names start again from net0, dense0…
+// (nn.ResetNames), as in a new process.
 func NewSession(o Options) (*Session, error) {
 	if o.Stdout == nil {
 		o.Stdout = os.Stdout
@@ -105,6 +107,7 @@ func NewSession(o Options) (*Session, error) {
 		o.Stderr = os.Stderr
 	}
 	o.Stderr = &lockedWriter{w: o.Stderr} // cells' goroutines report there too
+	nn.ResetNames()                       // blocks are named as in a new process: net0, dense0, …
 	s := &Session{opts: o}
 	w, err := s.newWorld()
 	if err != nil {
