@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/hybridgo/hybridgo/data"
 )
 
 var update = flag.Bool("update", false, "rewrite the output blocks of tutorials/*.md with what the cells print")
@@ -28,13 +30,28 @@ func tutorials(t *testing.T) []string {
 	return files
 }
 
+// needs names, for a tutorial that reads files from outside the
+// repository, a file it reads and how to install it.
+var needs = map[string]struct{ file, install string }{
+	"train-fashion-mnist.md": {filepath.Join(data.FashionMNISTDir, "train-images-idx3-ubyte.gz"), "apt-get install dataset-fashion-mnist"},
+}
+
 // TestTutorials runs every tutorial and compares what each cell prints
 // with its output block; with -update it rewrites the blocks instead.
 func TestTutorials(t *testing.T) {
 	files := tutorials(t)
-	t.Chdir(t.TempDir()) // files the tutorials write land here
+	run, err := PrepareDir("..", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(run) // files the tutorials write land here
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
+			if n, ok := needs[filepath.Base(f)]; ok {
+				if _, err := os.Stat(n.file); err != nil {
+					t.Skipf("%s is missing (%s; make deps does it)", n.file, n.install)
+				}
+			}
 			tu, err := Parse(f)
 			if err != nil {
 				t.Fatal(err)
