@@ -177,3 +177,46 @@ func TestParseAndUpdate(t *testing.T) {
 		t.Error("ToNotebook is not deterministic or not JSON")
 	}
 }
+
+// What compiled code prints to os.Stdout during a cell (here display's
+// fallback, which writes there) is part of the cell's output, in order.
+func TestRunCapturesStdout(t *testing.T) {
+	src := "```go\nfmt.Println(\"before\")\ndisplay.Markdown(\"*shown*\")\nfmt.Println(\"after\")\n```\n\n" +
+		"```output\nbefore\n*shown*\nafter\n```\n\n```go\nfmt.Println(\"next cell\")\n```\n\n```output\nnext cell\n```\n"
+	tu, err := ParseBytes("stdout.md", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout := os.Stdout
+	for _, err := range tu.Check(context.Background()) {
+		t.Error(err)
+	}
+	if os.Stdout != stdout {
+		t.Error("os.Stdout was not restored")
+	}
+}
+
+func TestPrepareDir(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "tutorials", "testdata", "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "tutorials", "testdata", "sub", "f.txt"), []byte("fixture"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	run, err := PrepareDir(root, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run != filepath.Join(dir, "run") {
+		t.Errorf("run directory %s", run)
+	}
+	// From the run directory, fixtures are ../tutorials/testdata/NAME.
+	if b, err := os.ReadFile(filepath.Join(run, "..", "tutorials", "testdata", "sub", "f.txt")); err != nil || string(b) != "fixture" {
+		t.Errorf("the copy: %q, %v", b, err)
+	}
+	if _, err := PrepareDir(t.TempDir(), t.TempDir()); err == nil || !strings.Contains(err.Error(), "tutorials") {
+		t.Errorf("a root without tutorials/testdata: %v", err)
+	}
+}
