@@ -37,9 +37,9 @@ deps:
 		echo "installing dataset-fashion-mnist"; \
 		(apt-get install -y -q dataset-fashion-mnist >/dev/null 2>&1 || \
 		 (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q dataset-fashion-mnist >/dev/null)) || \
-		echo "could not install dataset-fashion-mnist: the training test will say it is skipped"; \
+		echo "could not install dataset-fashion-mnist: the training test and tutorial will say they are skipped"; \
 	else \
-		echo "Fashion-MNIST is missing: run 'sudo apt-get install dataset-fashion-mnist' (the training test is skipped without it)"; \
+		echo "Fashion-MNIST is missing: run 'sudo apt-get install dataset-fashion-mnist' (the training test and tutorial are skipped without it)"; \
 	fi
 	@if command -v chromium >/dev/null 2>&1; then \
 		echo "chromium: $$(command -v chromium)"; \

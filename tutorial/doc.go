@@ -37,6 +37,28 @@
 // keeps what each printed, displayed and returned, as the kernel would
 // (`hybridgo notebook` uses it, so committed notebooks show their outputs).
 //
+// # Output
+//
+// A cell's output is what it prints, and what compiled code prints to
+// os.Stdout while it runs (a display.Progress bar, a display without a
+// notebook): Run points os.Stdout at the cell's output for the time of
+// the cell.
+//
+// # Files
+//
 // Cells run in the current directory: files a tutorial writes (Export)
-// land there.
+// land there. Files a tutorial reads are kept in tutorials/testdata
+// (Testdata) and named from the directory the cells run in as
+// ../tutorials/testdata/NAME. That path holds when the cells run in any
+// directory next to tutorials/: in tutorials/ itself, and in notebooks/,
+// where the notebooks are. Test runners keep the layout in a temporary
+// directory: PrepareDir copies the files to DIR/tutorials/testdata and
+// gives DIR/run to run the cells in (TestTutorials, the deploy example's
+// test), and CopyTestdata copies them next to the directories the
+// notebooks run in (the kernel's notebook test).
+//
+// A tutorial that needs something from outside the repository, such as
+// a dataset, is listed with it in the tests (needs in tutorial_test.go,
+// notebookNeeds in the kernel's notebook test), which skip it, naming
+// the Debian package to install, when it is missing.
 package tutorial

@@ -1,9 +1,10 @@
 package tutorial
 
 import (
-	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"os"
 	"regexp"
 	"strings"
 
@@ -20,9 +21,19 @@ type Outcome struct {
 // Run evaluates the code steps in order in one fresh session and returns
 // what each printed. It stops at the first cell that fails (the outcome
 // carries its error) or when ctx is done.
+//
+// While a cell runs, os.Stdout is a temporary file that also takes the
+// session's output, so what compiled code prints to standard output (a
+// display.Progress bar, a display without a notebook) is captured in
+// order with what the cell prints.
 func (t *Tutorial) Run(ctx context.Context) ([]Outcome, error) {
-	var buf bytes.Buffer
-	s, err := repl.NewSession(repl.Options{Stdout: &buf, Stderr: &buf})
+	out, err := os.CreateTemp("", "tutorial-output-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(out.Name())
+	defer out.Close()
+	s, err := repl.NewSession(repl.Options{Stdout: out, Stderr: out})
 	if err != nil {
 		return nil, err
 	}
@@ -34,9 +45,17 @@ func (t *Tutorial) Run(ctx context.Context) ([]Outcome, error) {
 		if err := ctx.Err(); err != nil {
 			return outs, err
 		}
-		buf.Reset()
+		if err := rewind(out); err != nil {
+			return outs, err
+		}
+		stdout := os.Stdout
+		os.Stdout = out
 		res, err := s.Eval(ctx, st.Text)
-		got := buf.String()
+		os.Stdout = stdout
+		got, rerr := readAll(out)
+		if rerr != nil {
+			return outs, rerr
+		}
 		if res.HasValue {
 			if got != "" && !strings.HasSuffix(got, "\n") {
 				got += "\n"
@@ -49,6 +68,28 @@ func (t *Tutorial) Run(ctx context.Context) ([]Outcome, error) {
 		}
 	}
 	return outs, nil
+}
+
+// rewind empties f for the next cell.
+func rewind(f *os.File) error {
+	if err := f.Truncate(0); err != nil {
+		return err
+	}
+	_, err := f.Seek(0, io.SeekStart)
+	return err
+}
+
+// readAll returns what was written to f since rewind.
+func readAll(f *os.File) (string, error) {
+	end, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return "", err
+	}
+	b := make([]byte, end)
+	if _, err := f.ReadAt(b, 0); err != nil && err != io.EOF {
+		return "", err
+	}
+	return string(b), nil
 }
 
 // Check runs the tutorial and returns an error for each code block whose

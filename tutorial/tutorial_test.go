@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/hybridgo/hybridgo/data"
 )
 
 var update = flag.Bool("update", false, "rewrite the output blocks of tutorials/*.md with what the cells print")
@@ -28,13 +30,28 @@ func tutorials(t *testing.T) []string {
 	return files
 }
 
+// needs names, for a tutorial that reads files from outside the
+// repository, a file it reads and how to install it.
+var needs = map[string]struct{ file, install string }{
+	"train-fashion-mnist.md": {filepath.Join(data.FashionMNISTDir, "train-images-idx3-ubyte.gz"), "apt-get install dataset-fashion-mnist"},
+}
+
 // TestTutorials runs every tutorial and compares what each cell prints
 // with its output block; with -update it rewrites the blocks instead.
 func TestTutorials(t *testing.T) {
 	files := tutorials(t)
-	t.Chdir(t.TempDir()) // files the tutorials write land here
+	run, err := PrepareDir("..", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(run) // files the tutorials write land here
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
+			if n, ok := needs[filepath.Base(f)]; ok {
+				if _, err := os.Stat(n.file); err != nil {
+					t.Skipf("%s is missing (%s; make deps does it)", n.file, n.install)
+				}
+			}
 			tu, err := Parse(f)
 			if err != nil {
 				t.Fatal(err)
@@ -158,5 +175,48 @@ func TestParseAndUpdate(t *testing.T) {
 	nb2, _ := ToNotebook(tu)
 	if !bytes.Equal(nb1, nb2) || !json.Valid(nb1) {
 		t.Error("ToNotebook is not deterministic or not JSON")
+	}
+}
+
+// What compiled code prints to os.Stdout during a cell (here display's
+// fallback, which writes there) is part of the cell's output, in order.
+func TestRunCapturesStdout(t *testing.T) {
+	src := "```go\nfmt.Println(\"before\")\ndisplay.Markdown(\"*shown*\")\nfmt.Println(\"after\")\n```\n\n" +
+		"```output\nbefore\n*shown*\nafter\n```\n\n```go\nfmt.Println(\"next cell\")\n```\n\n```output\nnext cell\n```\n"
+	tu, err := ParseBytes("stdout.md", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout := os.Stdout
+	for _, err := range tu.Check(context.Background()) {
+		t.Error(err)
+	}
+	if os.Stdout != stdout {
+		t.Error("os.Stdout was not restored")
+	}
+}
+
+func TestPrepareDir(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "tutorials", "testdata", "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "tutorials", "testdata", "sub", "f.txt"), []byte("fixture"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	run, err := PrepareDir(root, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run != filepath.Join(dir, "run") {
+		t.Errorf("run directory %s", run)
+	}
+	// From the run directory, fixtures are ../tutorials/testdata/NAME.
+	if b, err := os.ReadFile(filepath.Join(run, "..", "tutorials", "testdata", "sub", "f.txt")); err != nil || string(b) != "fixture" {
+		t.Errorf("the copy: %q, %v", b, err)
+	}
+	if _, err := PrepareDir(t.TempDir(), t.TempDir()); err == nil || !strings.Contains(err.Error(), "tutorials") {
+		t.Errorf("a root without tutorials/testdata: %v", err)
 	}
 }
