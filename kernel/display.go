@@ -10,7 +10,9 @@ import (
 // The kernel shows values with package display: an NDArray as a table, a
 // Symbol or a hybridized block as a graph picture (SVG, and an interactive
 // page), an image as PNG. Cells' display.HTML, display.Show, handles and
-// training progress reach the notebook through the publisher below.
+// training progress reach the notebook through the publisher below, which
+// New installs: a process that links the kernel but runs the terminal
+// REPL keeps display's terminal behaviour.
 func init() {
 	RenderMIME = func(v reflect.Value) map[string]any {
 		if !v.IsValid() || !v.CanInterface() {
@@ -21,7 +23,6 @@ func init() {
 		}
 		return display.Render(v.Interface())
 	}
-	display.SetPublisher(publisher{})
 }
 
 // publisher sends package display's outputs as display_data and

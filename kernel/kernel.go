@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-zeromq/zmq4"
 
+	"github.com/hybridgo/hybridgo/display"
 	"github.com/hybridgo/hybridgo/repl"
 )
 
@@ -108,6 +109,7 @@ func New(ci *ConnectionInfo, logger *log.Logger) (*Kernel, error) {
 	}
 	k.out = newStreamWriter(k, "stdout")
 	k.errw = newStreamWriter(k, "stderr")
+	display.SetPublisher(publisher{})
 	s, err := repl.NewSession(repl.Options{Stdout: k.out, Stderr: k.errw})
 	if err != nil {
 		return nil, err

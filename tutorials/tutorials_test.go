@@ -42,3 +42,19 @@ func TestSourceOfUnknownNameListsTheTutorials(t *testing.T) {
 		t.Errorf("Source(nope) error = %v", err)
 	}
 }
+
+func TestWriteTestdata(t *testing.T) {
+	dir := t.TempDir()
+	run, err := WriteTestdata(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run != filepath.Join(dir, "run") {
+		t.Errorf("run dir %s", run)
+	}
+	want, _ := os.ReadFile(filepath.Join("testdata", "mxnet1x-symbol.json"))
+	got, err := os.ReadFile(filepath.Join(run, "..", "tutorials", "testdata", "mxnet1x-symbol.json"))
+	if err != nil || len(want) == 0 || string(got) != string(want) {
+		t.Errorf("the fixture is not at ../tutorials/testdata from the run directory: %v", err)
+	}
+}

@@ -77,11 +77,27 @@ func executedNotebook(t *tutorial.Tutorial, out string) ([]byte, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	if err := os.Chdir(dir); err != nil {
+	// Cells read their files as ../tutorials/testdata/NAME: lay out the
+	// testdata beside the tutorial's like that, and run one level down.
+	run := filepath.Join(dir, "run")
+	if err := os.MkdirAll(run, 0o755); err != nil {
+		return nil, err
+	}
+	if tdir := filepath.Dir(t.Path); filepath.Base(tdir) == "tutorials" && isDir(filepath.Join(tdir, "testdata")) {
+		if err := tutorial.CopyTestdata(filepath.Dir(filepath.Dir(t.Path)), dir); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.Chdir(run); err != nil {
 		return nil, err
 	}
 	defer os.Chdir(wd)
 	return tutorial.ToNotebookWithOutputs(context.Background(), t)
+}
+
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
 }
 
 // writeAtomic writes data to a temporary file beside path and renames

@@ -61,7 +61,8 @@ func Load(nameOrPath string) (*tutorial.Tutorial, string, error) {
 
 // Main is `hybridgo tutorial [NAME]`: with no name it lists the
 // tutorials; with one it walks through it in a fresh directory (files the
-// tutorial writes land there), on the process's terminal. It returns the
+// tutorial writes land there, and the files it reads are laid out beside
+// it, see tutorials.WriteTestdata), on the process's terminal. It returns the
 // exit code.
 func Main(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	switch {
@@ -85,12 +86,17 @@ func Main(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "hybridgo tutorial:", err)
 		return 1
 	}
-	if err := os.Chdir(dir); err != nil {
+	run, err := tutorials.WriteTestdata(dir)
+	if err != nil {
+		fmt.Fprintln(stderr, "hybridgo tutorial:", err)
+		return 1
+	}
+	if err := os.Chdir(run); err != nil {
 		fmt.Fprintln(stderr, "hybridgo tutorial:", err)
 		return 1
 	}
 	interactive := term.IsTerminal(stdin)
-	w, err := New(t, name, Options{In: stdin, Out: stdout, Err: stderr, Color: interactive && os.Getenv("NO_COLOR") == "", Dir: dir})
+	w, err := New(t, name, Options{In: stdin, Out: stdout, Err: stderr, Color: interactive && os.Getenv("NO_COLOR") == "", Dir: run})
 	if err != nil {
 		fmt.Fprintln(stderr, "hybridgo tutorial:", err)
 		return 1

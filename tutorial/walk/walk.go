@@ -182,7 +182,9 @@ func (w *Walk) step(st tutorial.Step, k int) (quit bool) {
 // tutorial's output block; it reports whether they match.
 func (w *Walk) check(st tutorial.Step, k int, code string, edited bool) bool {
 	w.cap.start()
+	restore := w.captureStdout()
 	quit := w.r.Execute(code)
+	restore()
 	got := strings.TrimRight(w.cap.stop(), "\n")
 	w.ran++
 	_ = quit // a cell cannot be ":quit"
@@ -212,6 +214,32 @@ func (w *Walk) check(st tutorial.Step, k int, code string, edited bool) bool {
 		w.printf("%s\n", w.style.dim(indent(st.Expected)))
 	}
 	return false
+}
+
+// captureStdout points os.Stdout at a pipe whose contents go to the
+// terminal and the capture, as the tutorial's checker points it at a
+// file: what compiled code prints there (a progress bar, a display
+// without a notebook) is then checked too, and prints as it does when
+// the tutorial is checked (a progress bar prints its final lines rather
+// than redrawing one). restore puts os.Stdout back once all is copied.
+func (w *Walk) captureStdout() (restore func()) {
+	r, pw, err := os.Pipe()
+	if err != nil {
+		return func() {}
+	}
+	saved := os.Stdout
+	os.Stdout = pw
+	done := make(chan struct{})
+	go func() {
+		io.Copy(&tee{w: w.opt.Out, c: w.cap}, r)
+		r.Close()
+		close(done)
+	}()
+	return func() {
+		os.Stdout = saved
+		pw.Close()
+		<-done
+	}
 }
 
 // edit puts the cell's lines at the prompt one by one, ready to change;
