@@ -428,3 +428,17 @@ func TestSemicolonsOnOneLine(t *testing.T) {
 		}
 	}
 }
+
+// The interpreter cannot declare a top-level variable from some index
+// expressions; the error says what to write instead, and that works.
+func TestIndexDeclarationHint(t *testing.T) {
+	s := newTestSession(t)
+	s.must("xs := nd.Ones(2, 3).Shape()")
+	err := s.fails("n := xs[1]")
+	if !strings.Contains(err.Error(), "definition loop: the interpreter cannot declare a variable at a cell's top level from an index expression") {
+		t.Errorf("error %q has no hint", err)
+	}
+	if got := s.must("var n int; n = xs[1]; n"); got != "3" {
+		t.Errorf("the hinted form gave %q", got)
+	}
+}

@@ -559,8 +559,18 @@ func cellRuntimeError(err error, src string) error {
 	}
 	line, _ := strconv.Atoi(m[1])
 	col, _ := strconv.Atoi(m[2])
-	return clampError(line-1, col, strings.TrimSpace(msg[len(m[0]):]), src)
+	text := strings.TrimSpace(msg[len(m[0]):])
+	if text == "constant definition loop" || text == "variable definition loop" {
+		text += definitionLoopHint
+	}
+	return clampError(line-1, col, text, src)
 }
+
+// definitionLoopHint explains the interpreter's "definition loop" error,
+// which it gives for a variable declared at a cell's top level from an
+// index expression, such as n := x.Shape()[0] (yaegi issue 1437).
+const definitionLoopHint = ": the interpreter cannot declare a variable at a cell's top level from an " +
+	"index expression (x := s[i]); declare it first and assign it (var n int; n = s[i]), or index inside a function"
 
 func stripPos(msg string) string {
 	if m := posRE.FindStringSubmatch(msg); m != nil {
