@@ -73,3 +73,33 @@ func BenchmarkManySmallOps(b *testing.B) {
 		})
 	}
 }
+
+// newBenchLeNet is the tutorial's LeNet as a HybridSequential, initialised
+// by one eager forward of x.
+func newBenchLeNet(x *eager.NDArray) *nn.HybridSequential {
+	net := nn.NewHybridSequential(
+		nn.NewConv2D(6, []int{5}, nn.ConvOptions{Act: "relu"}), nn.NewMaxPool2D([]int{2}),
+		nn.NewConv2D(16, []int{5}, nn.ConvOptions{Act: "relu"}), nn.NewMaxPool2D([]int{2}),
+		nn.NewDense(120, nn.DenseOptions{Act: "relu"}), nn.NewDense(84, nn.DenseOptions{Act: "relu"}), nn.NewDense(10))
+	if err := net.Initialize(); err != nil {
+		panic(err)
+	}
+	net.Forward(x)
+	return net
+}
+
+// BenchmarkLeNetPredict is one forward of LeNet at batch 16 in predict
+// mode, hybridized with StaticAlloc and StaticShape: once planned, a call
+// should allocate nothing.
+func BenchmarkLeNetPredict(b *testing.B) {
+	eager.Seed(3)
+	x := eager.RandomNormal(16, 1, 28, 28)
+	net := newBenchLeNet(x)
+	net.Hybridize(nn.HybridizeOptions{StaticAlloc: true, StaticShape: true})
+	net.Forward(x)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		net.Forward(x)
+	}
+}
