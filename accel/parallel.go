@@ -97,9 +97,9 @@ type job struct {
 	body    Loop
 	n       int
 	chunks  int
-	next    atomic.Int64 // index of the next unclaimed chunk
-	pending atomic.Int64 // chunks not yet finished
-	refs    atomic.Int32 // holders that may still read the job
+	next    atomic.Int64  // index of the next unclaimed chunk
+	pending atomic.Int64  // chunks not yet finished
+	refs    atomic.Int32  // holders that may still read the job
 	done    chan struct{} // receives one token when pending reaches 0
 
 	failed   atomic.Bool // set by the first panic; later chunks are skipped
