@@ -88,3 +88,28 @@ func TestScratchReuse(t *testing.T) {
 		t.Errorf("GetScratch/PutScratch: %v allocations, want 0", n)
 	}
 }
+
+func TestConvPoolNoAllocs(t *testing.T) {
+	g := ConvGeom{Channels: 6, InH: 12, InW: 12, KernelH: 5, KernelW: 5, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1}
+	img := make([]float32, 6*12*12)
+	col := make([]float32, 6*25*8*8)
+	pg := PoolGeom{Planes: 64, InH: 24, InW: 24, OutH: 12, OutW: 12, KernelH: 2, KernelW: 2, StrideH: 2, StrideW: 2}
+	pin := make([]float32, 64*24*24)
+	pout := make([]float32, 64*12*12)
+	for _, c := range []struct {
+		name string
+		fn   func()
+	}{
+		{"Im2col", func() { Im2col(g, img, col) }},
+		{"Col2im", func() { Col2im(g, col, img) }},
+		{"MaxPool", func() { MaxPool(pg, pin, pout) }},
+		{"MaxPoolBackward", func() { MaxPoolBackward(pg, pin, pout, pin) }},
+		{"AvgPool", func() { AvgPool(pg, pin, pout, false, false) }},
+		{"Axpy", func() { Axpy(1, pin, pin) }},
+	} {
+		c.fn()
+		if n := testing.AllocsPerRun(50, c.fn); n != 0 {
+			t.Errorf("%s: %v allocations per call, want 0", c.name, n)
+		}
+	}
+}
