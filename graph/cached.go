@@ -160,17 +160,22 @@ func randFor(p *program) (*rand.Rand, func()) {
 }
 
 // Forward runs the graph on the inputs (in InputNames order) without the
-// autograd tape and returns its outputs. With StaticAlloc the outputs are
-// the op's own buffers, valid until the next call; the values needed by
-// Backward are kept either way.
+// autograd tape and returns its outputs. With StaticAlloc the outputs (the
+// slice and its arrays) are the op's own buffers, valid until the next
+// call, and once the program is planned a call allocates nothing; the
+// values needed by Backward are kept either way.
 func (c *CachedOp) Forward(training bool, args ...*eager.NDArray) ([]*eager.NDArray, error) {
 	p, err := c.program(args)
 	if err != nil {
 		return nil, err
 	}
+	return c.forward(p, training, args)
+}
+
+func (c *CachedOp) forward(p *program, training bool, args []*eager.NDArray) ([]*eager.NDArray, error) {
 	frame := c.bind(p, args)
 	r, unlock := randFor(p)
-	err = p.run(frame, 0, p.nForward, training, r, c.hook)
+	err := p.run(frame, 0, p.nForward, training, r, c.hook)
 	unlock()
 	if err != nil {
 		return nil, err
@@ -178,17 +183,14 @@ func (c *CachedOp) Forward(training bool, args ...*eager.NDArray) ([]*eager.NDAr
 	c.mu.Lock()
 	c.last, c.frame = p, frame
 	c.mu.Unlock()
-	outs := make([]*eager.NDArray, len(p.outSlot))
-	for i, s := range p.outSlot {
-		outs[i] = dataOf(frame[s])
-	}
-	return outs, nil
+	return p.arrays(frame, p.outSlot, &p.outArrays), nil
 }
 
 // Backward runs the gradient graph after Forward, with one head gradient
 // per output, and returns the gradient of each input (nil for inputs that
 // get none: integer inputs and auxiliary states). With StaticAlloc the
-// gradients are the op's own buffers, valid until the next call.
+// gradients are the op's own buffers, valid until the next call, and a
+// call allocates nothing.
 func (c *CachedOp) Backward(headGrads ...*eager.NDArray) ([]*eager.NDArray, error) {
 	c.mu.Lock()
 	p, frame := c.last, c.frame
@@ -211,13 +213,7 @@ func (c *CachedOp) Backward(headGrads ...*eager.NDArray) ([]*eager.NDArray, erro
 	if err := p.run(frame, p.nForward, len(p.steps), true, nil, c.hook); err != nil {
 		return nil, err
 	}
-	grads := make([]*eager.NDArray, len(p.gradSlot))
-	for i, s := range p.gradSlot {
-		if s >= 0 {
-			grads[i] = dataOf(frame[s])
-		}
-	}
-	return grads, nil
+	return p.arrays(frame, p.gradSlot, &p.gradArrays), nil
 }
 
 // callAttrs is the attribute value of one call on the tape: the program
@@ -229,12 +225,18 @@ type callAttrs struct {
 }
 
 // Call runs the graph as one op of the eager autograd tape: inside
-// Record, Backward flows through it into the inputs. The outputs are new
-// arrays owned by the caller.
+// Record, Backward flows through it into the inputs, and the outputs are
+// new arrays owned by the caller. Outside Record, a graph built with
+// StaticAlloc runs as Forward does (in the current training mode): the
+// outputs are then the op's own buffers, valid until the next call, as in
+// MXNet, and the call allocates nothing.
 func (c *CachedOp) Call(args ...*eager.NDArray) ([]*eager.NDArray, error) {
 	p, err := c.program(args)
 	if err != nil {
 		return nil, err
+	}
+	if p.static != nil && !eager.IsRecording() {
+		return c.forward(p, eager.IsTraining(), args)
 	}
 	return eager.Run(c.callOp, &callAttrs{c: c, prog: p}, args...)
 }

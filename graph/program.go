@@ -34,8 +34,31 @@ type program struct {
 	reused     []bool
 	inPlace    []int
 	// static holds the planned buffers, as slot values, when the op was
-	// built with StaticAlloc; nil otherwise.
+	// built with StaticAlloc; nil otherwise. It is then also the frame of
+	// every call that does not keep its own (see newFrame).
 	static []ops.Value
+	// inPlaceSlot marks the slots of inPlace, for the executor's loop.
+	inPlaceSlot []bool
+	// maxIn and maxOut are the most inputs and outputs of any step.
+	maxIn, maxOut int
+	// state is the executor's scratch, kept with the static buffers; nil
+	// without StaticAlloc, where runs may be concurrent.
+	state *runState
+	// outArrays and gradArrays wrap the static buffers of the outputs
+	// and of the input gradients as arrays, made on first use.
+	outArrays, gradArrays []*eager.NDArray
+}
+
+// runState is the scratch of one run: the environment and argument lists
+// handed to each kernel. Kernels are called through function values, so
+// these would otherwise be allocated on every run.
+type runState struct {
+	env     ops.Env
+	in, out []ops.Value
+}
+
+func (p *program) newRunState() *runState {
+	return &runState{in: make([]ops.Value, 0, p.maxIn), out: make([]ops.Value, 0, p.maxOut)}
 }
 
 type step struct {
@@ -144,6 +167,7 @@ func compile(outs []Entry, inputs []string, shapes []ops.Shape, dtypes []ops.DTy
 		}
 		p.steps = append(p.steps, s)
 		p.random = p.random || n.Op.Random()
+		p.maxIn, p.maxOut = max(p.maxIn, len(s.in)), max(p.maxOut, len(s.out))
 	}
 	// Variables by name: the passes work on copies, and may drop a
 	// variable nothing reads (it still gets a slot, so binding works).
@@ -226,9 +250,11 @@ func (p *program) planBuffers(table *slotTable) error {
 	for id, b := range p.slotBuffer {
 		p.reused[id] = b >= 0 && shared[b] > 1
 	}
+	p.inPlaceSlot = make([]bool, len(p.shapes))
 	for _, s := range p.steps {
 		if plan.InPlace[s.node] {
 			p.inPlace = append(p.inPlace, s.out[0])
+			p.inPlaceSlot[s.out[0]] = true
 		}
 	}
 	return nil
@@ -249,12 +275,13 @@ func (p *program) accepts(args []*eager.NDArray) bool {
 	return true
 }
 
-// newFrame returns the slot values of one run: the static buffers when
-// there are some, else freshly allocated planned buffers.
+// newFrame returns the slot values of one run: with StaticAlloc the one
+// static frame itself (the run's inputs are written into it), else freshly
+// allocated planned buffers.
 func (p *program) newFrame() []ops.Value {
 	var frame []ops.Value
 	if p.static != nil {
-		frame = append([]ops.Value(nil), p.static...)
+		frame = p.static
 	} else {
 		frame = p.allocate()
 	}
@@ -280,8 +307,41 @@ func (p *program) allocate() []ops.Value {
 	return frame
 }
 
-// allocateStatic keeps one set of planned buffers for every call.
-func (p *program) allocateStatic() { p.static = p.allocate() }
+// allocateStatic keeps one set of planned buffers for every call, and the
+// executor's scratch with them.
+func (p *program) allocateStatic() {
+	p.static = p.allocate()
+	p.state = p.newRunState()
+}
+
+// arrays returns the values of slots (-1 for none) as arrays sharing their
+// memory. With StaticAlloc the arrays of planned buffers are made once and
+// kept in *cache, so that a call allocates nothing.
+func (p *program) arrays(frame []ops.Value, slots []int, cache *[]*eager.NDArray) []*eager.NDArray {
+	if p.static == nil {
+		out := make([]*eager.NDArray, len(slots))
+		for i, s := range slots {
+			if s >= 0 {
+				out[i] = dataOf(frame[s])
+			}
+		}
+		return out
+	}
+	if *cache == nil {
+		*cache = make([]*eager.NDArray, len(slots))
+	}
+	out := *cache
+	for i, s := range slots {
+		switch {
+		case s < 0:
+			out[i] = nil
+		case out[i] == nil || p.slotBuffer[s] < 0:
+			// Inputs and constants change from call to call.
+			out[i] = dataOf(frame[s])
+		}
+	}
+	return out
+}
 
 // OpHook sees the value an op node produced (or, when monitoring all, an
 // input it read), named as MXNet names them: "dense0_fwd_output",
@@ -295,28 +355,34 @@ type hookSpec struct {
 }
 
 // run executes steps[from:to] on frame.
+//
+// With StaticAlloc the run uses the program's scratch and allocates
+// nothing itself; the kernels' own scratch comes from pools.
 func (p *program) run(frame []ops.Value, from, to int, training bool, r *rand.Rand, hook *hookSpec) error {
-	env := ops.Env{Training: training, Rand: r}
-	var inBuf [8]ops.Value
-	var outBuf [4]ops.Value
+	st := p.state
+	if st == nil {
+		st = p.newRunState()
+	}
+	st.env = ops.Env{Training: training, Rand: r}
+	defer func() { st.env.Rand = nil }()
 	for _, s := range p.steps[from:to] {
-		in := inBuf[:0]
+		in := st.in[:0]
 		for _, i := range s.in {
 			in = append(in, frame[i])
 		}
-		out := outBuf[:0]
+		out := st.out[:0]
 		for _, o := range s.out {
 			switch {
 			case frame[o].Data == nil:
 				frame[o] = ops.NewValue(p.shapes[o], p.dtypes[o])
-			case (p.reused[o] || p.static != nil) && !p.isInPlace(o):
+			case (p.reused[o] || p.static != nil) && !p.inPlaceSlot[o]:
 				// Kernels may accumulate into their output (col2im,
 				// scatter-adds): a reused buffer starts from zero.
 				ops.ClearData(frame[o].Data)
 			}
 			out = append(out, frame[o])
 		}
-		if err := s.node.Op.Forward(&env, s.node.Attrs, in, out); err != nil {
+		if err := s.node.Op.Forward(&st.env, s.node.Attrs, in, out); err != nil {
 			return nodeError(s.node, err)
 		}
 		if hook != nil {
@@ -324,15 +390,6 @@ func (p *program) run(frame []ops.Value, from, to int, training bool, r *rand.Ra
 		}
 	}
 	return nil
-}
-
-func (p *program) isInPlace(slot int) bool {
-	for _, s := range p.inPlace {
-		if s == slot {
-			return true
-		}
-	}
-	return false
 }
 
 func (p *program) callHook(h *hookSpec, s step, in, out []ops.Value) {
