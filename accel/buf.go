@@ -79,3 +79,12 @@ func putObj[X any](x *X) {
 	*x = zero
 	objPool[X]().Put(x)
 }
+
+// GetRecycled returns a recycled *X with unspecified contents, for values
+// that must live on the heap (a Loop handed to ParallelLoop, say) but need
+// not be allocated per call. Hand it back with Recycle.
+func GetRecycled[X any]() *X { return getObj[X]() }
+
+// Recycle zeroes x and keeps it for a later GetRecycled. The caller must
+// not use x afterwards.
+func Recycle[X any](x *X) { putObj(x) }

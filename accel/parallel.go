@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // numWorkers is GOMAXPROCS as seen when the package was initialised.
@@ -37,44 +38,129 @@ type funcLoop func(lo, hi int)
 
 func (f funcLoop) Range(lo, hi int) { f(lo, hi) }
 
+// How the pool hands out work. A call publishes its job in one of the
+// active slots, wakes parked helpers (at most one per chunk beyond its
+// own), and works on its chunks itself. Helpers scan the slots for jobs
+// with unclaimed chunks. A helper that finds none spins for a short while
+// before parking, because the executor runs one parallel loop after
+// another and waking a parked goroutine takes longer than many of those
+// loops; the spin is bounded, so an idle process does not keep a core busy.
+const (
+	maxActive = 64                    // jobs that can be shared at once; more run inline
+	spinTime  = 50 * time.Microsecond // how long an idle helper looks for work before parking
+)
+
 var (
 	poolOnce sync.Once
-	// jobQueue hands jobs to idle helpers. Sends never block: when the queue
-	// is full the caller simply does more of the work itself.
-	jobQueue chan *job
-	// jobs recycles job descriptors, so that a call allocates nothing.
-	jobs = sync.Pool{New: func() any { return &job{done: make(chan struct{}, 1)} }}
+	// active holds the jobs whose chunks helpers may claim.
+	active [maxActive]atomic.Pointer[job]
+	// helpers are the pool's goroutines, started once.
+	helpers []*helperState
+	// freeJobs recycles job descriptors, so that a call allocates
+	// nothing. Unlike a sync.Pool it is not emptied by garbage collection.
+	freeJobs = make(chan *job, maxActive)
 )
+
+// helperState is one helper goroutine's parking place.
+type helperState struct {
+	parked atomic.Bool
+	wake   chan struct{} // a token wakes the helper; capacity 1
+}
+
+// getJob returns a recycled job, or a new one.
+func getJob() *job {
+	select {
+	case j := <-freeJobs:
+		return j
+	default:
+		return &job{done: make(chan struct{}, 1)}
+	}
+}
 
 // startPool starts the Workers()-1 helper goroutines, once.
 func startPool() {
 	poolOnce.Do(func() {
-		jobQueue = make(chan *job, 2*numWorkers)
 		for range numWorkers - 1 {
-			go helper()
+			h := &helperState{wake: make(chan struct{}, 1)}
+			helpers = append(helpers, h)
+			go h.loop()
 		}
 	})
 }
 
-// helper is the loop of one pooled goroutine: it helps with whatever job
-// it is handed and then waits for the next one.
-func helper() {
-	for j := range jobQueue {
-		if !help(j) {
-			return
+// loop is the life of one helper: help with whatever is published, look
+// for more for spinTime, then park until a call wakes it.
+func (h *helperState) loop() {
+	for {
+		j := findWork()
+		if j == nil {
+			j = spinForWork()
+		}
+		if j != nil {
+			if !help(h, j) {
+				return
+			}
+			continue
+		}
+		// Dekker-style hand-shake with ParallelLoop, which publishes its
+		// job before it looks at parked: either this scan sees the job, or
+		// the caller sees parked and sends a token.
+		h.parked.Store(true)
+		if j := findWork(); j != nil {
+			h.parked.Store(false)
+			if !help(h, j) {
+				return
+			}
+			continue
+		}
+		<-h.wake
+		h.parked.Store(false)
+	}
+}
+
+// spinForWork looks for work for up to spinTime, and returns it (as
+// findWork does) or nil.
+func spinForWork() *job {
+	start := time.Now()
+	for i := 0; ; i++ {
+		if j := findWork(); j != nil {
+			return j
+		}
+		if i%16 == 15 {
+			if time.Since(start) > spinTime {
+				return nil
+			}
+			runtime.Gosched()
 		}
 	}
 }
 
+// findWork returns an active job with unclaimed chunks, with a reference
+// taken for the caller, or nil.
+func findWork() *job {
+	for k := range active {
+		j := active[k].Load()
+		if j == nil || !j.acquire() {
+			continue
+		}
+		if j.next.Load() < int64(j.chunks) {
+			return j
+		}
+		j.release()
+	}
+	return nil
+}
+
 // help works on j and drops the helper's reference to it. It reports
 // false when a body ended the goroutine with runtime.Goexit (t.FailNow in a
-// test, say); a replacement helper is then started so the pool keeps its
-// size.
-func help(j *job) (ok bool) {
+// test, say); a replacement goroutine then takes over the helper's place,
+// so the pool keeps its size.
+func help(h *helperState, j *job) (ok bool) {
 	defer func() {
 		j.release()
 		if !ok {
-			go helper()
+			h.parked.Store(false)
+			go h.loop()
 		}
 	}()
 	j.work()
@@ -85,9 +171,11 @@ func help(j *job) (ok bool) {
 // any helpers claim one at a time through an atomic counter.
 //
 // Jobs are recycled. Everyone that can still touch a job (the caller and
-// each queued hand-off to a helper) holds a reference, and the job goes back
-// to the pool when the last one is dropped; a helper that picks up a job
-// after all its chunks are done finds nothing to claim and lets go.
+// each helper working on it) holds a reference, and the job goes back to
+// the free list when the last one is dropped. A helper takes a reference
+// only while the count is not zero (acquire), so it never revives a job
+// that is being recycled; a job it finds may already be in use by a later
+// call, which is fine: any published job is ready to be helped with.
 //
 // The design cannot deadlock, nested or not: a goroutine only ever waits for
 // chunks that another goroutine has already claimed and is running, and that
@@ -107,12 +195,36 @@ type job struct {
 	panicVal any
 }
 
-// release drops one reference; the last one returns j to the pool.
+// acquire takes a reference to a job that is still in use.
+func (j *job) acquire() bool {
+	for {
+		r := j.refs.Load()
+		if r == 0 {
+			return false
+		}
+		if j.refs.CompareAndSwap(r, r+1) {
+			return true
+		}
+	}
+}
+
+// release drops one reference; the last one returns j to the free list.
 func (j *job) release() {
 	if j.refs.Add(-1) == 0 {
 		j.body, j.panicVal = nil, nil
-		jobs.Put(j)
+		select {
+		case freeJobs <- j:
+		default: // enough are kept already
+		}
 	}
+}
+
+// workPublished is work for the caller of a published job: it takes the
+// job out of its slot once every chunk is claimed, or when a body ends the
+// goroutine with runtime.Goexit.
+func (j *job) workPublished(slot int) {
+	defer active[slot].Store(nil)
+	j.work()
 }
 
 // work claims and runs chunks until none are left.
@@ -182,28 +294,45 @@ func ParallelLoop(n, grain int, body Loop) {
 		body.Range(0, n)
 		return
 	}
-	chunks := min(n/grain, maxChunksPerWorker*numWorkers)
+	// GOMAXPROCS may have been lowered since start-up (go test -cpu 1,2).
+	workers := min(numWorkers, runtime.GOMAXPROCS(0))
+	if workers == 1 {
+		body.Range(0, n)
+		return
+	}
+	chunks := min(n/grain, maxChunksPerWorker*workers)
 	if chunks <= 1 {
 		body.Range(0, n)
 		return
 	}
 	startPool()
-	j := jobs.Get().(*job)
+	j := getJob()
 	j.body, j.n, j.chunks = body, n, chunks
 	j.next.Store(0)
 	j.pending.Store(int64(chunks))
 	j.failed.Store(false)
-	j.refs.Store(1)
-	// Wake at most one helper per chunk beyond the caller's own.
-	for range min(chunks-1, numWorkers-1) {
-		j.refs.Add(1)
-		select {
-		case jobQueue <- j:
-		default:
-			j.refs.Add(-1)
+	j.refs.Store(1) // last: from here helpers may take it
+	slot := publish(j)
+	if slot < 0 {
+		// Too many jobs are shared already: the pool is busy anyway.
+		j.work()
+	} else {
+		// Wake at most one parked helper per chunk beyond the caller's own.
+		wake := min(chunks-1, workers-1)
+		for _, h := range helpers {
+			if wake == 0 {
+				break
+			}
+			if h.parked.Load() {
+				select {
+				case h.wake <- struct{}{}:
+				default: // already has a token
+				}
+				wake--
+			}
 		}
+		j.workPublished(slot)
 	}
-	j.work()
 	<-j.done
 	if j.failed.Load() {
 		j.panicMu.Lock()
@@ -236,4 +365,15 @@ func ParallelRange[L any, P interface {
 	*l = body
 	defer putObj(l)
 	ParallelLoop(n, grain, P(l))
+}
+
+// publish puts j in a free active slot and returns its index, or -1 when
+// all are taken.
+func publish(j *job) int {
+	for k := range active {
+		if active[k].Load() == nil && active[k].CompareAndSwap(nil, j) {
+			return k
+		}
+	}
+	return -1
 }

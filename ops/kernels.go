@@ -35,11 +35,20 @@ func mapUnary(in, out Value, f func(float64) float64) error {
 }
 
 func unaryLoop[T Number](x, y []T, f func(float64) float64) {
-	accel.ParallelFor(len(x), elemGrain, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			y[i] = T(f(float64(x[i])))
-		}
-	})
+	accel.ParallelRange(len(x), elemGrain, unaryRange[T]{x, y, f})
+}
+
+// unaryRange is unaryLoop's body, handed to the worker pool by value.
+type unaryRange[T Number] struct {
+	x, y []T
+	f    func(float64) float64
+}
+
+func (l *unaryRange[T]) Range(lo, hi int) {
+	x, y, f := l.x, l.y, l.f
+	for i := lo; i < hi; i++ {
+		y[i] = T(f(float64(x[i])))
+	}
 }
 
 // mapBinary sets out = f(a, b) with numpy broadcasting of a and b to out.Shape.
@@ -63,13 +72,23 @@ func mapBinary(a, b, out Value, f func(x, y float64) float64) error {
 	return nil
 }
 
+// binaryRange is binaryLoop's body without broadcasting, handed to the
+// worker pool by value.
+type binaryRange[T Number] struct {
+	a, b, out []T
+	f         func(x, y float64) float64
+}
+
+func (l *binaryRange[T]) Range(lo, hi int) {
+	a, b, out, f := l.a, l.b, l.out, l.f
+	for i := lo; i < hi; i++ {
+		out[i] = T(f(float64(a[i]), float64(b[i])))
+	}
+}
+
 func binaryLoop[T Number](a, b, out []T, as, bs, os Shape, f func(x, y float64) float64) {
 	if as.Equal(bs) { // the common case: no broadcasting
-		accel.ParallelFor(len(out), elemGrain, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				out[i] = T(f(float64(a[i]), float64(b[i])))
-			}
-		})
+		accel.ParallelRange(len(out), elemGrain, binaryRange[T]{a, b, out, f})
 		return
 	}
 	it := newBroadcastIter(os, as, bs)

@@ -376,15 +376,20 @@ func init() {
 
 // addRows adds bias to every row of o.
 func addRows[T accel.Float](o, bias []T) {
-	n := len(bias)
-	accel.ParallelFor(len(o)/n, 64, func(lo, hi int) {
-		for r := lo; r < hi; r++ {
-			row := o[r*n : (r+1)*n]
-			for j := range row {
-				row[j] += bias[j]
-			}
+	accel.ParallelRange(len(o)/len(bias), 64, addRowsLoop[T]{o, bias})
+}
+
+// addRowsLoop is addRows's loop over rows.
+type addRowsLoop[T accel.Float] struct{ o, bias []T }
+
+func (l *addRowsLoop[T]) Range(lo, hi int) {
+	o, bias, n := l.o, l.bias, len(l.bias)
+	for r := lo; r < hi; r++ {
+		row := o[r*n : (r+1)*n]
+		for j := range row {
+			row[j] += bias[j]
 		}
-	})
+	}
 }
 
 // fullyConnectedShape infers the output shape and fills the weight's and
