@@ -205,7 +205,7 @@ func (c *CachedOp) Backward(headGrads ...*eager.NDArray) ([]*eager.NDArray, erro
 		return nil, fmt.Errorf("graph: Backward takes %d head gradients (one per output), got %d", len(p.headSlot), len(headGrads))
 	}
 	for i, h := range headGrads {
-		if s := p.headSlot[i]; !h.Shape().Equal(p.shapes[s]) {
+		if s := p.headSlot[i]; !h.Value().Shape.Equal(p.shapes[s]) {
 			return nil, fmt.Errorf("graph: head gradient %d has shape %v, output %d has %v", i, h.Shape(), i, p.shapes[s])
 		}
 		frame[p.headSlot[i]] = headGrads[i].Value()

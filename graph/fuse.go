@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/hybridgo/hybridgo/accel"
 	"github.com/hybridgo/hybridgo/ops"
@@ -282,71 +283,134 @@ func (p *fusedProgram) run(in []ops.Value, out ops.Value) error {
 // fusedLoop runs the program once per output element. Inputs are read at
 // their broadcast offsets, kept by an odometer over the output's index.
 // Each step's result is converted to T, as the unfused kernel's output is.
+//
+// The loop's state is recycled and its per-chunk registers live on the
+// stack when they are few, so that a call allocates nothing.
 func fusedLoop[T float32 | float64](p *fusedProgram, in []ops.Value, out ops.Value) {
-	dst := out.Data.([]T)
-	srcs := make([][]T, len(in))
-	strides := make([][]int, len(in))
-	plain := true
+	l := getFusedRange[T]()
+	l.p, l.dst, l.shape, l.plain = p, out.Data.([]T), out.Shape, true
 	for k, v := range in {
-		srcs[k] = v.Data.([]T)
-		strides[k] = ops.BroadcastStrides(v.Shape, out.Shape)
-		plain = plain && v.Shape.Equal(out.Shape)
+		l.srcs = append(l.srcs, v.Data.([]T))
+		if k == len(l.strides) {
+			l.strides = append(l.strides, nil)
+		}
+		if cap(l.strides[k]) < len(out.Shape) {
+			l.strides[k] = make([]int, len(out.Shape))
+		}
+		l.strides[k] = l.strides[k][:len(out.Shape)]
+		ops.BroadcastStridesTo(l.strides[k], v.Shape, out.Shape)
+		l.plain = l.plain && v.Shape.Equal(out.Shape)
 	}
-	maxArgs := 0
+	l.maxArgs = 0
 	for _, ins := range p.instrs {
-		maxArgs = max(maxArgs, len(ins.args))
+		l.maxArgs = max(l.maxArgs, len(ins.args))
 	}
-	shape := out.Shape
+	accel.ParallelLoop(len(l.dst), fusionGrain, l)
+	putFusedRange(l)
+}
+
+// fusedRange is fusedLoop's state, handed to the worker pool.
+type fusedRange[T float32 | float64] struct {
+	p       *fusedProgram
+	dst     []T
+	srcs    [][]T
+	strides [][]int
+	plain   bool
+	shape   ops.Shape
+	maxArgs int
+}
+
+// fusedRanges maps any((*T)(nil)) to the *sync.Pool of *fusedRange[T].
+var fusedRanges sync.Map
+
+func fusedRangePool[T float32 | float64]() *sync.Pool {
+	key := any((*T)(nil))
+	if p, ok := fusedRanges.Load(key); ok {
+		return p.(*sync.Pool)
+	}
+	p, _ := fusedRanges.LoadOrStore(key, &sync.Pool{New: func() any { return new(fusedRange[T]) }})
+	return p.(*sync.Pool)
+}
+
+func getFusedRange[T float32 | float64]() *fusedRange[T] {
+	return fusedRangePool[T]().Get().(*fusedRange[T])
+}
+
+// putFusedRange drops l's references to the call's data, keeping its
+// slices' capacity for the next call.
+func putFusedRange[T float32 | float64](l *fusedRange[T]) {
+	clear(l.srcs)
+	l.p, l.dst, l.srcs, l.shape = nil, nil, l.srcs[:0], nil
+	fusedRangePool[T]().Put(l)
+}
+
+func (l *fusedRange[T]) Range(lo, hi int) {
+	p, dst, srcs, strides, plain, shape := l.p, l.dst, l.srcs, l.strides, l.plain, l.shape
 	nd := len(shape)
-	accel.ParallelFor(len(dst), fusionGrain, func(lo, hi int) {
-		regs := make([]float64, p.nIn+len(p.instrs))
-		args := make([]float64, maxArgs)
-		idx := make([]int, nd)
-		offs := make([]int, len(in))
-		if !plain {
-			r := lo
-			for d := nd - 1; d >= 0; d-- {
-				idx[d] = r % shape[d]
-				r /= shape[d]
-			}
-			for k := range in {
-				for d := range nd {
-					offs[k] += idx[d] * strides[k][d]
-				}
+	var regsBuf [32]float64
+	var idxBuf [8]int
+	var offsBuf [8]int
+	regs := scratchOf(regsBuf[:], p.nIn+len(p.instrs))
+	idx := scratchOf(idxBuf[:], nd)
+	offs := scratchOf(offsBuf[:], len(srcs))
+	// The argument list is handed to the instructions' functions, so it
+	// would not stay on the stack anyway.
+	argsBuf := accel.GetScratch[float64](l.maxArgs)
+	defer accel.PutScratch(argsBuf)
+	args := *argsBuf
+	if !plain {
+		r := lo
+		for d := nd - 1; d >= 0; d-- {
+			idx[d] = r % shape[d]
+			r /= shape[d]
+		}
+		for k := range srcs {
+			for d := range nd {
+				offs[k] += idx[d] * strides[k][d]
 			}
 		}
-		for i := lo; i < hi; i++ {
-			for k, src := range srcs {
-				if plain {
-					regs[k] = float64(src[i])
-				} else {
-					regs[k] = float64(src[offs[k]])
-				}
-			}
-			for j, ins := range p.instrs {
-				a := args[:len(ins.args)]
-				for m, r := range ins.args {
-					a[m] = regs[r]
-				}
-				regs[p.nIn+j] = float64(T(ins.fn(a)))
-			}
-			dst[i] = T(regs[len(regs)-1])
+	}
+	for i := lo; i < hi; i++ {
+		for k, src := range srcs {
 			if plain {
-				continue
-			}
-			for d := nd - 1; d >= 0; d-- {
-				idx[d]++
-				for k := range offs {
-					offs[k] += strides[k][d]
-				}
-				if idx[d] < shape[d] {
-					break
-				}
-				for k := range offs {
-					offs[k] -= strides[k][d] * idx[d]
-				}
-				idx[d] = 0
+				regs[k] = float64(src[i])
+			} else {
+				regs[k] = float64(src[offs[k]])
 			}
 		}
-	})
+		for j, ins := range p.instrs {
+			a := args[:len(ins.args)]
+			for m, r := range ins.args {
+				a[m] = regs[r]
+			}
+			regs[p.nIn+j] = float64(T(ins.fn(a)))
+		}
+		dst[i] = T(regs[len(regs)-1])
+		if plain {
+			continue
+		}
+		for d := nd - 1; d >= 0; d-- {
+			idx[d]++
+			for k := range offs {
+				offs[k] += strides[k][d]
+			}
+			if idx[d] < shape[d] {
+				break
+			}
+			for k := range offs {
+				offs[k] -= strides[k][d] * idx[d]
+			}
+			idx[d] = 0
+		}
+	}
+}
+
+// scratchOf returns buf[:n] cleared, or a new slice when buf is too short.
+func scratchOf[E float64 | int](buf []E, n int) []E {
+	if n <= len(buf) {
+		s := buf[:n]
+		clear(s)
+		return s
+	}
+	return make([]E, n)
 }

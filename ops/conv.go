@@ -480,15 +480,16 @@ func fillBias(in []Shape, numFilter int) error {
 // deconvPadAdj returns the padding and output adjustment of each spatial
 // dim: pad and adj as given, or, with target_shape, computed from it as
 // MXNet does (total = stride*(in-1) + span - target; pad = ceil(total/2),
-// adj = total mod 2). Dims of unknown size get zeros.
+// adj = total mod 2). Dims of unknown size get zeros. The slices may be
+// shared with the attributes: callers must not write to them.
 func (a *DeconvolutionAttrs) deconvPadAdj(data Shape) (pad, adj []int, err error) {
 	w := a.win()
 	nd := len(w.kernel)
-	pad, adj = append([]int(nil), w.pad...), orFill(a.Adj, nd, 0)
+	pad, adj = w.pad, orFill(a.Adj, nd, 0)
 	if !a.hasTarget() {
-		return pad, adj, nil
+		return pad, adj, nil // shared with the attributes: read only
 	}
-	adj = append([]int(nil), adj...) // written below
+	pad, adj = append([]int(nil), pad...), append([]int(nil), adj...) // written below
 	for i := range nd {
 		in := data[2+i]
 		if in == 0 {
@@ -619,18 +620,31 @@ func (a *ConvolutionAttrs) plan(data Shape) convPlan {
 }
 
 // plan is the work of a Deconvolution of data: the image is its output.
+//
+// It runs on every call, so it works out the output's spatial size (as
+// deconvShape does) without allocating.
 func (a *DeconvolutionAttrs) plan(data Shape) (convPlan, error) {
-	out, err := deconvShape(a, []Shape{data.Clone(), {}, {}})
+	if err := checkData("data", data, a.Kernel); err != nil {
+		return convPlan{}, err
+	}
+	pad, adj, err := a.deconvPadAdj(data)
 	if err != nil {
 		return convPlan{}, err
 	}
-	pad, _, err := a.deconvPadAdj(data)
-	if err != nil {
-		return convPlan{}, err
+	w := a.win()
+	var spatial [2]int
+	for i := range w.kernel {
+		o := w.stride[i]*(data[2+i]-1) + w.span(i) - 2*pad[i] + adj[i]
+		if o <= 0 {
+			return convPlan{}, Errorf("data %v with kernel %v, stride %v and pad %v gives no output (size %d in dim %d)",
+				data, a.Kernel, Tuple(w.stride), Tuple(pad), o, i)
+		}
+		spatial[i] = o
 	}
-	p := newPlan(a.win(), pad, data[0], a.NumFilter, a.NumGroup, data[1], out[2:])
+	out := spatial[:len(w.kernel)]
+	p := newPlan(w, pad, data[0], a.NumFilter, a.NumGroup, data[1], out)
 	if p.colCols() != data[2:].Size() {
-		return convPlan{}, fmt.Errorf("internal: deconvolution of data %v to %v does not invert (%dx%d)", data, out, p.geom.OutH(), p.geom.OutW())
+		return convPlan{}, fmt.Errorf("internal: deconvolution of data %v to %s does not invert (%dx%d)", data, dims(out), p.geom.OutH(), p.geom.OutW())
 	}
 	return p, nil
 }
@@ -659,7 +673,7 @@ func (a *DeconvolutionAttrs) adjointAttrs(data Shape) *ConvolutionAttrs {
 	mustKnowShape("Deconvolution", data)
 	pad, _, _ := a.deconvPadAdj(data)
 	c := opConvolution.DefaultAttrs().(*ConvolutionAttrs)
-	c.Kernel, c.Stride, c.Dilate, c.Pad = a.Kernel, a.Stride, a.Dilate, Tuple(pad)
+	c.Kernel, c.Stride, c.Dilate, c.Pad = a.Kernel, a.Stride, a.Dilate, Tuple(append([]int(nil), pad...))
 	c.NumFilter, c.NumGroup, c.NoBias, c.Layout = data[1], a.NumGroup, true, a.Layout
 	return c
 }

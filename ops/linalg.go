@@ -43,7 +43,11 @@ func prodDims(s Shape) int {
 // dotShape follows MXNet's rule: lhs contracts its last axis (its first
 // when transpose_a), rhs its first axis (its last when transpose_b); the
 // remaining axes of lhs, then of rhs, make the output. Two vectors give (1,).
-func dotShape(a *DotAttrs, l, r Shape) (dotDims, error) {
+func dotShape(a *DotAttrs, l, r Shape) (dotDims, error) { return dotDimsOf(a, l, r, true) }
+
+// dotDimsOf is dotShape; without shapes it leaves the dims' Shape fields
+// nil and allocates nothing (the kernel needs only m, n and k).
+func dotDimsOf(a *DotAttrs, l, r Shape, shapes bool) (dotDims, error) {
 	if len(l) == 0 || len(r) == 0 {
 		return dotDims{}, Errorf("lhs %v and rhs %v: dot needs arrays of at least one dim", l, r)
 	}
@@ -55,6 +59,9 @@ func dotShape(a *DotAttrs, l, r Shape) (dotDims, error) {
 			return dotDims{}, Errorf("lhs %v and rhs %v have different lengths", l, r)
 		}
 		k := max(l[0], r[0])
+		if !shapes {
+			return dotDims{m: 1, n: 1, k: k, lhsK: l[0], rhsK: r[0]}, nil
+		}
 		return dotDims{m: 1, n: 1, k: k, out: Shape{1}, lhsK: l[0], rhsK: r[0],
 			lhsShape: Shape{1, k}, rhsShape: Shape{k, 1}}, nil
 	}
@@ -76,6 +83,9 @@ func dotShape(a *DotAttrs, l, r Shape) (dotDims, error) {
 	}
 	d.k = max(d.lhsK, d.rhsK)
 	d.m, d.n = prodDims(lOut), prodDims(rOut)
+	if !shapes {
+		return d, nil
+	}
 	d.out = Shape{}
 	if len(l) > 1 {
 		d.out = append(d.out, lOut...)
@@ -260,7 +270,7 @@ func init() {
 			return []Shape{d.out}, err
 		},
 		Kernel: func(_ *Env, a *DotAttrs, in, out []Value) error {
-			d, err := dotShape(a, in[0].Shape, in[1].Shape)
+			d, err := dotDimsOf(a, in[0].Shape, in[1].Shape, false)
 			if err != nil {
 				return err
 			}
