@@ -15,7 +15,7 @@ import (
 // the defaults).
 type HybridizeOptions struct {
 	Off         bool // switch hybridization off again (MXNet's active=False)
-	StaticAlloc bool // keep the graph's buffers across calls
+	StaticAlloc bool // keep the graph's buffers across calls; outside Record, outputs are valid until the next call
 	StaticShape bool // keep one compiled graph; requires StaticAlloc
 	// Passes are the graph optimisations; nil means all of them.
 	Passes *graph.PassOptions
