@@ -311,14 +311,9 @@ func (c *CachedOp) defineOps() {
 		},
 		Kernel: func(env *ops.Env, a *callAttrs, in, out []ops.Value) error {
 			p := a.prog
-			frame := p.newFrame()
-			if p.static != nil {
-				// A call on the tape keeps its own values for its backward.
-				frame = make([]ops.Value, len(p.shapes))
-				for _, cs := range p.consts {
-					frame[cs.slot] = cs.value
-				}
-			}
+			// A call on the tape keeps its own values for its backward,
+			// in planned buffers, even with StaticAlloc.
+			frame := p.ownFrame()
 			for i, v := range in {
 				frame[p.varSlot[i]] = v
 			}

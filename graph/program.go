@@ -279,12 +279,19 @@ func (p *program) accepts(args []*eager.NDArray) bool {
 // static frame itself (the run's inputs are written into it), else freshly
 // allocated planned buffers.
 func (p *program) newFrame() []ops.Value {
-	var frame []ops.Value
-	if p.static != nil {
-		frame = p.static
-	} else {
-		frame = p.allocate()
+	if p.static == nil {
+		return p.ownFrame()
 	}
+	for _, c := range p.consts {
+		p.static[c.slot] = c.value
+	}
+	return p.static
+}
+
+// ownFrame returns a frame of freshly allocated planned buffers, for a
+// call that keeps its values (a call on the autograd tape).
+func (p *program) ownFrame() []ops.Value {
+	frame := p.allocate()
 	for _, c := range p.consts {
 		frame[c.slot] = c.value
 	}

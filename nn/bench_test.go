@@ -103,3 +103,30 @@ func BenchmarkLeNetPredict(b *testing.B) {
 		net.Forward(x)
 	}
 }
+
+// BenchmarkLeNetTrainStep is one recorded forward and backward of LeNet at
+// batch 16, hybridized with StaticAlloc and StaticShape: the hybridized
+// call is one node of the autograd tape, which keeps its own values.
+func BenchmarkLeNetTrainStep(b *testing.B) {
+	eager.Seed(3)
+	x := eager.RandomNormal(16, 1, 28, 28)
+	net := newBenchLeNet(x)
+	net.Hybridize(nn.HybridizeOptions{StaticAlloc: true, StaticShape: true})
+	for _, p := range net.CollectParams().List() {
+		p.Data().AttachGrad()
+	}
+	head := eager.Ones(16, 10)
+	step := func() {
+		var out *eager.NDArray
+		eager.Record(func() { out = net.Forward(x).(*eager.NDArray) })
+		if err := out.Backward(head); err != nil {
+			b.Fatal(err)
+		}
+	}
+	step()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		step()
+	}
+}
