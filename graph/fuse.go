@@ -3,7 +3,6 @@ package graph
 import (
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/hybridgo/hybridgo/accel"
 	"github.com/hybridgo/hybridgo/ops"
@@ -287,29 +286,31 @@ func (p *fusedProgram) run(in []ops.Value, out ops.Value) error {
 // The loop's state is recycled and its per-chunk registers live on the
 // stack when they are few, so that a call allocates nothing.
 func fusedLoop[T float32 | float64](p *fusedProgram, in []ops.Value, out ops.Value) {
-	l := getFusedRange[T]()
+	l := accel.GetRecycled[fusedRange[T]]()
 	l.p, l.dst, l.shape, l.plain = p, out.Data.([]T), out.Shape, true
+	l.srcs, l.strides = l.srcBuf[:0], l.strideBuf[:0]
+	nd := len(out.Shape)
 	for k, v := range in {
 		l.srcs = append(l.srcs, v.Data.([]T))
-		if k == len(l.strides) {
-			l.strides = append(l.strides, nil)
+		var st []int
+		if k < len(l.strideArr) && nd <= len(l.strideArr[k]) {
+			st = l.strideArr[k][:nd]
+		} else {
+			st = make([]int, nd)
 		}
-		if cap(l.strides[k]) < len(out.Shape) {
-			l.strides[k] = make([]int, len(out.Shape))
-		}
-		l.strides[k] = l.strides[k][:len(out.Shape)]
-		ops.BroadcastStridesTo(l.strides[k], v.Shape, out.Shape)
+		ops.BroadcastStridesTo(st, v.Shape, out.Shape)
+		l.strides = append(l.strides, st)
 		l.plain = l.plain && v.Shape.Equal(out.Shape)
 	}
-	l.maxArgs = 0
 	for _, ins := range p.instrs {
 		l.maxArgs = max(l.maxArgs, len(ins.args))
 	}
 	accel.ParallelLoop(len(l.dst), fusionGrain, l)
-	putFusedRange(l)
+	accel.Recycle(l)
 }
 
-// fusedRange is fusedLoop's state, handed to the worker pool.
+// fusedRange is fusedLoop's state, handed to the worker pool. Up to eight
+// inputs of up to eight dims fit in its own arrays.
 type fusedRange[T float32 | float64] struct {
 	p       *fusedProgram
 	dst     []T
@@ -318,30 +319,10 @@ type fusedRange[T float32 | float64] struct {
 	plain   bool
 	shape   ops.Shape
 	maxArgs int
-}
 
-// fusedRanges maps any((*T)(nil)) to the *sync.Pool of *fusedRange[T].
-var fusedRanges sync.Map
-
-func fusedRangePool[T float32 | float64]() *sync.Pool {
-	key := any((*T)(nil))
-	if p, ok := fusedRanges.Load(key); ok {
-		return p.(*sync.Pool)
-	}
-	p, _ := fusedRanges.LoadOrStore(key, &sync.Pool{New: func() any { return new(fusedRange[T]) }})
-	return p.(*sync.Pool)
-}
-
-func getFusedRange[T float32 | float64]() *fusedRange[T] {
-	return fusedRangePool[T]().Get().(*fusedRange[T])
-}
-
-// putFusedRange drops l's references to the call's data, keeping its
-// slices' capacity for the next call.
-func putFusedRange[T float32 | float64](l *fusedRange[T]) {
-	clear(l.srcs)
-	l.p, l.dst, l.srcs, l.shape = nil, nil, l.srcs[:0], nil
-	fusedRangePool[T]().Put(l)
+	srcBuf    [8][]T
+	strideBuf [8][]int
+	strideArr [8][8]int
 }
 
 func (l *fusedRange[T]) Range(lo, hi int) {
