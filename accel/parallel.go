@@ -25,7 +25,7 @@ const maxChunksPerWorker = 4
 //
 // A Loop is usually a pointer to a struct that holds the loop's operands
 // and lives longer than the call (a field of a long-lived object, or a
-// value recycled through a sync.Pool): passing it then allocates nothing,
+// recycled value, as ParallelRange uses): passing it then allocates nothing,
 // whereas a func literal that captures variables is allocated on every
 // call.
 type Loop interface {
