@@ -344,6 +344,21 @@ func ParallelLoop(n, grain int, body Loop) {
 	j.release()
 }
 
+// RunsInline reports whether a parallel loop over n items with this grain
+// runs entirely on the calling goroutine. A kernel can then call its
+// loop's Range method directly on a value on its stack, skipping even the
+// recycling that ParallelRange does:
+//
+//	l := scale[T]{x, a}
+//	if RunsInline(len(x), grain) {
+//		l.Range(0, len(x))
+//	} else {
+//		ParallelRange(len(x), grain, l)
+//	}
+func RunsInline(n, grain int) bool {
+	return n <= max(grain, 1) || numWorkers == 1 || n/max(grain, 1) <= 1
+}
+
 // ParallelRange is ParallelLoop for a loop body given by value: body is
 // copied into a recycled value of its type, whose Range method runs the
 // chunks. Unlike a func literal, which is allocated whenever it captures

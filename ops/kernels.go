@@ -35,7 +35,12 @@ func mapUnary(in, out Value, f func(float64) float64) error {
 }
 
 func unaryLoop[T Number](x, y []T, f func(float64) float64) {
-	accel.ParallelRange(len(x), elemGrain, unaryRange[T]{x, y, f})
+	l := unaryRange[T]{x, y, f}
+	if accel.RunsInline(len(x), elemGrain) {
+		l.Range(0, len(x)) // small: no hand-off at all
+		return
+	}
+	accel.ParallelRange(len(x), elemGrain, l)
 }
 
 // unaryRange is unaryLoop's body, handed to the worker pool by value.
@@ -88,7 +93,12 @@ func (l *binaryRange[T]) Range(lo, hi int) {
 
 func binaryLoop[T Number](a, b, out []T, as, bs, os Shape, f func(x, y float64) float64) {
 	if as.Equal(bs) { // the common case: no broadcasting
-		accel.ParallelRange(len(out), elemGrain, binaryRange[T]{a, b, out, f})
+		l := binaryRange[T]{a, b, out, f}
+		if accel.RunsInline(len(out), elemGrain) {
+			l.Range(0, len(out)) // small: no hand-off at all
+			return
+		}
+		accel.ParallelRange(len(out), elemGrain, l)
 		return
 	}
 	it := newBroadcastIter(os, as, bs)

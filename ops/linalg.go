@@ -386,7 +386,12 @@ func init() {
 
 // addRows adds bias to every row of o.
 func addRows[T accel.Float](o, bias []T) {
-	accel.ParallelRange(len(o)/len(bias), 64, addRowsLoop[T]{o, bias})
+	l, rows := addRowsLoop[T]{o, bias}, len(o)/len(bias)
+	if accel.RunsInline(rows, 64) {
+		l.Range(0, rows) // small: no hand-off at all
+		return
+	}
+	accel.ParallelRange(rows, 64, l)
 }
 
 // addRowsLoop is addRows's loop over rows.
