@@ -308,7 +308,11 @@ func (p *program) allocate() []ops.Value {
 	frame := make([]ops.Value, len(p.shapes))
 	for id, b := range p.slotBuffer {
 		if b >= 0 {
-			frame[id] = ops.Value{Shape: p.shapes[id], DType: p.dtypes[id], Data: ops.SliceData(bufs[b], p.shapes[id].Size())}
+			data := bufs[b]
+			if n := p.shapes[id].Size(); n != p.plan.Buffers[b].Elems {
+				data = ops.SliceData(data, n) // a new slice header, boxed
+			}
+			frame[id] = ops.Value{Shape: p.shapes[id], DType: p.dtypes[id], Data: data}
 		}
 	}
 	return frame
