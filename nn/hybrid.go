@@ -150,9 +150,10 @@ func (b *HybridBlock) RegisterOpHook(fn graph.OpHook, monitorAll bool) {
 // Forward runs the block on one input and returns its one output.
 func (b *HybridBlock) Forward(x ops.Tensor) ops.Tensor {
 	var out []ops.Tensor
-	if b.active && b.opts.StaticAlloc {
-		// Calls of a StaticAlloc graph cannot overlap (they share its
-		// buffers), so the argument list is kept rather than allocated.
+	if b.active && b.opts.StaticAlloc && !eager.IsRecording() {
+		// Calls of a StaticAlloc graph outside Record cannot overlap
+		// (they share its buffers), so the argument list is kept rather
+		// than allocated.
 		b.arg1[0] = x
 		out = b.ForwardN(b.arg1[:]...)
 		b.arg1[0] = nil
@@ -250,10 +251,12 @@ func (b *HybridBlock) traced(xs []ops.Tensor) []ops.Tensor {
 // cached runs the block's graph, tracing and compiling it on the first
 // call for these input shapes and dtypes.
 //
-// With StaticAlloc the lists passed around are kept between calls: such a
-// graph shares its buffers between calls anyway, so calls cannot overlap.
+// With StaticAlloc, outside Record, the lists passed around are kept
+// between calls: the graph then returns its own buffers, so calls cannot
+// overlap anyway. Inside Record the tape keeps a call's argument list, and
+// the caller its results, so they are made per call.
 func (b *HybridBlock) cached(xs []ops.Tensor) []ops.Tensor {
-	static := b.opts.StaticAlloc
+	static := b.opts.StaticAlloc && !eager.IsRecording()
 	var args []*eager.NDArray
 	if static && cap(b.args) >= len(xs) {
 		args = b.args[:len(xs)]
