@@ -151,10 +151,6 @@ func BroadcastStrides(s, out Shape) []int {
 	return st
 }
 
-// BroadcastStridesTo is BroadcastStrides writing into st, which must be
-// len(out) long; it allocates nothing.
-func BroadcastStridesTo(st []int, s, out Shape) { broadcastStridesTo(st, s, out) }
-
 // broadcastStridesTo is BroadcastStrides writing into st (len(out) long).
 func broadcastStridesTo(st []int, s, out Shape) {
 	clear(st)
