@@ -220,11 +220,26 @@ func batchDotShape(a *DotAttrs, l, r Shape) (b, m, n, k int, err error) {
 }
 
 func batchGemm[T accel.Float](ta, tb bool, batch, m, n, k int, a, b, c []T) {
-	accel.ParallelFor(batch, 1, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			matmul(ta, tb, m, n, k, a[i*m*k:(i+1)*m*k], b[i*k*n:(i+1)*k*n], c[i*m*n:(i+1)*m*n])
-		}
-	})
+	accel.ParallelRange(batch, 1, batchGemmLoop[T]{ta, tb, m, n, k, a, b, c})
+}
+
+// batchGemmLoop is batchGemm's loop over the batch.
+type batchGemmLoop[T accel.Float] struct {
+	ta bool
+	tb bool
+	m  int
+	n  int
+	k  int
+	a  []T
+	b  []T
+	c  []T
+}
+
+func (l *batchGemmLoop[T]) Range(lo, hi int) {
+	ta, tb, m, n, k, a, b, c := l.ta, l.tb, l.m, l.n, l.k, l.a, l.b, l.c
+	for i := lo; i < hi; i++ {
+		matmul(ta, tb, m, n, k, a[i*m*k:(i+1)*m*k], b[i*k*n:(i+1)*k*n], c[i*m*n:(i+1)*m*n])
+	}
 }
 
 // fcInUnits is the number of input units FullyConnected sees in data (0 when unknown).
