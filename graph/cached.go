@@ -14,7 +14,7 @@ import (
 type CachedOpOptions struct {
 	// StaticAlloc keeps every intermediate buffer across calls instead of
 	// allocating per call. Outputs returned by Forward then stay valid
-	// only until the next call.
+	// only until the next call, and calls must not overlap.
 	StaticAlloc bool
 	// StaticShape keeps one compiled program and refuses other input
 	// shapes instead of compiling again. It requires StaticAlloc.
