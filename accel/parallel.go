@@ -332,6 +332,7 @@ func ParallelLoop(n, grain int, body Loop) {
 			}
 		}
 		j.workPublished(slot)
+		awaitToken(j)
 	}
 	<-j.done
 	if j.failed.Load() {
@@ -380,6 +381,21 @@ func ParallelRange[L any, P interface {
 	*l = body
 	defer putObj(l)
 	ParallelLoop(n, grain, P(l))
+}
+
+// awaitToken spins for up to spinTime until j's last chunk is done. The
+// helpers are usually about to finish theirs, and a caller that blocks on
+// the channel instead is parked and takes long to wake.
+func awaitToken(j *job) {
+	start := time.Now()
+	for i := 0; len(j.done) == 0; i++ {
+		if i%64 == 63 {
+			if time.Since(start) > spinTime {
+				return
+			}
+			runtime.Gosched()
+		}
+	}
 }
 
 // publish puts j in a free active slot and returns its index, or -1 when
