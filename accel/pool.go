@@ -103,16 +103,14 @@ func MaxPool[T Float](g PoolGeom, in, out []T) {
 func (l *poolLoop[T]) maxPlane(p int) {
 	g, in, out := l.g, l.in, l.out
 	inSz, outSz := g.planeSizes()
-	{
-		src, dst := in[p*inSz:(p+1)*inSz], out[p*outSz:(p+1)*outSz]
-		for oh := range g.OutH {
-			for ow := range g.OutW {
-				m := T(math.Inf(-1))
-				if at := argmax(src, g.InW, g.window(oh, ow, false)); at >= 0 {
-					m = src[at]
-				}
-				dst[oh*g.OutW+ow] = m
+	src, dst := in[p*inSz:(p+1)*inSz], out[p*outSz:(p+1)*outSz]
+	for oh := range g.OutH {
+		for ow := range g.OutW {
+			m := T(math.Inf(-1))
+			if at := argmax(src, g.InW, g.window(oh, ow, false)); at >= 0 {
+				m = src[at]
 			}
+			dst[oh*g.OutW+ow] = m
 		}
 	}
 }
@@ -129,14 +127,12 @@ func MaxPoolBackward[T Float](g PoolGeom, in, gradOut, gradIn []T) {
 func (l *poolLoop[T]) maxBackwardPlane(p int) {
 	g, in, gradOut, gradIn := l.g, l.in, l.gradOut, l.gradIn
 	inSz, outSz := g.planeSizes()
-	{
-		src, gi := in[p*inSz:(p+1)*inSz], gradIn[p*inSz:(p+1)*inSz]
-		gout := gradOut[p*outSz : (p+1)*outSz]
-		for oh := range g.OutH {
-			for ow := range g.OutW {
-				if at := argmax(src, g.InW, g.window(oh, ow, false)); at >= 0 {
-					gi[at] += gout[oh*g.OutW+ow]
-				}
+	src, gi := in[p*inSz:(p+1)*inSz], gradIn[p*inSz:(p+1)*inSz]
+	gout := gradOut[p*outSz : (p+1)*outSz]
+	for oh := range g.OutH {
+		for ow := range g.OutW {
+			if at := argmax(src, g.InW, g.window(oh, ow, false)); at >= 0 {
+				gi[at] += gout[oh*g.OutW+ow]
 			}
 		}
 	}
@@ -173,19 +169,17 @@ func AvgPool[T Float](g PoolGeom, in, out []T, countIncludePad, sum bool) {
 func (l *poolLoop[T]) avgPlane(p int) {
 	g, in, out, countIncludePad, sum := l.g, l.in, l.out, l.countIncludePad, l.sum
 	inSz, outSz := g.planeSizes()
-	{
-		src, dst := in[p*inSz:(p+1)*inSz], out[p*outSz:(p+1)*outSz]
-		for oh := range g.OutH {
-			for ow := range g.OutW {
-				w := g.window(oh, ow, countIncludePad)
-				var s T
-				for h := w.h0; h < w.h1; h++ {
-					for _, v := range src[h*g.InW+w.w0 : h*g.InW+w.w1] {
-						s += v
-					}
+	src, dst := in[p*inSz:(p+1)*inSz], out[p*outSz:(p+1)*outSz]
+	for oh := range g.OutH {
+		for ow := range g.OutW {
+			w := g.window(oh, ow, countIncludePad)
+			var s T
+			for h := w.h0; h < w.h1; h++ {
+				for _, v := range src[h*g.InW+w.w0 : h*g.InW+w.w1] {
+					s += v
 				}
-				dst[oh*g.OutW+ow] = scaleWindow(s, w.count, sum)
 			}
+			dst[oh*g.OutW+ow] = scaleWindow(s, w.count, sum)
 		}
 	}
 }
@@ -201,17 +195,15 @@ func AvgPoolBackward[T Float](g PoolGeom, gradOut, gradIn []T, countIncludePad, 
 func (l *poolLoop[T]) avgBackwardPlane(p int) {
 	g, gradOut, gradIn, countIncludePad, sum := l.g, l.gradOut, l.gradIn, l.countIncludePad, l.sum
 	inSz, outSz := g.planeSizes()
-	{
-		gi, gout := gradIn[p*inSz:(p+1)*inSz], gradOut[p*outSz:(p+1)*outSz]
-		for oh := range g.OutH {
-			for ow := range g.OutW {
-				w := g.window(oh, ow, countIncludePad)
-				d := scaleWindow(gout[oh*g.OutW+ow], w.count, sum)
-				for h := w.h0; h < w.h1; h++ {
-					row := gi[h*g.InW+w.w0 : h*g.InW+w.w1]
-					for i := range row {
-						row[i] += d
-					}
+	gi, gout := gradIn[p*inSz:(p+1)*inSz], gradOut[p*outSz:(p+1)*outSz]
+	for oh := range g.OutH {
+		for ow := range g.OutW {
+			w := g.window(oh, ow, countIncludePad)
+			d := scaleWindow(gout[oh*g.OutW+ow], w.count, sum)
+			for h := w.h0; h < w.h1; h++ {
+				row := gi[h*g.InW+w.w0 : h*g.InW+w.w1]
+				for i := range row {
+					row[i] += d
 				}
 			}
 		}
