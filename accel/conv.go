@@ -46,11 +46,21 @@ func Im2col[T Float](g ConvGeom, img, col []T) {
 	img = img[:g.Channels*g.InH*g.InW]
 	col = col[:rows*cols]
 	grain := max(1, im2colGrain/max(1, cols))
-	ParallelFor(rows, grain, func(lo, hi int) {
-		for r := lo; r < hi; r++ {
-			im2colRow(g, r, outH, outW, img, col[r*cols:(r+1)*cols])
-		}
-	})
+	ParallelRange(rows, grain, im2colLoop[T]{g, outH, outW, img, col})
+}
+
+// im2colLoop is Im2col's loop over column-matrix rows.
+type im2colLoop[T Float] struct {
+	g          ConvGeom
+	outH, outW int
+	img, col   []T
+}
+
+func (l *im2colLoop[T]) Range(lo, hi int) {
+	cols := l.outH * l.outW
+	for r := lo; r < hi; r++ {
+		im2colRow(l.g, r, l.outH, l.outW, l.img, l.col[r*cols:(r+1)*cols])
+	}
 }
 
 // im2colRow fills row r of the column matrix: one (c, kh, kw) kernel tap
@@ -95,11 +105,21 @@ func Col2im[T Float](g ConvGeom, col, img []T) {
 	// Taps of one channel overlap in the image, so channels are the unit of
 	// parallel work.
 	grain := max(1, im2colGrain/max(1, taps*cols))
-	ParallelFor(g.Channels, grain, func(lo, hi int) {
-		for r := lo * taps; r < hi*taps; r++ {
-			col2imRow(g, r, outH, outW, col[r*cols:(r+1)*cols], img)
-		}
-	})
+	ParallelRange(g.Channels, grain, col2imLoop[T]{g, outH, outW, col, img})
+}
+
+// col2imLoop is Col2im's loop over channels.
+type col2imLoop[T Float] struct {
+	g          ConvGeom
+	outH, outW int
+	col, img   []T
+}
+
+func (l *col2imLoop[T]) Range(lo, hi int) {
+	cols, taps := l.outH*l.outW, l.g.KernelH*l.g.KernelW
+	for r := lo * taps; r < hi*taps; r++ {
+		col2imRow(l.g, r, l.outH, l.outW, l.col[r*cols:(r+1)*cols], l.img)
+	}
 }
 
 // col2imRow adds row r of the column matrix into the image.

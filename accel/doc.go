@@ -26,6 +26,14 @@
 // convolution calling Gemm) without deadlocking. A panic in a body is
 // re-raised on the goroutine that called ParallelFor.
 //
+// A parallel loop allocates nothing: job descriptors are recycled, and
+// helpers receive a pointer to one. What a call may allocate is its body: a
+// func literal that captures variables is a heap object (always, inside a
+// generic function). The kernels therefore pass their loop bodies as a Loop,
+// a small struct with a Range method, through ParallelLoop (a long-lived
+// value) or ParallelRange (copied into a recycled value). Scratch slices
+// come from size-classed pools (GetScratch, PutScratch).
+//
 // # Gemm and the micro-kernel seam
 //
 // Gemm follows the Goto/BLIS design: op(B) is packed into kc x nr
@@ -33,7 +41,8 @@
 // B stays in L1 and a block of A in L2, and a register-blocked micro-kernel
 // multiplies one A panel by one B panel into an mr x nr tile of C. Packing
 // absorbs the transpose flags and strides, so the micro-kernel only ever sees
-// contiguous, zero-padded panels. Packing buffers come from a sync.Pool.
+// contiguous, zero-padded panels. Packing buffers and the call's own state
+// are recycled, so a call allocates nothing.
 // Large products are split into independent tasks (row blocks of C times
 // groups of B panels) and spread with ParallelFor; small ones stay on the
 // calling goroutine.

@@ -48,7 +48,10 @@ func Gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b 
 	if k == 0 || alpha == 0 {
 		return
 	}
-	g := gemmCall[T]{
+	// The call's state is recycled: the parallel loops below hand it to
+	// other goroutines, so it cannot live on the stack.
+	g := getObj[gemmCall[T]]()
+	*g = gemmCall[T]{
 		m: m, n: n, k: k, alpha: alpha, c: c, ldc: ldc,
 		kern: kernelFor[T](),
 	}
@@ -63,6 +66,7 @@ func Gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b 
 		g.brs, g.bds = ldb, 1
 	}
 	g.run()
+	putObj(g)
 }
 
 // checkGemm panics with a descriptive message when the arguments of Gemm do
@@ -126,6 +130,11 @@ type gemmCall[T Float] struct {
 	c        []T
 	ldc      int
 	kern     microKernel[T]
+
+	// The bodies of the two parallel loops, kept here so that running
+	// them allocates nothing.
+	pack  gemmPackB[T]
+	tasks gemmTasks[T]
 }
 
 // run performs the blocked multiplication described at the top of the file.
@@ -155,18 +164,27 @@ func (g *gemmCall[T]) run() {
 // packB packs op(B)[pc:pc+kb, jc:jc+nb] into nr-wide micro-panels, splitting
 // the panels over the worker pool when the multiplication is parallel.
 func (g *gemmCall[T]) packB(dst []T, jc, nb, pc, kb int, parallel bool) {
-	nr := g.kern.nr
-	panels := ceilDiv(nb, nr)
-	pack := func(lo, hi int) {
-		j0 := lo * nr
-		cols := min(hi*nr, nb) - j0
-		packPanels(dst[j0*kb:hi*nr*kb], g.b, g.brs, g.bds, jc+j0, cols, pc, kb, nr)
-	}
+	panels := ceilDiv(nb, g.kern.nr)
+	g.pack = gemmPackB[T]{g: g, dst: dst, jc: jc, nb: nb, pc: pc, kb: kb}
 	if !parallel {
-		pack(0, panels)
+		g.pack.Range(0, panels)
 		return
 	}
-	ParallelFor(panels, gemmMinGroupPanels, pack)
+	ParallelLoop(panels, gemmMinGroupPanels, &g.pack)
+}
+
+// gemmPackB is the loop of packB over B micro-panels.
+type gemmPackB[T Float] struct {
+	g              *gemmCall[T]
+	dst            []T
+	jc, nb, pc, kb int
+}
+
+func (p *gemmPackB[T]) Range(lo, hi int) {
+	g, nr, kb := p.g, p.g.kern.nr, p.kb
+	j0 := lo * nr
+	cols := min(hi*nr, p.nb) - j0
+	packPanels(p.dst[j0*kb:hi*nr*kb], g.b, g.brs, g.bds, p.jc+j0, cols, p.pc, kb, nr)
 }
 
 // multiplyBlock accumulates alpha*op(A)[:, pc:pc+kb]*bPack into C[:, jc:jc+nb].
@@ -182,35 +200,45 @@ func (g *gemmCall[T]) multiplyBlock(bPack []T, jc, nb, pc, kb, mc int, parallel 
 		groups = max(1, min(ceilDiv(want, rowBlocks), panels/gemmMinGroupPanels))
 	}
 	tasks := rowBlocks * groups
-
-	runTasks := func(lo, hi int) {
-		aBuf := getBuf[T](mc * kb)
-		defer putBuf(aBuf)
-		// The scratch tile for ragged edges comes from the pool too: a
-		// local array would escape (it is passed to the kernel function
-		// value) and be allocated on every call.
-		eBuf := getBuf[T](maxTile)
-		defer putBuf(eBuf)
-		packedRow := -1
-		for t := lo; t < hi; t++ {
-			rb, grp := t/groups, t%groups
-			i0 := rb * mc
-			mb := min(mc, g.m-i0)
-			aPack := (*aBuf)[:roundUp(mb, g.kern.mr)*kb]
-			if rb != packedRow { // consecutive tasks share a row block
-				packPanels(aPack, g.a, g.ars, g.ads, i0, mb, pc, kb, g.kern.mr)
-				packedRow = rb
-			}
-			p0 := grp * panels / groups
-			p1 := (grp + 1) * panels / groups
-			g.macroKernel(aPack, mb, i0, bPack, nb, jc, p0, p1, kb, (*eBuf)[:g.kern.mr*g.kern.nr])
-		}
-	}
+	g.tasks = gemmTasks[T]{g: g, bPack: bPack, jc: jc, nb: nb, pc: pc, kb: kb, mc: mc, groups: groups, panels: panels}
 	if !parallel {
-		runTasks(0, tasks)
+		g.tasks.Range(0, tasks)
 		return
 	}
-	ParallelFor(tasks, 1, runTasks)
+	ParallelLoop(tasks, 1, &g.tasks)
+}
+
+// gemmTasks is the loop of multiplyBlock over its tasks.
+type gemmTasks[T Float] struct {
+	g                  *gemmCall[T]
+	bPack              []T
+	jc, nb, pc, kb, mc int
+	groups, panels     int
+}
+
+func (l *gemmTasks[T]) Range(lo, hi int) {
+	g, mc, kb := l.g, l.mc, l.kb
+	aBuf := getBuf[T](mc * kb)
+	defer putBuf(aBuf)
+	// The scratch tile for ragged edges comes from the pool too: a
+	// local array would escape (it is passed to the kernel function
+	// value) and be allocated on every call.
+	eBuf := getBuf[T](maxTile)
+	defer putBuf(eBuf)
+	packedRow := -1
+	for t := lo; t < hi; t++ {
+		rb, grp := t/l.groups, t%l.groups
+		i0 := rb * mc
+		mb := min(mc, g.m-i0)
+		aPack := (*aBuf)[:roundUp(mb, g.kern.mr)*kb]
+		if rb != packedRow { // consecutive tasks share a row block
+			packPanels(aPack, g.a, g.ars, g.ads, i0, mb, l.pc, kb, g.kern.mr)
+			packedRow = rb
+		}
+		p0 := grp * l.panels / l.groups
+		p1 := (grp + 1) * l.panels / l.groups
+		g.macroKernel(aPack, mb, i0, l.bPack, l.nb, l.jc, p0, p1, kb, (*eBuf)[:g.kern.mr*g.kern.nr])
+	}
 }
 
 // macroKernel multiplies a packed block of A (mb rows starting at row i0 of C)

@@ -185,7 +185,7 @@ func benchGemm[T Float](b *testing.B, n int) {
 }
 
 func BenchmarkSgemm(b *testing.B) {
-	for _, n := range []int{128, 256, 512, 1024} {
+	for _, n := range []int{128, 256, 512, 1024, 2048} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) { benchGemm[float32](b, n) })
 	}
 }

@@ -170,3 +170,12 @@ func TestParallelForGoexit(t *testing.T) {
 	}
 	checkCover(t, 1000, 1)
 }
+
+func TestRunsInline(t *testing.T) {
+	if !RunsInline(10, 100) || !RunsInline(0, 0) || !RunsInline(5, 3) {
+		t.Errorf("RunsInline says a range of at most one chunk is shared")
+	}
+	if got, want := RunsInline(1000, 1), Workers() == 1; got != want {
+		t.Errorf("RunsInline(1000, 1) = %v with %d workers", got, Workers())
+	}
+}

@@ -49,14 +49,45 @@ func (g PoolGeom) window(oh, ow int, countIncludePad bool) window {
 	return win
 }
 
-// forPlanes runs fn on every plane index, in parallel when the input is large.
-func (g PoolGeom) forPlanes(fn func(p int)) {
+// The pooling kernels, one plane at a time.
+const (
+	maxPool = iota
+	maxPoolBackward
+	avgPool
+	avgPoolBackward
+)
+
+// poolLoop is a pooling kernel's loop over planes: which kernel and its
+// operands. It is handed to the worker pool by value, so that a call
+// allocates nothing.
+type poolLoop[T Float] struct {
+	g                    PoolGeom
+	kind                 int
+	in, out              []T // MaxPool, AvgPool; in also for MaxPoolBackward
+	gradOut, gradIn      []T
+	countIncludePad, sum bool
+}
+
+// forPlanes runs the kernel on every plane, in parallel when the input is large.
+func (l poolLoop[T]) forPlanes() {
+	g := l.g
 	grain := max(1, poolGrain/max(1, g.InH*g.InW))
-	ParallelFor(g.Planes, grain, func(lo, hi int) {
-		for p := lo; p < hi; p++ {
-			fn(p)
+	ParallelRange(g.Planes, grain, l)
+}
+
+func (l *poolLoop[T]) Range(lo, hi int) {
+	for p := lo; p < hi; p++ {
+		switch l.kind {
+		case maxPool:
+			l.maxPlane(p)
+		case maxPoolBackward:
+			l.maxBackwardPlane(p)
+		case avgPool:
+			l.avgPlane(p)
+		case avgPoolBackward:
+			l.avgBackwardPlane(p)
 		}
-	})
+	}
 }
 
 func (g PoolGeom) planeSizes() (in, out int) { return g.InH * g.InW, g.OutH * g.OutW }
@@ -66,18 +97,22 @@ func (g PoolGeom) planeSizes() (in, out int) { return g.InH * g.InW, g.OutH * g.
 func MaxPool[T Float](g PoolGeom, in, out []T) {
 	inSz, outSz := g.planeSizes()
 	in, out = in[:g.Planes*inSz], out[:g.Planes*outSz]
-	g.forPlanes(func(p int) {
-		src, dst := in[p*inSz:(p+1)*inSz], out[p*outSz:(p+1)*outSz]
-		for oh := range g.OutH {
-			for ow := range g.OutW {
-				m := T(math.Inf(-1))
-				if at := argmax(src, g.InW, g.window(oh, ow, false)); at >= 0 {
-					m = src[at]
-				}
-				dst[oh*g.OutW+ow] = m
+	poolLoop[T]{g: g, kind: maxPool, in: in, out: out}.forPlanes()
+}
+
+func (l *poolLoop[T]) maxPlane(p int) {
+	g, in, out := l.g, l.in, l.out
+	inSz, outSz := g.planeSizes()
+	src, dst := in[p*inSz:(p+1)*inSz], out[p*outSz:(p+1)*outSz]
+	for oh := range g.OutH {
+		for ow := range g.OutW {
+			m := T(math.Inf(-1))
+			if at := argmax(src, g.InW, g.window(oh, ow, false)); at >= 0 {
+				m = src[at]
 			}
+			dst[oh*g.OutW+ow] = m
 		}
-	})
+	}
 }
 
 // MaxPoolBackward adds each gradOut element to gradIn at the position of its
@@ -86,17 +121,21 @@ func MaxPoolBackward[T Float](g PoolGeom, in, gradOut, gradIn []T) {
 	inSz, outSz := g.planeSizes()
 	in, gradIn = in[:g.Planes*inSz], gradIn[:g.Planes*inSz]
 	gradOut = gradOut[:g.Planes*outSz]
-	g.forPlanes(func(p int) {
-		src, gi := in[p*inSz:(p+1)*inSz], gradIn[p*inSz:(p+1)*inSz]
-		gout := gradOut[p*outSz : (p+1)*outSz]
-		for oh := range g.OutH {
-			for ow := range g.OutW {
-				if at := argmax(src, g.InW, g.window(oh, ow, false)); at >= 0 {
-					gi[at] += gout[oh*g.OutW+ow]
-				}
+	poolLoop[T]{g: g, kind: maxPoolBackward, in: in, gradOut: gradOut, gradIn: gradIn}.forPlanes()
+}
+
+func (l *poolLoop[T]) maxBackwardPlane(p int) {
+	g, in, gradOut, gradIn := l.g, l.in, l.gradOut, l.gradIn
+	inSz, outSz := g.planeSizes()
+	src, gi := in[p*inSz:(p+1)*inSz], gradIn[p*inSz:(p+1)*inSz]
+	gout := gradOut[p*outSz : (p+1)*outSz]
+	for oh := range g.OutH {
+		for ow := range g.OutW {
+			if at := argmax(src, g.InW, g.window(oh, ow, false)); at >= 0 {
+				gi[at] += gout[oh*g.OutW+ow]
 			}
 		}
-	})
+	}
 }
 
 // argmax returns the index within plane (row stride inW) of the first
@@ -124,21 +163,25 @@ func argmax[T Float](plane []T, inW int, w window) int {
 func AvgPool[T Float](g PoolGeom, in, out []T, countIncludePad, sum bool) {
 	inSz, outSz := g.planeSizes()
 	in, out = in[:g.Planes*inSz], out[:g.Planes*outSz]
-	g.forPlanes(func(p int) {
-		src, dst := in[p*inSz:(p+1)*inSz], out[p*outSz:(p+1)*outSz]
-		for oh := range g.OutH {
-			for ow := range g.OutW {
-				w := g.window(oh, ow, countIncludePad)
-				var s T
-				for h := w.h0; h < w.h1; h++ {
-					for _, v := range src[h*g.InW+w.w0 : h*g.InW+w.w1] {
-						s += v
-					}
+	poolLoop[T]{g: g, kind: avgPool, in: in, out: out, countIncludePad: countIncludePad, sum: sum}.forPlanes()
+}
+
+func (l *poolLoop[T]) avgPlane(p int) {
+	g, in, out, countIncludePad, sum := l.g, l.in, l.out, l.countIncludePad, l.sum
+	inSz, outSz := g.planeSizes()
+	src, dst := in[p*inSz:(p+1)*inSz], out[p*outSz:(p+1)*outSz]
+	for oh := range g.OutH {
+		for ow := range g.OutW {
+			w := g.window(oh, ow, countIncludePad)
+			var s T
+			for h := w.h0; h < w.h1; h++ {
+				for _, v := range src[h*g.InW+w.w0 : h*g.InW+w.w1] {
+					s += v
 				}
-				dst[oh*g.OutW+ow] = scaleWindow(s, w.count, sum)
 			}
+			dst[oh*g.OutW+ow] = scaleWindow(s, w.count, sum)
 		}
-	})
+	}
 }
 
 // AvgPoolBackward adds each gradOut element, divided by its window's count
@@ -146,21 +189,25 @@ func AvgPool[T Float](g PoolGeom, in, out []T, countIncludePad, sum bool) {
 func AvgPoolBackward[T Float](g PoolGeom, gradOut, gradIn []T, countIncludePad, sum bool) {
 	inSz, outSz := g.planeSizes()
 	gradIn, gradOut = gradIn[:g.Planes*inSz], gradOut[:g.Planes*outSz]
-	g.forPlanes(func(p int) {
-		gi, gout := gradIn[p*inSz:(p+1)*inSz], gradOut[p*outSz:(p+1)*outSz]
-		for oh := range g.OutH {
-			for ow := range g.OutW {
-				w := g.window(oh, ow, countIncludePad)
-				d := scaleWindow(gout[oh*g.OutW+ow], w.count, sum)
-				for h := w.h0; h < w.h1; h++ {
-					row := gi[h*g.InW+w.w0 : h*g.InW+w.w1]
-					for i := range row {
-						row[i] += d
-					}
+	poolLoop[T]{g: g, kind: avgPoolBackward, gradOut: gradOut, gradIn: gradIn, countIncludePad: countIncludePad, sum: sum}.forPlanes()
+}
+
+func (l *poolLoop[T]) avgBackwardPlane(p int) {
+	g, gradOut, gradIn, countIncludePad, sum := l.g, l.gradOut, l.gradIn, l.countIncludePad, l.sum
+	inSz, outSz := g.planeSizes()
+	gi, gout := gradIn[p*inSz:(p+1)*inSz], gradOut[p*outSz:(p+1)*outSz]
+	for oh := range g.OutH {
+		for ow := range g.OutW {
+			w := g.window(oh, ow, countIncludePad)
+			d := scaleWindow(gout[oh*g.OutW+ow], w.count, sum)
+			for h := w.h0; h < w.h1; h++ {
+				row := gi[h*g.InW+w.w0 : h*g.InW+w.w1]
+				for i := range row {
+					row[i] += d
 				}
 			}
 		}
-	})
+	}
 }
 
 // scaleWindow divides a window's sum by its count, unless sum pooling is

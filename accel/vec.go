@@ -11,22 +11,36 @@ const vecGrain = 1 << 15
 // It panics if y is shorter than x.
 func Axpy[T Float](alpha T, x, y []T) {
 	y = y[:len(x)]
-	ParallelFor(len(x), vecGrain, func(lo, hi int) {
-		xs, ys := x[lo:hi], y[lo:hi]
-		for i, v := range xs {
-			ys[i] += alpha * v
-		}
-	})
+	ParallelRange(len(x), vecGrain, axpyLoop[T]{alpha, x, y})
+}
+
+type axpyLoop[T Float] struct {
+	alpha T
+	x, y  []T
+}
+
+func (l *axpyLoop[T]) Range(lo, hi int) {
+	xs, ys := l.x[lo:hi], l.y[lo:hi]
+	for i, v := range xs {
+		ys[i] += l.alpha * v
+	}
 }
 
 // Scale computes x *= alpha.
 func Scale[T Float](alpha T, x []T) {
-	ParallelFor(len(x), vecGrain, func(lo, hi int) {
-		xs := x[lo:hi]
-		for i := range xs {
-			xs[i] *= alpha
-		}
-	})
+	ParallelRange(len(x), vecGrain, scaleVecLoop[T]{alpha, x})
+}
+
+type scaleVecLoop[T Float] struct {
+	alpha T
+	x     []T
+}
+
+func (l *scaleVecLoop[T]) Range(lo, hi int) {
+	xs := l.x[lo:hi]
+	for i := range xs {
+		xs[i] *= l.alpha
+	}
 }
 
 // sumBlock is the length of the leaves of the summation tree. Leaves are

@@ -14,8 +14,7 @@ import (
 type CachedOpOptions struct {
 	// StaticAlloc keeps every intermediate buffer across calls instead of
 	// allocating per call. Outputs returned by Forward then stay valid
-	// only until the next call. Call copies its outputs out; outside
-	// Record it runs in the kept buffers, one call at a time.
+	// only until the next call, and calls must not overlap.
 	StaticAlloc bool
 	// StaticShape keeps one compiled program and refuses other input
 	// shapes instead of compiling again. It requires StaticAlloc.
@@ -161,17 +160,22 @@ func randFor(p *program) (*rand.Rand, func()) {
 }
 
 // Forward runs the graph on the inputs (in InputNames order) without the
-// autograd tape and returns its outputs. With StaticAlloc the outputs are
-// the op's own buffers, valid until the next call; the values needed by
-// Backward are kept either way.
+// autograd tape and returns its outputs. With StaticAlloc the outputs (the
+// slice and its arrays) are the op's own buffers, valid until the next
+// call, and once the program is planned a call allocates nothing; the
+// values needed by Backward are kept either way.
 func (c *CachedOp) Forward(training bool, args ...*eager.NDArray) ([]*eager.NDArray, error) {
 	p, err := c.program(args)
 	if err != nil {
 		return nil, err
 	}
+	return c.forward(p, training, args)
+}
+
+func (c *CachedOp) forward(p *program, training bool, args []*eager.NDArray) ([]*eager.NDArray, error) {
 	frame := c.bind(p, args)
 	r, unlock := randFor(p)
-	err = p.run(frame, &p.mem, p.static != nil, 0, p.nForward, training, r, c.hook)
+	err := p.run(frame, 0, p.nForward, training, r, c.hook)
 	unlock()
 	if err != nil {
 		return nil, err
@@ -179,17 +183,14 @@ func (c *CachedOp) Forward(training bool, args ...*eager.NDArray) ([]*eager.NDAr
 	c.mu.Lock()
 	c.last, c.frame = p, frame
 	c.mu.Unlock()
-	outs := make([]*eager.NDArray, len(p.outSlot))
-	for i, s := range p.outSlot {
-		outs[i] = dataOf(frame[s])
-	}
-	return outs, nil
+	return p.arrays(frame, p.outSlot, &p.outArrays), nil
 }
 
 // Backward runs the gradient graph after Forward, with one head gradient
 // per output, and returns the gradient of each input (nil for inputs that
 // get none: integer inputs and auxiliary states). With StaticAlloc the
-// gradients are the op's own buffers, valid until the next call.
+// gradients are the op's own buffers, valid until the next call, and a
+// call allocates nothing.
 func (c *CachedOp) Backward(headGrads ...*eager.NDArray) ([]*eager.NDArray, error) {
 	c.mu.Lock()
 	p, frame := c.last, c.frame
@@ -204,21 +205,15 @@ func (c *CachedOp) Backward(headGrads ...*eager.NDArray) ([]*eager.NDArray, erro
 		return nil, fmt.Errorf("graph: Backward takes %d head gradients (one per output), got %d", len(p.headSlot), len(headGrads))
 	}
 	for i, h := range headGrads {
-		if s := p.headSlot[i]; !h.Shape().Equal(p.shapes[s]) {
+		if s := p.headSlot[i]; !h.Value().Shape.Equal(p.shapes[s]) {
 			return nil, fmt.Errorf("graph: head gradient %d has shape %v, output %d has %v", i, h.Shape(), i, p.shapes[s])
 		}
 		frame[p.headSlot[i]] = headGrads[i].Value()
 	}
-	if err := p.run(frame, &p.mem, p.static != nil, p.nForward, len(p.steps), true, nil, c.hook); err != nil {
+	if err := p.run(frame, p.nForward, len(p.steps), true, nil, c.hook); err != nil {
 		return nil, err
 	}
-	grads := make([]*eager.NDArray, len(p.gradSlot))
-	for i, s := range p.gradSlot {
-		if s >= 0 {
-			grads[i] = dataOf(frame[s])
-		}
-	}
-	return grads, nil
+	return p.arrays(frame, p.gradSlot, &p.gradArrays), nil
 }
 
 // callAttrs is the attribute value of one call on the tape: the program
@@ -230,12 +225,18 @@ type callAttrs struct {
 }
 
 // Call runs the graph as one op of the eager autograd tape: inside
-// Record, Backward flows through it into the inputs. The outputs are new
-// arrays owned by the caller.
+// Record, Backward flows through it into the inputs, and the outputs are
+// new arrays owned by the caller. Outside Record, a graph built with
+// StaticAlloc runs as Forward does (in the current training mode): the
+// outputs are then the op's own buffers, valid until the next call, as in
+// MXNet, and the call allocates nothing.
 func (c *CachedOp) Call(args ...*eager.NDArray) ([]*eager.NDArray, error) {
 	p, err := c.program(args)
 	if err != nil {
 		return nil, err
+	}
+	if p.static != nil && !eager.IsRecording() {
+		return c.forward(p, eager.IsTraining(), args)
 	}
 	return eager.Run(c.callOp, &callAttrs{c: c, prog: p}, args...)
 }
@@ -279,7 +280,7 @@ func (c *CachedOp) defineOps() {
 			for i, h := range in {
 				frame[p.headSlot[i]] = h
 			}
-			if err := p.run(frame, &p.mem, false, p.nForward, len(p.steps), true, nil, a.c.hook); err != nil {
+			if err := p.run(frame, p.nForward, len(p.steps), true, nil, a.c.hook); err != nil {
 				return err
 			}
 			for i, s := range p.gradSlot {
@@ -311,23 +312,8 @@ func (c *CachedOp) defineOps() {
 		Kernel: func(env *ops.Env, a *callAttrs, in, out []ops.Value) error {
 			p := a.prog
 			// A call on the tape keeps its own values for its backward,
-			// in fresh buffers. Any other call runs the forward alone, in
-			// its own tighter plan: in the static buffers, one call at a
-			// time, when the op has StaticAlloc (the outputs are copied
-			// out below).
-			m, static, recorded := &p.fwdMem, p.static != nil, eager.IsRecording()
-			var frame []ops.Value
-			switch {
-			case recorded:
-				m, static = &p.mem, false
-				frame = p.withConsts(p.allocate(m))
-			case static:
-				p.staticMu.Lock()
-				defer p.staticMu.Unlock()
-				frame = p.newForwardFrame()
-			default:
-				frame = p.newForwardFrame()
-			}
+			// in planned buffers, even with StaticAlloc.
+			frame := p.ownFrame()
 			for i, v := range in {
 				frame[p.varSlot[i]] = v
 			}
@@ -337,15 +323,13 @@ func (c *CachedOp) defineOps() {
 				r, unlock = eager.LockRand()
 				defer unlock()
 			}
-			if err := p.run(frame, m, static, 0, p.nForward, env.Training, r, a.c.hook); err != nil {
+			if err := p.run(frame, 0, p.nForward, env.Training, r, a.c.hook); err != nil {
 				return err
 			}
 			for i, s := range p.outSlot {
 				ops.CopyData(out[i].Data, frame[s].Data)
 			}
-			if recorded {
-				a.frame = frame
-			}
+			a.frame = frame
 			return nil
 		},
 		Grad: func(f ops.F, a *callAttrs, in, out, outGrad []ops.Tensor) []ops.Tensor {

@@ -282,71 +282,130 @@ func (p *fusedProgram) run(in []ops.Value, out ops.Value) error {
 // fusedLoop runs the program once per output element. Inputs are read at
 // their broadcast offsets, kept by an odometer over the output's index.
 // Each step's result is converted to T, as the unfused kernel's output is.
+//
+// The loop's state is recycled and its per-chunk registers live on the
+// stack when they are few, so that a call allocates nothing.
 func fusedLoop[T float32 | float64](p *fusedProgram, in []ops.Value, out ops.Value) {
-	dst := out.Data.([]T)
-	srcs := make([][]T, len(in))
-	strides := make([][]int, len(in))
-	plain := true
+	l := accel.GetRecycled[fusedRange[T]]()
+	l.p, l.dst, l.shape, l.plain = p, out.Data.([]T), out.Shape, true
+	l.srcs, l.strides = l.srcBuf[:0], l.strideBuf[:0]
+	nd := len(out.Shape)
 	for k, v := range in {
-		srcs[k] = v.Data.([]T)
-		strides[k] = ops.BroadcastStrides(v.Shape, out.Shape)
-		plain = plain && v.Shape.Equal(out.Shape)
+		l.srcs = append(l.srcs, v.Data.([]T))
+		var st []int
+		if k < len(l.strideArr) && nd <= len(l.strideArr[k]) {
+			st = l.strideArr[k][:nd]
+		} else {
+			st = make([]int, nd)
+		}
+		broadcastStridesTo(st, v.Shape, out.Shape)
+		l.strides = append(l.strides, st)
+		l.plain = l.plain && v.Shape.Equal(out.Shape)
 	}
-	maxArgs := 0
 	for _, ins := range p.instrs {
-		maxArgs = max(maxArgs, len(ins.args))
+		l.maxArgs = max(l.maxArgs, len(ins.args))
 	}
-	shape := out.Shape
+	accel.ParallelLoop(len(l.dst), fusionGrain, l)
+	accel.Recycle(l)
+}
+
+// fusedRange is fusedLoop's state, handed to the worker pool. Up to eight
+// inputs of up to eight dims fit in its own arrays.
+type fusedRange[T float32 | float64] struct {
+	p       *fusedProgram
+	dst     []T
+	srcs    [][]T
+	strides [][]int
+	plain   bool
+	shape   ops.Shape
+	maxArgs int
+
+	srcBuf    [8][]T
+	strideBuf [8][]int
+	strideArr [8][8]int
+}
+
+func (l *fusedRange[T]) Range(lo, hi int) {
+	p, dst, srcs, strides, plain, shape := l.p, l.dst, l.srcs, l.strides, l.plain, l.shape
 	nd := len(shape)
-	accel.ParallelFor(len(dst), fusionGrain, func(lo, hi int) {
-		regs := make([]float64, p.nIn+len(p.instrs))
-		args := make([]float64, maxArgs)
-		idx := make([]int, nd)
-		offs := make([]int, len(in))
-		if !plain {
-			r := lo
-			for d := nd - 1; d >= 0; d-- {
-				idx[d] = r % shape[d]
-				r /= shape[d]
-			}
-			for k := range in {
-				for d := range nd {
-					offs[k] += idx[d] * strides[k][d]
-				}
+	var regsBuf [32]float64
+	var idxBuf [8]int
+	var offsBuf [8]int
+	regs := scratchOf(regsBuf[:], p.nIn+len(p.instrs))
+	idx := scratchOf(idxBuf[:], nd)
+	offs := scratchOf(offsBuf[:], len(srcs))
+	// The argument list is handed to the instructions' functions, so it
+	// would not stay on the stack anyway.
+	argsBuf := accel.GetScratch[float64](l.maxArgs)
+	defer accel.PutScratch(argsBuf)
+	args := *argsBuf
+	if !plain {
+		r := lo
+		for d := nd - 1; d >= 0; d-- {
+			idx[d] = r % shape[d]
+			r /= shape[d]
+		}
+		for k := range srcs {
+			for d := range nd {
+				offs[k] += idx[d] * strides[k][d]
 			}
 		}
-		for i := lo; i < hi; i++ {
-			for k, src := range srcs {
-				if plain {
-					regs[k] = float64(src[i])
-				} else {
-					regs[k] = float64(src[offs[k]])
-				}
-			}
-			for j, ins := range p.instrs {
-				a := args[:len(ins.args)]
-				for m, r := range ins.args {
-					a[m] = regs[r]
-				}
-				regs[p.nIn+j] = float64(T(ins.fn(a)))
-			}
-			dst[i] = T(regs[len(regs)-1])
+	}
+	for i := lo; i < hi; i++ {
+		for k, src := range srcs {
 			if plain {
-				continue
-			}
-			for d := nd - 1; d >= 0; d-- {
-				idx[d]++
-				for k := range offs {
-					offs[k] += strides[k][d]
-				}
-				if idx[d] < shape[d] {
-					break
-				}
-				for k := range offs {
-					offs[k] -= strides[k][d] * idx[d]
-				}
-				idx[d] = 0
+				regs[k] = float64(src[i])
+			} else {
+				regs[k] = float64(src[offs[k]])
 			}
 		}
-	})
+		for j, ins := range p.instrs {
+			a := args[:len(ins.args)]
+			for m, r := range ins.args {
+				a[m] = regs[r]
+			}
+			regs[p.nIn+j] = float64(T(ins.fn(a)))
+		}
+		dst[i] = T(regs[len(regs)-1])
+		if plain {
+			continue
+		}
+		for d := nd - 1; d >= 0; d-- {
+			idx[d]++
+			for k := range offs {
+				offs[k] += strides[k][d]
+			}
+			if idx[d] < shape[d] {
+				break
+			}
+			for k := range offs {
+				offs[k] -= strides[k][d] * idx[d]
+			}
+			idx[d] = 0
+		}
+	}
+}
+
+// scratchOf returns buf[:n] cleared, or a new slice when buf is too short.
+func scratchOf[E float64 | int](buf []E, n int) []E {
+	if n <= len(buf) {
+		s := buf[:n]
+		clear(s)
+		return s
+	}
+	return make([]E, n)
+}
+
+// broadcastStridesTo is ops.BroadcastStrides writing into st (len(out)
+// long), so that the fused loop allocates nothing.
+func broadcastStridesTo(st []int, s, out ops.Shape) {
+	clear(st)
+	off := len(out) - len(s)
+	n := 1
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] != 1 {
+			st[off+i] = n
+		}
+		n *= s[i]
+	}
 }

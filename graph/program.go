@@ -3,7 +3,6 @@ package graph
 import (
 	"fmt"
 	"math/rand/v2"
-	"sync"
 
 	"github.com/hybridgo/hybridgo/eager"
 	"github.com/hybridgo/hybridgo/ops"
@@ -26,28 +25,40 @@ type program struct {
 	headSlot []int // head-gradient variables of the backward part
 	gradSlot []int // gradient of each input (-1 when it has none)
 	gradErr  error // why there is no backward part, if there is none
-	// mem plans the buffers of forward and backward together, keeping
-	// alive the forward values the backward reads; fwdMem plans the
-	// forward alone, for calls that will not be differentiated, and
-	// shares more.
-	mem, fwdMem bufferPlan
-	// static holds mem's buffers, as slot values, when the op was built
-	// with StaticAlloc; nil otherwise. fwdStatic holds fwdMem's, made on
-	// the first call that needs them; staticMu serialises those calls.
-	static    []ops.Value
-	fwdStatic []ops.Value
-	staticMu  sync.Mutex
-}
-
-// bufferPlan is a memory plan laid over a program's slots: slotBuffer
-// maps each slot to its buffer (-1 for inputs, constants and values the
-// plan does not cover), reused marks slots whose buffer held another
-// value first, and inPlace lists the slots written over their input.
-type bufferPlan struct {
+	// plan shares buffers between values whose lives do not overlap;
+	// slotBuffer maps each slot to its buffer (-1 for inputs and
+	// constants), reused marks slots whose buffer held another value
+	// first, and inPlace lists the slots written over their input.
 	plan       *MemoryPlan
 	slotBuffer []int
 	reused     []bool
 	inPlace    []int
+	// static holds the planned buffers, as slot values, when the op was
+	// built with StaticAlloc; nil otherwise. It is then also the frame of
+	// every call that does not keep its own (see newFrame).
+	static []ops.Value
+	// inPlaceSlot marks the slots of inPlace, for the executor's loop.
+	inPlaceSlot []bool
+	// maxIn and maxOut are the most inputs and outputs of any step.
+	maxIn, maxOut int
+	// state is the executor's scratch, kept with the static buffers; nil
+	// without StaticAlloc, where runs may be concurrent.
+	state *runState
+	// outArrays and gradArrays wrap the static buffers of the outputs
+	// and of the input gradients as arrays, made on first use.
+	outArrays, gradArrays []*eager.NDArray
+}
+
+// runState is the scratch of one run: the environment and argument lists
+// handed to each kernel. Kernels are called through function values, so
+// these would otherwise be allocated on every run.
+type runState struct {
+	env     ops.Env
+	in, out []ops.Value
+}
+
+func (p *program) newRunState() *runState {
+	return &runState{in: make([]ops.Value, 0, p.maxIn), out: make([]ops.Value, 0, p.maxOut)}
 }
 
 type step struct {
@@ -156,6 +167,7 @@ func compile(outs []Entry, inputs []string, shapes []ops.Shape, dtypes []ops.DTy
 		}
 		p.steps = append(p.steps, s)
 		p.random = p.random || n.Op.Random()
+		p.maxIn, p.maxOut = max(p.maxIn, len(s.in)), max(p.maxOut, len(s.out))
 	}
 	// Variables by name: the passes work on copies, and may drop a
 	// variable nothing reads (it still gets a slot, so binding works).
@@ -211,42 +223,41 @@ func compile(outs []Entry, inputs []string, shapes []ops.Shape, dtypes []ops.DTy
 		}
 	}
 	p.shapes, p.dtypes = table.shapes, table.dtypes
-	if p.mem, err = p.planBuffers(p.g, table); err != nil {
-		return nil, err
-	}
-	p.fwdMem, err = p.planBuffers(&Graph{Outputs: fwdOuts, Nodes: fwdNodes}, table)
-	return p, err
+	return p, p.planBuffers(table)
 }
 
-// planBuffers plans the buffers of g's op outputs (values whose lives do
-// not overlap share one, and in-place ops write over their input) and
-// lays the plan over the program's slots.
-func (p *program) planBuffers(g *Graph, table *slotTable) (bufferPlan, error) {
-	plan, _, err := PlanMemory(g)
+// planBuffers assigns every op output a buffer of the memory plan: values
+// whose lives do not overlap share one, and in-place ops write over
+// their input.
+func (p *program) planBuffers(table *slotTable) error {
+	plan, _, err := PlanMemory(p.g)
 	if err != nil {
-		return bufferPlan{}, err
+		return err
 	}
-	m := bufferPlan{plan: plan, slotBuffer: make([]int, len(p.shapes))}
-	for i := range m.slotBuffer {
-		m.slotBuffer[i] = -1
+	p.plan = plan
+	p.slotBuffer = make([]int, len(p.shapes))
+	for i := range p.slotBuffer {
+		p.slotBuffer[i] = -1
 	}
 	shared := make([]int, len(plan.Buffers))
 	for e, b := range plan.EntryBuffer {
 		if id, ok := table.ids[e]; ok {
-			m.slotBuffer[id] = b
+			p.slotBuffer[id] = b
 			shared[b]++
 		}
 	}
-	m.reused = make([]bool, len(p.shapes))
-	for id, b := range m.slotBuffer {
-		m.reused[id] = b >= 0 && shared[b] > 1
+	p.reused = make([]bool, len(p.shapes))
+	for id, b := range p.slotBuffer {
+		p.reused[id] = b >= 0 && shared[b] > 1
 	}
+	p.inPlaceSlot = make([]bool, len(p.shapes))
 	for _, s := range p.steps {
 		if plan.InPlace[s.node] {
-			m.inPlace = append(m.inPlace, s.out[0])
+			p.inPlace = append(p.inPlace, s.out[0])
+			p.inPlaceSlot[s.out[0]] = true
 		}
 	}
-	return m, nil
+	return nil
 }
 
 // accepts reports whether args have the shapes and dtypes p was compiled for.
@@ -264,55 +275,84 @@ func (p *program) accepts(args []*eager.NDArray) bool {
 	return true
 }
 
-// newFrame returns the slot values of one run of forward and backward:
-// the static buffers when there are some, else freshly allocated
-// planned buffers.
+// newFrame returns the slot values of one run: with StaticAlloc the one
+// static frame itself (the run's inputs are written into it), else freshly
+// allocated planned buffers.
 func (p *program) newFrame() []ops.Value {
-	if p.static != nil {
-		return p.withConsts(append([]ops.Value(nil), p.static...))
-	}
-	return p.withConsts(p.allocate(&p.mem))
-}
-
-// newForwardFrame returns the slot values of a forward run that no
-// backward follows, laid out by fwdMem: its static buffers (the caller
-// holds staticMu) when the op has StaticAlloc, else fresh ones.
-func (p *program) newForwardFrame() []ops.Value {
 	if p.static == nil {
-		return p.withConsts(p.allocate(&p.fwdMem))
+		return p.ownFrame()
 	}
-	if p.fwdStatic == nil {
-		p.fwdStatic = p.allocate(&p.fwdMem)
+	for _, c := range p.consts {
+		p.static[c.slot] = c.value
 	}
-	return p.withConsts(append([]ops.Value(nil), p.fwdStatic...))
+	return p.static
 }
 
-// withConsts puts the constants into their slots of frame.
-func (p *program) withConsts(frame []ops.Value) []ops.Value {
+// ownFrame returns a frame of freshly allocated planned buffers, for a
+// call that keeps its values (a call on the autograd tape).
+func (p *program) ownFrame() []ops.Value {
+	frame := p.allocate()
 	for _, c := range p.consts {
 		frame[c.slot] = c.value
 	}
 	return frame
 }
 
-// allocate makes the buffers of m and returns a frame whose op-output
+// allocate makes the plan's buffers and returns a frame whose op-output
 // slots are views of them.
-func (p *program) allocate(m *bufferPlan) []ops.Value {
-	bufs := make([]any, len(m.plan.Buffers))
-	for i, b := range m.plan.Buffers {
+func (p *program) allocate() []ops.Value {
+	bufs := make([]any, len(p.plan.Buffers))
+	for i, b := range p.plan.Buffers {
 		bufs[i] = ops.MakeData(b.DType, b.Elems)
 	}
 	frame := make([]ops.Value, len(p.shapes))
-	for id, b := range m.slotBuffer {
+	for id, b := range p.slotBuffer {
 		if b >= 0 {
-			frame[id] = ops.Value{Shape: p.shapes[id], DType: p.dtypes[id], Data: ops.SliceData(bufs[b], p.shapes[id].Size())}
+			data := bufs[b]
+			if n := p.shapes[id].Size(); n != p.plan.Buffers[b].Elems {
+				data = ops.SliceData(data, n) // a new slice header, boxed
+			}
+			frame[id] = ops.Value{Shape: p.shapes[id], DType: p.dtypes[id], Data: data}
 		}
 	}
 	return frame
 }
 
-// allocateStatic keeps one set of planned buffers for every call.
-func (p *program) allocateStatic() { p.static = p.allocate(&p.mem) }
+// allocateStatic keeps one set of planned buffers for every call, and the
+// executor's scratch with them.
+func (p *program) allocateStatic() {
+	p.static = p.allocate()
+	p.state = p.newRunState()
+}
+
+// arrays returns the values of slots (-1 for none) as arrays sharing their
+// memory. With StaticAlloc the arrays of planned buffers are made once and
+// kept in *cache, so that a call allocates nothing.
+func (p *program) arrays(frame []ops.Value, slots []int, cache *[]*eager.NDArray) []*eager.NDArray {
+	if p.static == nil {
+		out := make([]*eager.NDArray, len(slots))
+		for i, s := range slots {
+			if s >= 0 {
+				out[i] = dataOf(frame[s])
+			}
+		}
+		return out
+	}
+	if *cache == nil {
+		*cache = make([]*eager.NDArray, len(slots))
+	}
+	out := *cache
+	for i, s := range slots {
+		switch {
+		case s < 0:
+			out[i] = nil
+		case out[i] == nil || p.slotBuffer[s] < 0:
+			// Inputs and constants change from call to call.
+			out[i] = dataOf(frame[s])
+		}
+	}
+	return out
+}
 
 // OpHook sees the value an op node produced (or, when monitoring all, an
 // input it read), named as MXNet names them: "dense0_fwd_output",
@@ -325,30 +365,35 @@ type hookSpec struct {
 	all bool
 }
 
-// run executes steps[from:to] on frame, whose buffers m laid out; static
-// says they are kept across calls.
-func (p *program) run(frame []ops.Value, m *bufferPlan, static bool, from, to int, training bool, r *rand.Rand, hook *hookSpec) error {
-	env := ops.Env{Training: training, Rand: r}
-	var inBuf [8]ops.Value
-	var outBuf [4]ops.Value
+// run executes steps[from:to] on frame.
+//
+// With StaticAlloc the run uses the program's scratch and allocates
+// nothing itself; the kernels' own scratch comes from pools.
+func (p *program) run(frame []ops.Value, from, to int, training bool, r *rand.Rand, hook *hookSpec) error {
+	st := p.state
+	if st == nil {
+		st = p.newRunState()
+	}
+	st.env = ops.Env{Training: training, Rand: r}
+	defer func() { st.env.Rand = nil }()
 	for _, s := range p.steps[from:to] {
-		in := inBuf[:0]
+		in := st.in[:0]
 		for _, i := range s.in {
 			in = append(in, frame[i])
 		}
-		out := outBuf[:0]
+		out := st.out[:0]
 		for _, o := range s.out {
 			switch {
 			case frame[o].Data == nil:
 				frame[o] = ops.NewValue(p.shapes[o], p.dtypes[o])
-			case (m.reused[o] || static) && !m.isInPlace(o):
+			case (p.reused[o] || p.static != nil) && !p.inPlaceSlot[o]:
 				// Kernels may accumulate into their output (col2im,
 				// scatter-adds): a reused buffer starts from zero.
 				ops.ClearData(frame[o].Data)
 			}
 			out = append(out, frame[o])
 		}
-		if err := s.node.Op.Forward(&env, s.node.Attrs, in, out); err != nil {
+		if err := s.node.Op.Forward(&st.env, s.node.Attrs, in, out); err != nil {
 			return nodeError(s.node, err)
 		}
 		if hook != nil {
@@ -356,15 +401,6 @@ func (p *program) run(frame []ops.Value, m *bufferPlan, static bool, from, to in
 		}
 	}
 	return nil
-}
-
-func (m *bufferPlan) isInPlace(slot int) bool {
-	for _, s := range m.inPlace {
-		if s == slot {
-			return true
-		}
-	}
-	return false
 }
 
 func (p *program) callHook(h *hookSpec, s step, in, out []ops.Value) {

@@ -74,10 +74,10 @@ func BenchmarkManySmallOps(b *testing.B) {
 	}
 }
 
-// BenchmarkLeNetPredict is one forward of the tutorial's LeNet at batch
+// BenchmarkLeNetPredictByMode is one forward of the tutorial's LeNet at batch
 // 16 outside Record: eager, hybridized, and hybridized with StaticAlloc
 // (and StaticShape). Compare the B/op column.
-func BenchmarkLeNetPredict(b *testing.B) {
+func BenchmarkLeNetPredictByMode(b *testing.B) {
 	for _, c := range []struct {
 		name   string
 		hybrid bool
@@ -101,5 +101,62 @@ func BenchmarkLeNetPredict(b *testing.B) {
 				net.Forward(x)
 			}
 		})
+	}
+}
+
+// newBenchLeNet is the tutorial's LeNet as a HybridSequential, initialised
+// by one eager forward of x.
+func newBenchLeNet(x *eager.NDArray) *nn.HybridSequential {
+	net := nn.NewHybridSequential(
+		nn.NewConv2D(6, []int{5}, nn.ConvOptions{Act: "relu"}), nn.NewMaxPool2D([]int{2}),
+		nn.NewConv2D(16, []int{5}, nn.ConvOptions{Act: "relu"}), nn.NewMaxPool2D([]int{2}),
+		nn.NewDense(120, nn.DenseOptions{Act: "relu"}), nn.NewDense(84, nn.DenseOptions{Act: "relu"}), nn.NewDense(10))
+	if err := net.Initialize(); err != nil {
+		panic(err)
+	}
+	net.Forward(x)
+	return net
+}
+
+// BenchmarkLeNetPredict is one forward of LeNet at batch 16 in predict
+// mode, hybridized with StaticAlloc and StaticShape: once planned, a call
+// should allocate nothing.
+func BenchmarkLeNetPredict(b *testing.B) {
+	eager.Seed(3)
+	x := eager.RandomNormal(16, 1, 28, 28)
+	net := newBenchLeNet(x)
+	net.Hybridize(nn.HybridizeOptions{StaticAlloc: true, StaticShape: true})
+	net.Forward(x)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		net.Forward(x)
+	}
+}
+
+// BenchmarkLeNetTrainStep is one recorded forward and backward of LeNet at
+// batch 16, hybridized with StaticAlloc and StaticShape: the hybridized
+// call is one node of the autograd tape, which keeps its own values.
+func BenchmarkLeNetTrainStep(b *testing.B) {
+	eager.Seed(3)
+	x := eager.RandomNormal(16, 1, 28, 28)
+	net := newBenchLeNet(x)
+	net.Hybridize(nn.HybridizeOptions{StaticAlloc: true, StaticShape: true})
+	for _, p := range net.CollectParams().List() {
+		p.Data().AttachGrad()
+	}
+	head := eager.Ones(16, 10)
+	step := func() {
+		var out *eager.NDArray
+		eager.Record(func() { out = net.Forward(x).(*eager.NDArray) })
+		if err := out.Backward(head); err != nil {
+			b.Fatal(err)
+		}
+	}
+	step()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		step()
 	}
 }

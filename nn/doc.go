@@ -57,7 +57,10 @@
 // Hybridize takes HybridizeOptions: StaticAlloc keeps the graph's buffers
 // across calls, StaticShape keeps one compiled graph. Inside Record, a
 // hybridized block is one node of the autograd tape, so Backward reaches
-// its parameters as it does eagerly.
+// its parameters as it does eagerly. Outside Record, a StaticAlloc block
+// returns the graph's own output buffers, as MXNet does: a call allocates
+// nothing, and its output is overwritten by the next call (Copy it to keep
+// it). Calls of one StaticAlloc block must not overlap.
 //
 // Reading a tensor's values inside HybridForward works eagerly and fails
 // while tracing with a *graph.HybridizationError that names the block, the

@@ -15,7 +15,7 @@ import (
 // the defaults).
 type HybridizeOptions struct {
 	Off         bool // switch hybridization off again (MXNet's active=False)
-	StaticAlloc bool // keep the graph's buffers across calls
+	StaticAlloc bool // keep the graph's buffers across calls; outside Record, outputs are valid until the next call
 	StaticShape bool // keep one compiled graph: other input shapes replace it (slower); requires StaticAlloc
 	// Passes are the graph optimisations; nil means all of them.
 	Passes *graph.PassOptions
@@ -40,6 +40,10 @@ type HybridBlock struct {
 	// rewrite, when set, turns each traced graph into the one that runs
 	// (OptimizeFor's backend); Hybridize removes it.
 	rewrite func(*graph.Symbol) (*graph.Symbol, error)
+	// arg1 and args are argument lists of a StaticAlloc call, kept
+	// between calls.
+	arg1 [1]ops.Tensor
+	args []*eager.NDArray
 }
 
 type opHook struct {
@@ -56,6 +60,10 @@ type cachedGraph struct {
 	traced    *graph.Symbol // the graph as traced, before any rewrite
 	op        *graph.CachedOp
 	inputs    []binding // how each CachedOp input is bound
+	// bound and res are the argument and result lists of a StaticAlloc
+	// call, kept between calls so that the call allocates nothing.
+	bound []*eager.NDArray
+	res   []ops.Tensor
 }
 
 type binding struct {
@@ -141,7 +149,17 @@ func (b *HybridBlock) RegisterOpHook(fn graph.OpHook, monitorAll bool) {
 
 // Forward runs the block on one input and returns its one output.
 func (b *HybridBlock) Forward(x ops.Tensor) ops.Tensor {
-	out := b.ForwardN(x)
+	var out []ops.Tensor
+	if b.active && b.opts.StaticAlloc && !eager.IsRecording() {
+		// Calls of a StaticAlloc graph outside Record cannot overlap
+		// (they share its buffers), so the argument list is kept rather
+		// than allocated.
+		b.arg1[0] = x
+		out = b.ForwardN(b.arg1[:]...)
+		b.arg1[0] = nil
+	} else {
+		out = b.ForwardN(x)
+	}
 	if len(out) != 1 {
 		panic(fmt.Errorf("%s: Forward returns one output, but the block has %d: use ForwardN", b.Name(), len(out)))
 	}
@@ -232,8 +250,22 @@ func (b *HybridBlock) traced(xs []ops.Tensor) []ops.Tensor {
 
 // cached runs the block's graph, tracing and compiling it on the first
 // call for these input shapes and dtypes.
+//
+// With StaticAlloc, outside Record, the lists passed around are kept
+// between calls: the graph then returns its own buffers, so calls cannot
+// overlap anyway. Inside Record the tape keeps a call's argument list, and
+// the caller its results, so they are made per call.
 func (b *HybridBlock) cached(xs []ops.Tensor) []ops.Tensor {
-	args := make([]*eager.NDArray, len(xs))
+	static := b.opts.StaticAlloc && !eager.IsRecording()
+	var args []*eager.NDArray
+	if static && cap(b.args) >= len(xs) {
+		args = b.args[:len(xs)]
+	} else {
+		args = make([]*eager.NDArray, len(xs))
+		if static {
+			b.args = args
+		}
+	}
 	for i, x := range xs {
 		a, ok := x.(*eager.NDArray)
 		if !ok {
@@ -245,7 +277,13 @@ func (b *HybridBlock) cached(xs []ops.Tensor) []ops.Tensor {
 	if err != nil {
 		panic(inBlock(b.Name(), err))
 	}
-	bound := make([]*eager.NDArray, len(cg.inputs))
+	bound := cg.bound
+	if !static || bound == nil {
+		bound = make([]*eager.NDArray, len(cg.inputs))
+		if static {
+			cg.bound = bound
+		}
+	}
 	for i, in := range cg.inputs {
 		if in.param != nil {
 			bound[i] = in.param.Data()
@@ -257,7 +295,13 @@ func (b *HybridBlock) cached(xs []ops.Tensor) []ops.Tensor {
 	if err != nil {
 		panic(inBlock(b.Name(), err))
 	}
-	res := make([]ops.Tensor, len(outs))
+	res := cg.res
+	if !static || len(res) != len(outs) {
+		res = make([]ops.Tensor, len(outs))
+		if static {
+			cg.res = res
+		}
+	}
 	for i, o := range outs {
 		res[i] = o
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/hybridgo/hybridgo/accel"
 )
@@ -259,10 +258,24 @@ func newWindow(kernel, stride, dilate, pad Tuple) convWindow {
 	return convWindow{kernel: []int(kernel), stride: orFill(stride, n, 1), dilate: orFill(dilate, n, 1), pad: orFill(pad, n, 0)}
 }
 
-// orFill returns t, or n copies of v when t is empty.
+// fillZeros and fillOnes are the common defaults of orFill, shared so that
+// kernels working out their window on every call allocate nothing.
+var (
+	fillZeros = []int{0, 0, 0, 0}
+	fillOnes  = []int{1, 1, 1, 1}
+)
+
+// orFill returns t, or n copies of v when t is empty. The result may be
+// shared: callers must not write to it.
 func orFill(t Tuple, n, v int) []int {
 	if len(t) > 0 {
 		return []int(t)
+	}
+	switch {
+	case v == 0 && n <= len(fillZeros):
+		return fillZeros[:n:n]
+	case v == 1 && n <= len(fillOnes):
+		return fillOnes[:n:n]
 	}
 	s := make([]int, n)
 	for i := range s {
@@ -467,14 +480,16 @@ func fillBias(in []Shape, numFilter int) error {
 // deconvPadAdj returns the padding and output adjustment of each spatial
 // dim: pad and adj as given, or, with target_shape, computed from it as
 // MXNet does (total = stride*(in-1) + span - target; pad = ceil(total/2),
-// adj = total mod 2). Dims of unknown size get zeros.
+// adj = total mod 2). Dims of unknown size get zeros. The slices may be
+// shared with the attributes: callers must not write to them.
 func (a *DeconvolutionAttrs) deconvPadAdj(data Shape) (pad, adj []int, err error) {
 	w := a.win()
 	nd := len(w.kernel)
-	pad, adj = append([]int(nil), w.pad...), orFill(a.Adj, nd, 0)
+	pad, adj = w.pad, orFill(a.Adj, nd, 0)
 	if !a.hasTarget() {
-		return pad, adj, nil
+		return pad, adj, nil // shared with the attributes: read only
 	}
+	pad, adj = append([]int(nil), pad...), append([]int(nil), adj...) // written below
 	for i := range nd {
 		in := data[2+i]
 		if in == 0 {
@@ -605,18 +620,31 @@ func (a *ConvolutionAttrs) plan(data Shape) convPlan {
 }
 
 // plan is the work of a Deconvolution of data: the image is its output.
+//
+// It runs on every call, so it works out the output's spatial size (as
+// deconvShape does) without allocating.
 func (a *DeconvolutionAttrs) plan(data Shape) (convPlan, error) {
-	out, err := deconvShape(a, []Shape{data.Clone(), {}, {}})
+	if err := checkData("data", data, a.Kernel); err != nil {
+		return convPlan{}, err
+	}
+	pad, adj, err := a.deconvPadAdj(data)
 	if err != nil {
 		return convPlan{}, err
 	}
-	pad, _, err := a.deconvPadAdj(data)
-	if err != nil {
-		return convPlan{}, err
+	w := a.win()
+	var spatial [2]int
+	for i := range w.kernel {
+		o := w.stride[i]*(data[2+i]-1) + w.span(i) - 2*pad[i] + adj[i]
+		if o <= 0 {
+			return convPlan{}, Errorf("data %v with kernel %v, stride %v and pad %v gives no output (size %d in dim %d)",
+				data, a.Kernel, Tuple(w.stride), Tuple(pad), o, i)
+		}
+		spatial[i] = o
 	}
-	p := newPlan(a.win(), pad, data[0], a.NumFilter, a.NumGroup, data[1], out[2:])
+	out := spatial[:len(w.kernel)]
+	p := newPlan(w, pad, data[0], a.NumFilter, a.NumGroup, data[1], out)
 	if p.colCols() != data[2:].Size() {
-		return convPlan{}, fmt.Errorf("internal: deconvolution of data %v to %v does not invert (%dx%d)", data, out, p.geom.OutH(), p.geom.OutW())
+		return convPlan{}, fmt.Errorf("internal: deconvolution of data %v to %s does not invert (%dx%d)", data, dims(out), p.geom.OutH(), p.geom.OutW())
 	}
 	return p, nil
 }
@@ -645,7 +673,7 @@ func (a *DeconvolutionAttrs) adjointAttrs(data Shape) *ConvolutionAttrs {
 	mustKnowShape("Deconvolution", data)
 	pad, _, _ := a.deconvPadAdj(data)
 	c := opConvolution.DefaultAttrs().(*ConvolutionAttrs)
-	c.Kernel, c.Stride, c.Dilate, c.Pad = a.Kernel, a.Stride, a.Dilate, Tuple(pad)
+	c.Kernel, c.Stride, c.Dilate, c.Pad = a.Kernel, a.Stride, a.Dilate, Tuple(append([]int(nil), pad...))
 	c.NumFilter, c.NumGroup, c.NoBias, c.Layout = data[1], a.NumGroup, true, a.Layout
 	return c
 }
@@ -674,29 +702,13 @@ func optionalFloats[T accel.Float](v Value) []T {
 	return v.Data.([]T)
 }
 
-// scratchPools recycles the column matrices of the (de)convolution
-// kernels, one sync.Pool per element type (keyed by a typed nil pointer),
-// so that steady-state calls do not allocate them.
-var scratchPools sync.Map
+// getScratch returns a buffer of n elements with unspecified contents from
+// accel's size-classed pools (the column matrices of the (de)convolution
+// kernels), so that steady-state calls do not allocate them; hand it back
+// with putScratch.
+func getScratch[T accel.Float](n int) *[]T { return accel.GetScratch[T](n) }
 
-// getScratch returns a buffer of n elements with unspecified contents;
-// hand it back with putScratch.
-func getScratch[T accel.Float](n int) *[]T {
-	pool, _ := scratchPools.LoadOrStore(any((*T)(nil)), new(sync.Pool))
-	if v := pool.(*sync.Pool).Get(); v != nil {
-		if bp := v.(*[]T); cap(*bp) >= n {
-			*bp = (*bp)[:n]
-			return bp
-		}
-	}
-	b := make([]T, n)
-	return &b
-}
-
-func putScratch[T accel.Float](bp *[]T) {
-	pool, _ := scratchPools.Load(any((*T)(nil)))
-	pool.(*sync.Pool).Put(bp)
-}
+func putScratch[T accel.Float](bp *[]T) { accel.PutScratch(bp) }
 
 // colScratch returns the column buffer of a plan, or nil when the plan
 // needs none; release it with putCol.
@@ -716,8 +728,19 @@ func putCol[T accel.Float](bp *[]T) {
 // convForward computes, per image and group, maps = W * im2col(image),
 // then adds the bias. Images are spread over the workers.
 func convForward[T accel.Float](p convPlan, image, weight, bias, maps []T) {
+	accel.ParallelRange(p.batch, 1, convForwardLoop[T]{p, image, weight, bias, maps})
+}
+
+// convForwardLoop is convForward's loop over images.
+type convForwardLoop[T accel.Float] struct {
+	p                         convPlan
+	image, weight, bias, maps []T
+}
+
+func (l *convForwardLoop[T]) Range(lo, hi int) {
+	p, image, weight, bias, maps := l.p, l.image, l.weight, l.bias, l.maps
 	k, cols := p.colRows(), p.colCols()
-	accel.ParallelFor(p.batch, 1, func(lo, hi int) {
+	{
 		bp := colScratch[T](p)
 		defer putCol(bp)
 		var col []T
@@ -739,15 +762,26 @@ func convForward[T accel.Float](p convPlan, image, weight, bias, maps []T) {
 				addBias(maps[n*p.groups*p.mapsSize():][:p.groups*p.mapsSize()], bias, cols)
 			}
 		}
-	})
+	}
 }
 
 // deconvForward computes, per image and group, image = col2im(W^T * maps),
 // then adds the bias.
 func deconvForward[T accel.Float](p convPlan, maps, weight, bias, image []T) {
-	k, cols := p.colRows(), p.colCols()
 	clear(image)
-	accel.ParallelFor(p.batch, 1, func(lo, hi int) {
+	accel.ParallelRange(p.batch, 1, deconvForwardLoop[T]{p, maps, weight, bias, image})
+}
+
+// deconvForwardLoop is deconvForward's loop over images.
+type deconvForwardLoop[T accel.Float] struct {
+	p                         convPlan
+	maps, weight, bias, image []T
+}
+
+func (l *deconvForwardLoop[T]) Range(lo, hi int) {
+	p, maps, weight, bias, image := l.p, l.maps, l.weight, l.bias, l.image
+	k, cols := p.colRows(), p.colCols()
+	{
 		bp := colScratch[T](p)
 		defer putCol(bp)
 		var col []T
@@ -769,7 +803,7 @@ func deconvForward[T accel.Float](p convPlan, maps, weight, bias, image []T) {
 				addBias(image[n*p.groups*p.imageSize():][:p.groups*p.imageSize()], bias, p.geom.InH*p.geom.InW)
 			}
 		}
-	})
+	}
 }
 
 // addBias adds bias[c] to each of the len(bias) planes of size plane in x.
@@ -787,11 +821,39 @@ func addBias[T accel.Float](x, bias []T, plane int) {
 // its own buffer; the buffers are then added in order, so the result does
 // not depend on scheduling.
 func convWeightGrad[T accel.Float](p convPlan, maps, image, dw []T) {
+	chunks := max(1, min(p.batch, accel.Workers(), maxWeightGradChunks))
+	l := accel.GetRecycled[convWeightGradLoop[T]]()
+	*l = convWeightGradLoop[T]{p: p, maps: maps, image: image, chunks: chunks}
+	l.partial[0] = dw
+	for c := 1; c < chunks; c++ {
+		l.scratch[c] = getScratch[T](len(dw))
+		l.partial[c] = *l.scratch[c]
+	}
+	accel.ParallelLoop(chunks, 1, l)
+	for c := 1; c < chunks; c++ {
+		accel.Axpy(1, l.partial[c], dw)
+		putScratch(l.scratch[c])
+	}
+	accel.Recycle(l)
+}
+
+// maxWeightGradChunks bounds the per-worker buffers of convWeightGrad.
+const maxWeightGradChunks = 16
+
+// convWeightGradLoop is convWeightGrad's loop over runs of images: run c
+// sums into partial[c] (dw itself for c = 0, else a scratch buffer).
+type convWeightGradLoop[T accel.Float] struct {
+	p           convPlan
+	maps, image []T
+	chunks      int
+	partial     [maxWeightGradChunks][]T
+	scratch     [maxWeightGradChunks]*[]T
+}
+
+func (l *convWeightGradLoop[T]) Range(lo, hi int) {
+	p, maps, image, chunks, partial := l.p, l.maps, l.image, l.chunks, l.partial[:]
 	k, cols := p.colRows(), p.colCols()
-	chunks := max(1, min(p.batch, accel.Workers()))
-	partial := make([][]T, chunks)
-	partial[0] = dw
-	accel.ParallelFor(chunks, 1, func(lo, hi int) {
+	{
 		bp := colScratch[T](p)
 		defer putCol(bp)
 		var col []T
@@ -800,10 +862,6 @@ func convWeightGrad[T accel.Float](p convPlan, maps, image, dw []T) {
 		}
 		for c := lo; c < hi; c++ {
 			acc := partial[c]
-			if acc == nil {
-				acc = make([]T, len(dw))
-				partial[c] = acc
-			}
 			var beta T
 			for n := c * p.batch / chunks; n < (c+1)*p.batch/chunks; n++ {
 				for g := range p.groups {
@@ -822,9 +880,6 @@ func convWeightGrad[T accel.Float](p convPlan, maps, image, dw []T) {
 				clear(acc)
 			}
 		}
-	})
-	for _, acc := range partial[1:] {
-		accel.Axpy(1, acc, dw)
 	}
 }
 

@@ -133,12 +133,24 @@ func init() {
 }
 
 func embedLookup[T accel.Float](idx []float64, w, out []T, inputDim, outputDim int) {
-	accel.ParallelFor(len(idx), 256, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			r := embedRow(idx[i], inputDim)
-			copy(out[i*outputDim:(i+1)*outputDim], w[r*outputDim:(r+1)*outputDim])
-		}
-	})
+	accel.ParallelRange(len(idx), 256, embedLookupLoop[T]{idx, w, out, inputDim, outputDim})
+}
+
+// embedLookupLoop is embedLookup's loop over indices.
+type embedLookupLoop[T accel.Float] struct {
+	idx       []float64
+	w         []T
+	out       []T
+	inputDim  int
+	outputDim int
+}
+
+func (l *embedLookupLoop[T]) Range(lo, hi int) {
+	idx, w, out, inputDim, outputDim := l.idx, l.w, l.out, l.inputDim, l.outputDim
+	for i := lo; i < hi; i++ {
+		r := embedRow(idx[i], inputDim)
+		copy(out[i*outputDim:(i+1)*outputDim], w[r*outputDim:(r+1)*outputDim])
+	}
 }
 
 // embedScatter sums the rows of g into the rows of out that idx picks.

@@ -35,11 +35,25 @@ func mapUnary(in, out Value, f func(float64) float64) error {
 }
 
 func unaryLoop[T Number](x, y []T, f func(float64) float64) {
-	accel.ParallelFor(len(x), elemGrain, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			y[i] = T(f(float64(x[i])))
-		}
-	})
+	l := unaryRange[T]{x, y, f}
+	if accel.RunsInline(len(x), elemGrain) {
+		l.Range(0, len(x)) // small: no hand-off at all
+		return
+	}
+	accel.ParallelRange(len(x), elemGrain, l)
+}
+
+// unaryRange is unaryLoop's body, handed to the worker pool by value.
+type unaryRange[T Number] struct {
+	x, y []T
+	f    func(float64) float64
+}
+
+func (l *unaryRange[T]) Range(lo, hi int) {
+	x, y, f := l.x, l.y, l.f
+	for i := lo; i < hi; i++ {
+		y[i] = T(f(float64(x[i])))
+	}
 }
 
 // mapBinary sets out = f(a, b) with numpy broadcasting of a and b to out.Shape.
@@ -63,13 +77,28 @@ func mapBinary(a, b, out Value, f func(x, y float64) float64) error {
 	return nil
 }
 
+// binaryRange is binaryLoop's body without broadcasting, handed to the
+// worker pool by value.
+type binaryRange[T Number] struct {
+	a, b, out []T
+	f         func(x, y float64) float64
+}
+
+func (l *binaryRange[T]) Range(lo, hi int) {
+	a, b, out, f := l.a, l.b, l.out, l.f
+	for i := lo; i < hi; i++ {
+		out[i] = T(f(float64(a[i]), float64(b[i])))
+	}
+}
+
 func binaryLoop[T Number](a, b, out []T, as, bs, os Shape, f func(x, y float64) float64) {
 	if as.Equal(bs) { // the common case: no broadcasting
-		accel.ParallelFor(len(out), elemGrain, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				out[i] = T(f(float64(a[i]), float64(b[i])))
-			}
-		})
+		l := binaryRange[T]{a, b, out, f}
+		if accel.RunsInline(len(out), elemGrain) {
+			l.Range(0, len(out)) // small: no hand-off at all
+			return
+		}
+		accel.ParallelRange(len(out), elemGrain, l)
 		return
 	}
 	it := newBroadcastIter(os, as, bs)
@@ -83,31 +112,56 @@ func binaryLoop[T Number](a, b, out []T, as, bs, os Shape, f func(x, y float64) 
 // broadcastIter walks a result of shape out in runs along its last dim,
 // giving for each run the offsets of the matching elements of each operand
 // and their strides along the run (0 where the operand is broadcast).
+//
+// Up to maxIterDims dims the strides live in the iterator itself, so that
+// kernels iterating on every call allocate nothing.
 type broadcastIter struct {
-	out     Shape
-	strides [][]int // per operand, strides aligned to out (0 on broadcast dims)
+	out   Shape
+	small [2][maxIterDims]int
+	big   [2][]int // per operand, strides aligned to out (0 on broadcast dims), beyond maxIterDims
 }
 
-func newBroadcastIter(out Shape, operands ...Shape) broadcastIter {
+const maxIterDims = 8
+
+func newBroadcastIter(out, a, b Shape) broadcastIter {
 	it := broadcastIter{out: out}
-	for _, s := range operands {
-		it.strides = append(it.strides, BroadcastStrides(s, out))
+	for k, s := range [2]Shape{a, b} {
+		if len(out) <= maxIterDims {
+			broadcastStridesTo(it.small[k][:len(out)], s, out)
+		} else {
+			it.big[k] = BroadcastStrides(s, out)
+		}
 	}
 	return it
+}
+
+// strides returns operand k's strides.
+func (it *broadcastIter) strides(k int) []int {
+	if it.big[k] != nil {
+		return it.big[k]
+	}
+	return it.small[k][:len(it.out)]
 }
 
 // BroadcastStrides returns the strides with which an array of shape s is
 // read as the larger shape out: dims of size 1 (and missing leading dims) get stride 0.
 func BroadcastStrides(s, out Shape) []int {
 	st := make([]int, len(out))
-	own := s.Strides()
-	off := len(out) - len(s)
-	for i := range s {
-		if s[i] != 1 {
-			st[off+i] = own[i]
-		}
-	}
+	broadcastStridesTo(st, s, out)
 	return st
+}
+
+// broadcastStridesTo is BroadcastStrides writing into st (len(out) long).
+func broadcastStridesTo(st []int, s, out Shape) {
+	clear(st)
+	off := len(out) - len(s)
+	n := 1
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] != 1 {
+			st[off+i] = n
+		}
+		n *= s[i]
+	}
 }
 
 // run calls body for every run of the last dim, with two operands' offsets.
@@ -121,8 +175,14 @@ func (it broadcastIter) run(body func(o, ia, ib, n, sa, sb int)) {
 	if inner == 0 || it.out.Size() == 0 {
 		return
 	}
-	sa, sb := it.strides[0], it.strides[1]
-	idx := make([]int, nd-1)
+	sa, sb := it.strides(0), it.strides(1)
+	var idxBuf [maxIterDims]int
+	idx := idxBuf[:0]
+	if nd-1 <= len(idxBuf) {
+		idx = idxBuf[:nd-1]
+	} else {
+		idx = make([]int, nd-1)
+	}
 	ia, ib := 0, 0
 	for o := 0; o < it.out.Size(); o += inner {
 		body(o, ia, ib, inner, sa[nd-1], sb[nd-1])

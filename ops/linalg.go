@@ -43,7 +43,11 @@ func prodDims(s Shape) int {
 // dotShape follows MXNet's rule: lhs contracts its last axis (its first
 // when transpose_a), rhs its first axis (its last when transpose_b); the
 // remaining axes of lhs, then of rhs, make the output. Two vectors give (1,).
-func dotShape(a *DotAttrs, l, r Shape) (dotDims, error) {
+func dotShape(a *DotAttrs, l, r Shape) (dotDims, error) { return dotDimsOf(a, l, r, true) }
+
+// dotDimsOf is dotShape; without shapes it leaves the dims' Shape fields
+// nil and allocates nothing (the kernel needs only m, n and k).
+func dotDimsOf(a *DotAttrs, l, r Shape, shapes bool) (dotDims, error) {
 	if len(l) == 0 || len(r) == 0 {
 		return dotDims{}, Errorf("lhs %v and rhs %v: dot needs arrays of at least one dim", l, r)
 	}
@@ -55,6 +59,9 @@ func dotShape(a *DotAttrs, l, r Shape) (dotDims, error) {
 			return dotDims{}, Errorf("lhs %v and rhs %v have different lengths", l, r)
 		}
 		k := max(l[0], r[0])
+		if !shapes {
+			return dotDims{m: 1, n: 1, k: k, lhsK: l[0], rhsK: r[0]}, nil
+		}
 		return dotDims{m: 1, n: 1, k: k, out: Shape{1}, lhsK: l[0], rhsK: r[0],
 			lhsShape: Shape{1, k}, rhsShape: Shape{k, 1}}, nil
 	}
@@ -76,6 +83,9 @@ func dotShape(a *DotAttrs, l, r Shape) (dotDims, error) {
 	}
 	d.k = max(d.lhsK, d.rhsK)
 	d.m, d.n = prodDims(lOut), prodDims(rOut)
+	if !shapes {
+		return d, nil
+	}
 	d.out = Shape{}
 	if len(l) > 1 {
 		d.out = append(d.out, lOut...)
@@ -210,11 +220,26 @@ func batchDotShape(a *DotAttrs, l, r Shape) (b, m, n, k int, err error) {
 }
 
 func batchGemm[T accel.Float](ta, tb bool, batch, m, n, k int, a, b, c []T) {
-	accel.ParallelFor(batch, 1, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			matmul(ta, tb, m, n, k, a[i*m*k:(i+1)*m*k], b[i*k*n:(i+1)*k*n], c[i*m*n:(i+1)*m*n])
-		}
-	})
+	accel.ParallelRange(batch, 1, batchGemmLoop[T]{ta, tb, m, n, k, a, b, c})
+}
+
+// batchGemmLoop is batchGemm's loop over the batch.
+type batchGemmLoop[T accel.Float] struct {
+	ta bool
+	tb bool
+	m  int
+	n  int
+	k  int
+	a  []T
+	b  []T
+	c  []T
+}
+
+func (l *batchGemmLoop[T]) Range(lo, hi int) {
+	ta, tb, m, n, k, a, b, c := l.ta, l.tb, l.m, l.n, l.k, l.a, l.b, l.c
+	for i := lo; i < hi; i++ {
+		matmul(ta, tb, m, n, k, a[i*m*k:(i+1)*m*k], b[i*k*n:(i+1)*k*n], c[i*m*n:(i+1)*m*n])
+	}
 }
 
 // fcInUnits is the number of input units FullyConnected sees in data (0 when unknown).
@@ -260,7 +285,7 @@ func init() {
 			return []Shape{d.out}, err
 		},
 		Kernel: func(_ *Env, a *DotAttrs, in, out []Value) error {
-			d, err := dotShape(a, in[0].Shape, in[1].Shape)
+			d, err := dotDimsOf(a, in[0].Shape, in[1].Shape, false)
 			if err != nil {
 				return err
 			}
@@ -376,15 +401,25 @@ func init() {
 
 // addRows adds bias to every row of o.
 func addRows[T accel.Float](o, bias []T) {
-	n := len(bias)
-	accel.ParallelFor(len(o)/n, 64, func(lo, hi int) {
-		for r := lo; r < hi; r++ {
-			row := o[r*n : (r+1)*n]
-			for j := range row {
-				row[j] += bias[j]
-			}
+	l, rows := addRowsLoop[T]{o, bias}, len(o)/len(bias)
+	if accel.RunsInline(rows, 64) {
+		l.Range(0, rows) // small: no hand-off at all
+		return
+	}
+	accel.ParallelRange(rows, 64, l)
+}
+
+// addRowsLoop is addRows's loop over rows.
+type addRowsLoop[T accel.Float] struct{ o, bias []T }
+
+func (l *addRowsLoop[T]) Range(lo, hi int) {
+	o, bias, n := l.o, l.bias, len(l.bias)
+	for r := lo; r < hi; r++ {
+		row := o[r*n : (r+1)*n]
+		for j := range row {
+			row[j] += bias[j]
 		}
-	})
+	}
 }
 
 // fullyConnectedShape infers the output shape and fills the weight's and

@@ -160,6 +160,12 @@ func (a *PoolingAttrs) win() convWindow { return newWindow(a.Kernel, a.Stride, n
 
 // poolShape is Pooling's shape rule.
 func poolShape(a *PoolingAttrs, data Shape) (Shape, error) {
+	return poolShapeTo(make(Shape, 0, len(data)), a, data)
+}
+
+// poolShapeTo is poolShape appending the output shape to dst[:0], so that
+// a kernel can keep it on the stack.
+func poolShapeTo(dst Shape, a *PoolingAttrs, data Shape) (Shape, error) {
 	if a.GlobalPool {
 		if len(data) != 3 && len(data) != 4 {
 			return nil, Errorf("data %v must be NCW or NCHW (3 or 4 dims) for global pooling", data)
@@ -167,14 +173,14 @@ func poolShape(a *PoolingAttrs, data Shape) (Shape, error) {
 		if err := checkLayout(a.Layout, len(data)-2); err != nil {
 			return nil, err
 		}
-		out := Shape{data[0], data[1], 1, 1}
+		out := append(dst[:0], data[0], data[1], 1, 1)
 		return out[:len(data)], nil
 	}
 	if err := checkData("data", data, a.Kernel); err != nil {
 		return nil, err
 	}
 	w := a.win()
-	out := Shape{data[0], data[1]}
+	out := append(dst[:0], data[0], data[1])
 	for i, k := range w.kernel {
 		in := data[2+i]
 		if in == 0 {
@@ -206,7 +212,8 @@ func paddedDims(data Shape, pad []int) []int {
 // geom is the accel geometry of pooling data, 1-D windows becoming 2-D
 // ones of height 1.
 func (a *PoolingAttrs) geom(data Shape) (accel.PoolGeom, error) {
-	out, err := poolShape(a, data.Clone())
+	var buf [4]int
+	out, err := poolShapeTo(buf[:0], a, data)
 	if err != nil {
 		return accel.PoolGeom{}, err
 	}

@@ -2,7 +2,8 @@ package ops
 
 import (
 	"fmt"
-	"sync"
+
+	"github.com/hybridgo/hybridgo/accel"
 )
 
 // Reductions over axes: sum and mean here; the other reductions share
@@ -17,7 +18,12 @@ type ReduceAttrs struct {
 
 // reduceAxes returns, for each dim of in, whether it is reduced.
 func (a *ReduceAttrs) reduceAxes(ndim int) ([]bool, error) {
-	red := make([]bool, ndim)
+	return a.reduceAxesTo(make([]bool, ndim), ndim)
+}
+
+// reduceAxesTo is reduceAxes writing into red (ndim long).
+func (a *ReduceAttrs) reduceAxesTo(red []bool, ndim int) ([]bool, error) {
+	clear(red)
 	if len(a.Axis) == 0 {
 		for i := range red {
 			red[i] = !a.Exclude
@@ -65,10 +71,23 @@ func (a *ReduceAttrs) reduceShape(in Shape) (Shape, error) {
 
 // keptShape is the output shape with reduced dims kept as 1.
 func (a *ReduceAttrs) keptShape(in Shape) Shape {
-	red, _ := a.reduceAxes(len(in))
-	out := in.Clone()
+	return a.keptShapeTo(make(Shape, 0, len(in)), in)
+}
+
+// keptShapeTo is keptShape appending to dst[:0], so that a kernel can keep
+// the shape on the stack.
+func (a *ReduceAttrs) keptShapeTo(dst, in Shape) Shape {
+	var buf [maxIterDims]bool
+	red := buf[:0]
+	if len(in) <= len(buf) {
+		red = buf[:len(in)]
+	} else {
+		red = make([]bool, len(in))
+	}
+	red, _ = a.reduceAxesTo(red, len(in))
+	out := append(dst[:0], in...)
 	for i := range out {
-		if red[i] {
+		if red != nil && red[i] {
 			out[i] = 1
 		}
 	}
@@ -147,19 +166,10 @@ func storeFloat64s[T Number](dst []T, src []float64) {
 	}
 }
 
-var float64Pool sync.Pool
-
 // getFloat64s returns a pooled scratch slice of n float64s (contents undefined).
-func getFloat64s(n int) *[]float64 {
-	if p, ok := float64Pool.Get().(*[]float64); ok && cap(*p) >= n {
-		*p = (*p)[:n]
-		return p
-	}
-	s := make([]float64, n)
-	return &s
-}
+func getFloat64s(n int) *[]float64 { return accel.GetScratch[float64](n) }
 
-func putFloat64s(p *[]float64) { float64Pool.Put(p) }
+func putFloat64s(p *[]float64) { accel.PutScratch(p) }
 
 func reduceSamples() []Sample {
 	return []Sample{
@@ -193,7 +203,8 @@ func reduceDef(name string, aliases []string, doc string, init float64, fold fun
 			return []DType{in[0]}, nil
 		},
 		Kernel: func(_ *Env, a *ReduceAttrs, in, out []Value) error {
-			return Reduce(in[0], a.keptShape(in[0].Shape), out[0], init, fold, finish)
+			var buf [maxIterDims]int
+			return Reduce(in[0], a.keptShapeTo(buf[:0], in[0].Shape), out[0], init, fold, finish)
 		},
 		Grad: func(f F, a *ReduceAttrs, in, out, g []Tensor) []Tensor {
 			return []Tensor{grad(f, a, in[0], out[0], g[0])}

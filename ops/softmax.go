@@ -324,29 +324,42 @@ func softmaxLoop[X, Y accel.Float](x []X, y []Y, outer, n, inner int, temp float
 	if n == 0 {
 		return
 	}
-	accel.ParallelFor(outer*inner, 256, func(lo, hi int) {
-		for r := lo; r < hi; r++ {
-			base := (r/inner)*n*inner + r%inner
-			m := math.Inf(-1)
-			for k := 0; k < n; k++ {
-				m = max(m, float64(x[base+k*inner])/temp)
-			}
-			s := 0.0
-			for k := 0; k < n; k++ {
-				s += math.Exp(float64(x[base+k*inner])/temp - m)
-			}
-			if log {
-				ls := m + math.Log(s)
-				for k := 0; k < n; k++ {
-					y[base+k*inner] = Y(float64(x[base+k*inner])/temp - ls)
-				}
-				continue
-			}
-			for k := 0; k < n; k++ {
-				y[base+k*inner] = Y(math.Exp(float64(x[base+k*inner])/temp-m) / s)
-			}
+	accel.ParallelRange(outer*inner, 256, softmaxRange[X, Y]{x, y, n, inner, temp, log})
+}
+
+// softmaxRange is softmaxLoop's loop over rows.
+type softmaxRange[X, Y accel.Float] struct {
+	x     []X
+	y     []Y
+	n     int
+	inner int
+	temp  float64
+	log   bool
+}
+
+func (l *softmaxRange[X, Y]) Range(lo, hi int) {
+	x, y, n, inner, temp, log := l.x, l.y, l.n, l.inner, l.temp, l.log
+	for r := lo; r < hi; r++ {
+		base := (r/inner)*n*inner + r%inner
+		m := math.Inf(-1)
+		for k := 0; k < n; k++ {
+			m = max(m, float64(x[base+k*inner])/temp)
 		}
-	})
+		s := 0.0
+		for k := 0; k < n; k++ {
+			s += math.Exp(float64(x[base+k*inner])/temp - m)
+		}
+		if log {
+			ls := m + math.Log(s)
+			for k := 0; k < n; k++ {
+				y[base+k*inner] = Y(float64(x[base+k*inner])/temp - ls)
+			}
+			continue
+		}
+		for k := 0; k < n; k++ {
+			y[base+k*inner] = Y(math.Exp(float64(x[base+k*inner])/temp-m) / s)
+		}
+	}
 }
 
 func checkSoftmaxOutput(a *SoftmaxOutputAttrs) error {
