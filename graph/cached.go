@@ -312,8 +312,17 @@ func (c *CachedOp) defineOps() {
 		Kernel: func(env *ops.Env, a *callAttrs, in, out []ops.Value) error {
 			p := a.prog
 			// A call on the tape keeps its own values for its backward,
-			// in planned buffers, even with StaticAlloc.
-			frame := p.ownFrame()
+			// in planned buffers, even with StaticAlloc. Any other call
+			// keeps nothing once its outputs are copied out, so its frame
+			// is reused by later calls.
+			recorded := eager.IsRecording()
+			var frame []ops.Value
+			if recorded {
+				frame = p.ownFrame()
+			} else {
+				frame = p.borrowFrame()
+				defer p.returnFrame(frame)
+			}
 			for i, v := range in {
 				frame[p.varSlot[i]] = v
 			}
@@ -329,7 +338,9 @@ func (c *CachedOp) defineOps() {
 			for i, s := range p.outSlot {
 				ops.CopyData(out[i].Data, frame[s].Data)
 			}
-			a.frame = frame
+			if recorded {
+				a.frame = frame
+			}
 			return nil
 		},
 		Grad: func(f ops.F, a *callAttrs, in, out, outGrad []ops.Tensor) []ops.Tensor {

@@ -26,9 +26,10 @@ func bytesPerCall(fn func()) uint64 {
 	return (after.TotalAlloc - before.TotalAlloc) / n
 }
 
-// With StaticAlloc a call outside Record allocates hardly anything, and
-// one inside Record keeps its own values for the backward.
-func TestStaticCallOutsideRecordAllocatesLittle(t *testing.T) {
+// A call outside Record allocates hardly anything, with StaticAlloc or
+// without (its frame is reused), and one inside Record keeps its own
+// values for the backward.
+func TestCallOutsideRecordAllocatesLittle(t *testing.T) {
 	x := eager.RandomNormal(64, 784)
 	var bytes [2][2]uint64 // [static][recorded]
 	for i, static := range []bool{false, true} {
@@ -43,6 +44,9 @@ func TestStaticCallOutsideRecordAllocatesLittle(t *testing.T) {
 	// its own would allocate.
 	if bytes[1][0] >= hidden {
 		t.Errorf("a StaticAlloc call outside Record allocates %d bytes, want less than %d", bytes[1][0], hidden)
+	}
+	if bytes[0][0] >= hidden {
+		t.Errorf("a call outside Record allocates %d bytes: its frame should be reused, not made again (%d inside Record)", bytes[0][0], bytes[0][1])
 	}
 	if bytes[1][1] < hidden {
 		t.Errorf("a StaticAlloc call inside Record allocates %d bytes: it must keep its own values", bytes[1][1])

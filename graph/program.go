@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"math/rand/v2"
+	"sync"
 
 	"github.com/hybridgo/hybridgo/eager"
 	"github.com/hybridgo/hybridgo/ops"
@@ -47,6 +48,10 @@ type program struct {
 	// outArrays and gradArrays wrap the static buffers of the outputs
 	// and of the input gradients as arrays, made on first use.
 	outArrays, gradArrays []*eager.NDArray
+	// spare holds frames of calls that kept nothing (outside Record,
+	// without StaticAlloc), for the next such call to reuse.
+	spareMu sync.Mutex
+	spare   [][]ops.Value
 }
 
 // runState is the scratch of one run: the environment and argument lists
@@ -297,6 +302,36 @@ func (p *program) ownFrame() []ops.Value {
 	}
 	return frame
 }
+
+// borrowFrame returns a frame for a call that keeps none of its values
+// once its outputs are copied out: a spare one, or a new one. Give it
+// back with returnFrame.
+func (p *program) borrowFrame() []ops.Value {
+	p.spareMu.Lock()
+	defer p.spareMu.Unlock()
+	if n := len(p.spare); n > 0 {
+		f := p.spare[n-1]
+		p.spare = p.spare[:n-1]
+		return f
+	}
+	return p.ownFrame()
+}
+
+// returnFrame keeps frame for a later call, forgetting its inputs.
+func (p *program) returnFrame(frame []ops.Value) {
+	for _, s := range p.varSlot {
+		frame[s] = ops.Value{}
+	}
+	p.spareMu.Lock()
+	if len(p.spare) < maxSpareFrames {
+		p.spare = append(p.spare, frame)
+	}
+	p.spareMu.Unlock()
+}
+
+// maxSpareFrames bounds the frames kept per program: as many as calls
+// that ran at once.
+const maxSpareFrames = 4
 
 // allocate makes the plan's buffers and returns a frame whose op-output
 // slots are views of them.
