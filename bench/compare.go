@@ -284,13 +284,16 @@ func fmtBytes(b int64) string {
 	return fmt.Sprintf("%.0f MB", float64(b)/1e6)
 }
 
-// cell shows a median with its range, or in a memory row the peak RSS.
+// cell shows a median with its range (a single run, its time), or in a
+// memory row the peak RSS.
 func cell(r *Result, memory bool) string {
 	switch {
 	case r == nil:
 		return dash
 	case memory:
 		return fmtBytes(r.PeakRSS)
+	case r.Runs == 1:
+		return fmtSeconds(r.Median)
 	}
 	return fmt.Sprintf("%s (%s–%s)", fmtSeconds(r.Median), fmtSeconds(r.Min), fmtSeconds(r.Max))
 }
@@ -318,7 +321,7 @@ func Render(w io.Writer, rep *Report) {
 		fmt.Fprintf(w, "- %s\n", rep.Missing)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Times are median (min–max) of one call; the memory rows give the peak resident set size of the process instead.")
+	fmt.Fprintln(w, "Times are median (min–max) of one call, or the time of the one run of a case run once; the memory rows give the peak resident set size of the process instead.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| case | threads | ours eager | ours hybridized | torch eager | torch jit | numpy | ours hybridized / torch eager | hybridization speed-up ² |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
