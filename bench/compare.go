@@ -403,6 +403,8 @@ const notes = `
 Below 1 means hybridgo is faster; in a memory row the ratio is of the peak RSS.
 
 ² Ours eager / ours hybridized: how much faster the hybridized net is than the same net run eagerly.
+The project aims at 5× or more on the LeNet forward at batch 16 driven from interpreted Go, and 1.5×
+or more from compiled Go.
 
 ## How the numbers are taken
 
