@@ -1,7 +1,8 @@
 // Package bench times hybridgo side by side with PyTorch and NumPy on the
-// same workloads: SGEMM, the LeNet of MXNet's hybridize tutorial (forward
-// and a training step) and a small MLP. The Go side of every case lives
-// here; the Python side is in bench/torch.
+// same workloads: SGEMM, the LeNet of MXNet's hybridize tutorial (forward,
+// also driven from interpreted Go, a training step, the peak memory of
+// training, and a Fashion-MNIST epoch) and a small MLP. The Go side of
+// every case lives here; the Python side is in bench/torch.
 package bench
 
 import (
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hybridgo/hybridgo/accel"
+	"github.com/hybridgo/hybridgo/data"
 	"github.com/hybridgo/hybridgo/eager"
 	"github.com/hybridgo/hybridgo/nn"
 	"github.com/hybridgo/hybridgo/ops"
@@ -32,9 +34,26 @@ type Case struct {
 	Title string // what the table says about it
 	// Ours lists the implementations of ours that the case has.
 	Ours []string
-	// setup builds the workload for one implementation and returns one run.
-	setup func(impl string) (func() error, error)
+	// Timing, when not nil, replaces the comparison's timing (normal or
+	// -quick) for this case: fashion-epoch runs its epoch once.
+	Timing *Timing
+	// Memory says that the case reports the process's peak resident set
+	// size (Result.PeakRSS), so each implementation runs in a process of
+	// its own.
+	Memory bool
+	// setup builds the workload for one implementation.
+	setup func(impl string) (work, error)
 }
+
+// work is one implementation of a case, ready to time: run is what is
+// timed; warm, when not nil, warms up instead of two calls of run.
+type work struct {
+	run  func() error
+	warm func() error
+}
+
+// just wraps a setup that returns only the timed function.
+func just(run func() error, err error) (work, error) { return work{run: run}, err }
 
 // Cases returns every workload, in the order of the table.
 func Cases() []Case {
@@ -44,7 +63,7 @@ func Cases() []Case {
 			Name:  fmt.Sprintf("sgemm-%d", n),
 			Title: fmt.Sprintf("SGEMM %d×%d×%d", n, n, n),
 			Ours:  []string{ImplOursEager},
-			setup: func(string) (func() error, error) { return sgemm(n), nil },
+			setup: func(string) (work, error) { return work{run: sgemm(n)}, nil },
 		})
 	}
 	for _, b := range []int{1, 16, 256} {
@@ -52,7 +71,7 @@ func Cases() []Case {
 			Name:  fmt.Sprintf("lenet-forward-b%d", b),
 			Title: fmt.Sprintf("LeNet forward, batch %d", b),
 			Ours:  []string{ImplOursEager, ImplOursHybrid},
-			setup: func(impl string) (func() error, error) { return forward(NewLeNet(), impl, b, 1, 28, 28) },
+			setup: func(impl string) (work, error) { return just(forward(NewLeNet(), impl, b, 1, 28, 28)) },
 		})
 	}
 	for _, b := range []int{1, 64} {
@@ -60,7 +79,7 @@ func Cases() []Case {
 			Name:  fmt.Sprintf("mlp-forward-b%d", b),
 			Title: fmt.Sprintf("MLP 784-256-256-10 forward, batch %d", b),
 			Ours:  []string{ImplOursEager, ImplOursHybrid},
-			setup: func(impl string) (func() error, error) { return forward(NewMLP(), impl, b, 784) },
+			setup: func(impl string) (work, error) { return just(forward(NewMLP(), impl, b, 784)) },
 		})
 	}
 	for _, b := range []int{16, 256} {
@@ -68,11 +87,38 @@ func Cases() []Case {
 			Name:  fmt.Sprintf("lenet-train-b%d", b),
 			Title: fmt.Sprintf("LeNet training step (SGD), batch %d", b),
 			Ours:  []string{ImplOursEager, ImplOursHybrid},
-			setup: func(impl string) (func() error, error) { return trainStep(impl, b) },
+			setup: func(impl string) (work, error) { return just(trainStep(impl, b)) },
 		})
 	}
+	cs = append(cs,
+		Case{
+			Name:  "lenet-forward-b16-interp",
+			Title: "LeNet forward, batch 16, driven from interpreted Go",
+			Ours:  []string{ImplOursEager, ImplOursHybrid},
+			setup: func(impl string) (work, error) { return just(interpForward(impl, 16)) },
+		},
+		Case{
+			Name:   "lenet-train-b256-memory",
+			Title:  fmt.Sprintf("LeNet training, batch 256: peak RSS after %d steps", memorySteps),
+			Ours:   []string{ImplOursHybrid},
+			Timing: &Timing{MinRuns: memorySteps, MaxRuns: memorySteps},
+			Memory: true,
+			setup:  func(impl string) (work, error) { return just(trainStep(impl, 256)) },
+		},
+		Case{
+			Name:   "fashion-epoch",
+			Title:  fmt.Sprintf("Fashion-MNIST training epoch (60,000 images, batch %d)", epochBatch),
+			Ours:   []string{ImplOursEager, ImplOursHybrid},
+			Timing: &Timing{MinRuns: 1, MaxRuns: 1},
+			setup:  fashionEpoch,
+		},
+	)
 	return cs
 }
+
+// memorySteps is the number of timed training steps of the memory case
+// (after the two warm-up steps).
+const memorySteps = 20
 
 // CaseNamed returns the case called name.
 func CaseNamed(name string) (Case, error) {
@@ -152,23 +198,19 @@ func forward(net *nn.HybridSequential, impl string, shape ...int) (func() error,
 	}, nil
 }
 
-func trainStep(impl string, batch int) (func() error, error) {
+// trainer returns one SGD training step (lr 0.01, softmax cross-entropy)
+// of a new LeNet on a batch x with labels y.
+func trainer(impl string) (func(x, y *eager.NDArray) error, error) {
 	net := NewLeNet()
 	if err := prepare(net, impl); err != nil {
 		return nil, err
 	}
-	trainer, err := nn.NewTrainer(net.CollectParams(), nn.NewSGD(nn.SGDOptions{LR: 0.01}))
+	tr, err := nn.NewTrainer(net.CollectParams(), nn.NewSGD(nn.SGDOptions{LR: 0.01}))
 	if err != nil {
 		return nil, err
 	}
 	lossFn := nn.NewSoftmaxCrossEntropyLoss()
-	x := eager.RandomNormal(batch, 1, 28, 28)
-	labels := make([]float32, batch)
-	for i := range labels {
-		labels[i] = float32(i % 10)
-	}
-	y := eager.Array(labels, batch)
-	return func() error {
+	return func(x, y *eager.NDArray) error {
 		var loss *eager.NDArray
 		eager.Record(func() {
 			var out ops.Tensor = net.Forward(x)
@@ -177,7 +219,71 @@ func trainStep(impl string, batch int) (func() error, error) {
 		if err := loss.Backward(); err != nil {
 			return err
 		}
-		return trainer.Step(batch)
+		return tr.Step(x.Shape()[0])
+	}, nil
+}
+
+func trainStep(impl string, batch int) (func() error, error) {
+	step, err := trainer(impl)
+	if err != nil {
+		return nil, err
+	}
+	x := eager.RandomNormal(batch, 1, 28, 28)
+	labels := make([]float32, batch)
+	for i := range labels {
+		labels[i] = float32(i % 10)
+	}
+	y := eager.Array(labels, batch)
+	return func() error { return step(x, y) }, nil
+}
+
+// epochBatch and epochWarmSteps are the batch size of fashion-epoch and
+// the number of training steps it takes before the timed epoch.
+const (
+	epochBatch     = 64
+	epochWarmSteps = 3
+)
+
+// fashionEpoch loads the Fashion-MNIST training set (not timed) and
+// returns one training epoch over it: a DataLoader shuffling with a fixed
+// seed, batches of 64 (the last one smaller), an SGD step per batch. The
+// warm-up is three steps, so that the hybridized net has traced and
+// compiled before the epoch.
+func fashionEpoch(impl string) (work, error) {
+	ds, err := data.FashionMNIST("", true)
+	if err != nil {
+		return work{}, err
+	}
+	loader, err := data.NewDataLoader(ds, data.LoaderOptions{BatchSize: epochBatch, Shuffle: true, Seed: 1})
+	if err != nil {
+		return work{}, err
+	}
+	step, err := trainer(impl)
+	if err != nil {
+		return work{}, err
+	}
+	steps := func(limit int) error {
+		n := 0
+		for batch, err := range loader.Epoch() {
+			if err != nil {
+				return err
+			}
+			if limit > 0 && n == limit {
+				break
+			}
+			if err := step(batch[0], batch[1]); err != nil {
+				return err
+			}
+			n++
+		}
+		if limit == 0 && n != loader.NumBatches() {
+			return fmt.Errorf("the epoch had %d batches, not %d", n, loader.NumBatches())
+		}
+		return nil
+	}
+	return work{
+		run:  func() error { return steps(0) },
+		warm: func() error { return steps(epochWarmSteps) },
 	}, nil
 }
 
@@ -197,22 +303,34 @@ var (
 
 // Run measures one implementation of ours of case c in this process, with
 // the worker pool as it is (accel.Workers() threads): two warm-up runs (the
-// hybridized net traces and compiles on its first call), then runs until
-// the timing is met.
+// hybridized net traces and compiles on its first call; a case may warm up
+// differently), then runs until the timing is met. c.Timing, when set,
+// replaces t. A Memory case also reports the process's peak RSS.
 func Run(c Case, impl string, t Timing) (res Result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%s %s: panic: %v", c.Name, impl, p)
 		}
 	}()
-	fn, err := c.setup(impl)
+	if c.Timing != nil {
+		t = *c.Timing
+	}
+	w, err := c.setup(impl)
 	if err != nil {
 		return Result{}, fmt.Errorf("%s %s: %w", c.Name, impl, err)
 	}
-	for range 2 {
-		if err := fn(); err != nil {
-			return Result{}, fmt.Errorf("%s %s: %w", c.Name, impl, err)
+	fn := w.run
+	warm := w.warm
+	if warm == nil {
+		warm = func() error {
+			if err := fn(); err != nil {
+				return err
+			}
+			return fn()
 		}
+	}
+	if err := warm(); err != nil {
+		return Result{}, fmt.Errorf("%s %s: %w", c.Name, impl, err)
 	}
 	var runs []float64
 	start := time.Now()
@@ -223,7 +341,13 @@ func Run(c Case, impl string, t Timing) (res Result, err error) {
 		}
 		runs = append(runs, time.Since(t0).Seconds())
 	}
-	return summarize(c.Name, impl, accel.Workers(), runs), nil
+	res = summarize(c.Name, impl, accel.Workers(), runs)
+	if c.Memory {
+		if res.PeakRSS, err = peakRSS(); err != nil {
+			return Result{}, fmt.Errorf("%s %s: %w", c.Name, impl, err)
+		}
+	}
+	return res, nil
 }
 
 func summarize(name, impl string, threads int, runs []float64) Result {

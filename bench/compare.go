@@ -26,6 +26,9 @@ type Result struct {
 	Min     float64 `json:"min_s"`
 	Max     float64 `json:"max_s"`
 	Runs    int     `json:"runs"`
+	// PeakRSS is the process's peak resident set size in bytes, for the
+	// cases that measure memory (Case.Memory); 0 for the others.
+	PeakRSS int64 `json:"peak_rss_bytes,omitempty"`
 }
 
 // JSON returns r as one line of JSON, without the newline.
@@ -54,7 +57,7 @@ func ParseResults(r io.Reader) ([]Result, error) {
 		if err := dec.Decode(&res); err != nil {
 			return nil, fmt.Errorf("line %d: %v", line, err)
 		}
-		if res.Case == "" || res.Impl == "" || res.Runs <= 0 || res.Threads <= 0 {
+		if res.Case == "" || res.Impl == "" || res.Runs <= 0 || res.Threads <= 0 || res.PeakRSS < 0 {
 			return nil, fmt.Errorf("line %d: incomplete result %s", line, text)
 		}
 		out = append(out, res)
@@ -127,7 +130,7 @@ func Compare(o Options) (*Report, error) {
 	for _, threads := range o.Threads {
 		for i, c := range cases {
 			sides := []func() ([]Result, error){
-				func() ([]Result, error) { return runOurs(o, c.Name, threads) },
+				func() ([]Result, error) { return runOurs(o, c, threads) },
 			}
 			if rep.Missing == "" {
 				sides = append(sides, func() ([]Result, error) { return runTorch(o, c.Name, threads) })
@@ -159,11 +162,27 @@ func quickFlag(o Options) []string {
 	return nil
 }
 
-func runOurs(o Options, name string, threads int) ([]Result, error) {
-	args := append([]string{"bench", "case", name, "-threads", strconv.Itoa(threads)}, quickFlag(o)...)
-	cmd := exec.Command(o.Self, args...)
-	cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(threads))
-	return runSide(cmd)
+// runOurs runs our side of case c: one process for all its
+// implementations, or one process each when the case measures memory, so
+// that their peaks do not mix.
+func runOurs(o Options, c Case, threads int) ([]Result, error) {
+	args := append([]string{"bench", "case", c.Name, "-threads", strconv.Itoa(threads)}, quickFlag(o)...)
+	if !c.Memory {
+		cmd := exec.Command(o.Self, args...)
+		cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(threads))
+		return runSide(cmd)
+	}
+	var out []Result
+	for _, impl := range c.Ours {
+		cmd := exec.Command(o.Self, append(args, "-impl", impl)...)
+		cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(threads))
+		rs, err := runSide(cmd)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rs...)
+	}
+	return out, nil
 }
 
 func runTorch(o Options, name string, threads int) ([]Result, error) {
@@ -260,10 +279,21 @@ func fmtSeconds(s float64) string {
 
 const dash = "—"
 
-// cell shows a median with its range.
-func cell(r *Result) string {
-	if r == nil {
+// fmtBytes writes a memory size in megabytes (10⁶ bytes).
+func fmtBytes(b int64) string {
+	return fmt.Sprintf("%.0f MB", float64(b)/1e6)
+}
+
+// cell shows a median with its range (a single run, its time), or in a
+// memory row the peak RSS.
+func cell(r *Result, memory bool) string {
+	switch {
+	case r == nil:
 		return dash
+	case memory:
+		return fmtBytes(r.PeakRSS)
+	case r.Runs == 1:
+		return fmtSeconds(r.Median)
 	}
 	return fmt.Sprintf("%s (%s–%s)", fmtSeconds(r.Median), fmtSeconds(r.Min), fmtSeconds(r.Max))
 }
@@ -291,10 +321,10 @@ func Render(w io.Writer, rep *Report) {
 		fmt.Fprintf(w, "- %s\n", rep.Missing)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Times are median (min–max) of one call.")
+	fmt.Fprintln(w, "Times are median (min–max) of one call, or the time of the one run of a case run once; the memory rows give the peak resident set size of the process instead.")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| case | threads | ours eager | ours hybridized | torch eager | torch jit | numpy | ours hybridized / torch eager |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| case | threads | ours eager | ours hybridized | torch eager | torch jit | numpy | ours hybridized / torch eager | hybridization speed-up ² |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 	type key struct {
 		c string
 		t int
@@ -336,18 +366,32 @@ func Render(w io.Writer, rep *Report) {
 		if title == "" {
 			title = k.c
 		}
+		// A row measures memory when any of its results has a peak RSS.
+		memory := false
+		for _, r := range rs {
+			memory = memory || r.PeakRSS > 0
+		}
 		ratio := dash
 		ours := rs[ImplOursHybrid]
 		mark := ""
 		if ours == nil {
 			ours, mark = rs[ImplOursEager], " ¹"
 		}
-		if te := rs[ImplTorchEager]; ours != nil && te != nil && te.Median > 0 {
-			ratio = fmt.Sprintf("%.2f×%s", ours.Median/te.Median, mark)
+		if te := rs[ImplTorchEager]; ours != nil && te != nil {
+			switch {
+			case memory && te.PeakRSS > 0 && ours.PeakRSS > 0:
+				ratio = fmt.Sprintf("%.2f× (memory)", float64(ours.PeakRSS)/float64(te.PeakRSS))
+			case !memory && te.Median > 0:
+				ratio = fmt.Sprintf("%.2f×%s", ours.Median/te.Median, mark)
+			}
 		}
-		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s |\n", title, k.t,
-			cell(rs[ImplOursEager]), cell(rs[ImplOursHybrid]), cell(rs[ImplTorchEager]),
-			cell(rs[ImplTorchJIT]), cell(rs[ImplNumPy]), ratio)
+		speedup := dash
+		if e, h := rs[ImplOursEager], rs[ImplOursHybrid]; !memory && e != nil && h != nil && h.Median > 0 {
+			speedup = fmt.Sprintf("%.2f×", e.Median/h.Median)
+		}
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", title, k.t,
+			cell(rs[ImplOursEager], memory), cell(rs[ImplOursHybrid], memory), cell(rs[ImplTorchEager], memory),
+			cell(rs[ImplTorchJIT], memory), cell(rs[ImplNumPy], memory), ratio, speedup)
 	}
 	fmt.Fprint(w, notes)
 	fmt.Fprintf(w, "\n## Regenerating\n\nFrom the repository root, with python3-torch and python3-numpy installed:\n\n    %s\n\n"+
@@ -356,7 +400,11 @@ func Render(w io.Writer, rep *Report) {
 
 const notes = `
 ¹ SGEMM has no hybridized form: "ours eager" is accel.Gemm called directly on float32 slices, and the ratio is accel.Gemm / torch.mm.
-Below 1 means hybridgo is faster.
+Below 1 means hybridgo is faster; in a memory row the ratio is of the peak RSS.
+
+² Ours eager / ours hybridized: how much faster the hybridized net is than the same net run eagerly.
+The project aims at 5× or more on the LeNet forward at batch 16 driven from interpreted Go, and 1.5×
+or more from compiled Go.
 
 ## How the numbers are taken
 
@@ -374,6 +422,18 @@ Below 1 means hybridgo is faster.
   PyTorch does zero_grad, forward, CrossEntropyLoss, backward and optim.SGD's step; its jit variant
   traces the model (no inference optimization) and trains through the trace.
 - All in float32; inputs are random normal, labels cycle through 0–9.
+- Driven from interpreted Go: the LeNet is defined and its forward looped in a REPL session (the cells
+  of ` + "`hybridgo bench`" + `), so each call goes through the interpreter; the torch side is the same as the
+  compiled forward's, for reference.
+- Peak memory: the hybridized training step at batch 256 (two warm-up steps, then 20) in a process of its
+  own, and PyTorch's eager step in another; the peak resident set size (getrusage's ru_maxrss) is the whole
+  process's: the hybridgo binary carries the interpreter's tables, the Python process carries torch.
+- Fashion-MNIST epoch: all 60,000 training images (pixels scaled to [0, 1]), batch 64 (the last batch
+  has 32), shuffled with a fixed seed, an SGD step (lr 0.01, softmax cross-entropy) per batch. Loading the
+  files is not timed. Each implementation warms up with three steps and then runs the epoch once. Ours
+  batches with data.DataLoader (no worker goroutines), and the hybridized net compiles once more for the
+  smaller last batch, within the epoch; PyTorch indexes its tensors with the shuffled indices. It needs
+  the dataset: ` + "`apt-get install dataset-fashion-mnist`" + ` (Debian).
 - NumPy and Debian's PyTorch call the system BLAS (the libblas.so.3 alternative); install
   libopenblas0-pthread so that it is OpenBLAS, or the reference BLAS is what gets measured.
 `

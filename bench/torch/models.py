@@ -56,14 +56,15 @@ def forward_variants(model, shape):
     return [("torch-eager", run_eager), ("torch-jit", run_jit)]
 
 
-def train_variants(batch):
-    """An SGD step (lr 0.01) with cross-entropy, eager and through a trace."""
+def train_variants(batch, impls=("torch-eager", "torch-jit")):
+    """An SGD step (lr 0.01) with cross-entropy, eager and through a trace
+    (the impls asked for only)."""
     torch.manual_seed(1)
     x = torch.randn(batch, 1, 28, 28)
     y = torch.arange(batch) % 10
     loss_fn = nn.CrossEntropyLoss()
     out = []
-    for impl in ("torch-eager", "torch-jit"):
+    for impl in impls:
         model = LeNet()
         model.train()
         if impl == "torch-jit":

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -45,6 +46,10 @@ func runBenchCase(args []string, stdout, stderr io.Writer) int {
 	}
 	impls := c.Ours
 	if *impl != "" {
+		if !slices.Contains(c.Ours, *impl) {
+			fmt.Fprintf(stderr, "hybridgo bench case: %s has no implementation %q (it has %s)\n", name, *impl, strings.Join(c.Ours, ", "))
+			return 2
+		}
 		impls = []string{*impl}
 	}
 	for _, im := range impls {

@@ -28,4 +28,8 @@ func TestBenchCaseRejects(t *testing.T) {
 	if code, _, errs := runCmd("bench", "case", "sgemm-128", "-threads", "1000"); code != 2 || !strings.Contains(errs, "GOMAXPROCS=1000") {
 		t.Errorf("a thread count the pool does not have: exit %d, %s", code, errs)
 	}
+	// The memory case has only the hybridized implementation of ours.
+	if code, _, errs := runCmd("bench", "case", "lenet-train-b256-memory", "-impl", "ours-eager"); code != 2 || !strings.Contains(errs, "ours-hybrid") {
+		t.Errorf("an implementation the case does not have: exit %d, %s", code, errs)
+	}
 }

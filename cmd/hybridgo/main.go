@@ -85,9 +85,10 @@ func printUsage(w io.Writer) {
   hybridgo bench [flags]   time the tutorial's LeNet from interpreted code:
                            forward and a training step, eager and hybridized
   hybridgo bench compare [-threads 1,2] [-out docs/benchmarks.md] [-quick]
-                           time compiled hybridgo beside PyTorch and NumPy
-                           (bench/torch) and write a Markdown table
-  hybridgo bench case NAME [-threads N]
+                           time hybridgo beside PyTorch and NumPy (bench/torch):
+                           speed, peak memory, a Fashion-MNIST epoch; write a
+                           Markdown table
+  hybridgo bench case NAME [-threads N] [-impl IMPL] [-quick]
                            time one case of ours, one JSON line per variant
   hybridgo ops [NAME...]   list every registered operator with its inputs and
                            attributes, or describe the named ones in full
