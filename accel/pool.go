@@ -66,6 +66,12 @@ func (g PoolGeom) planeSizes() (in, out int) { return g.InH * g.InW, g.OutH * g.
 func MaxPool[T Float](g PoolGeom, in, out []T) {
 	inSz, outSz := g.planeSizes()
 	in, out = in[:g.Planes*inSz], out[:g.Planes*outSz]
+	if g.is2x2() {
+		g.forPlanes(func(p int) {
+			maxPool2x2(g, in[p*inSz:(p+1)*inSz], out[p*outSz:(p+1)*outSz])
+		})
+		return
+	}
 	g.forPlanes(func(p int) {
 		src, dst := in[p*inSz:(p+1)*inSz], out[p*outSz:(p+1)*outSz]
 		for oh := range g.OutH {
@@ -86,6 +92,12 @@ func MaxPoolBackward[T Float](g PoolGeom, in, gradOut, gradIn []T) {
 	inSz, outSz := g.planeSizes()
 	in, gradIn = in[:g.Planes*inSz], gradIn[:g.Planes*inSz]
 	gradOut = gradOut[:g.Planes*outSz]
+	if g.is2x2() {
+		g.forPlanes(func(p int) {
+			maxPool2x2Backward(g, in[p*inSz:(p+1)*inSz], gradOut[p*outSz:(p+1)*outSz], gradIn[p*inSz:(p+1)*inSz])
+		})
+		return
+	}
 	g.forPlanes(func(p int) {
 		src, gi := in[p*inSz:(p+1)*inSz], gradIn[p*inSz:(p+1)*inSz]
 		gout := gradOut[p*outSz : (p+1)*outSz]
@@ -97,6 +109,65 @@ func MaxPoolBackward[T Float](g PoolGeom, in, gradOut, gradIn []T) {
 			}
 		}
 	})
+}
+
+// is2x2 reports whether every window is an unclipped 2x2 block at stride
+// 2, the most common pooling, which has a loop of its own.
+func (g PoolGeom) is2x2() bool {
+	return g.KernelH == 2 && g.KernelW == 2 && g.StrideH == 2 && g.StrideW == 2 &&
+		g.PadH == 0 && g.PadW == 0 && g.OutH > 0 && g.OutW > 0 && 2*g.OutH <= g.InH && 2*g.OutW <= g.InW
+}
+
+// maxPool2x2 is MaxPool of one plane for is2x2 geometries. It picks the
+// same element as argmax: the first maximum in row-major order.
+func maxPool2x2[T Float](g PoolGeom, src, dst []T) {
+	for oh := range g.OutH {
+		r0 := src[2*oh*g.InW:][:2*g.OutW]
+		r1 := src[(2*oh+1)*g.InW:][:2*g.OutW]
+		out := dst[oh*g.OutW:][:g.OutW]
+		for ow := range out {
+			m := r0[2*ow]
+			if v := r0[2*ow+1]; v > m {
+				m = v
+			}
+			if v := r1[2*ow]; v > m {
+				m = v
+			}
+			if v := r1[2*ow+1]; v > m {
+				m = v
+			}
+			out[ow] = m
+		}
+	}
+}
+
+// maxPool2x2Backward is MaxPoolBackward of one plane for is2x2 geometries.
+func maxPool2x2Backward[T Float](g PoolGeom, src, gout, gi []T) {
+	for oh := range g.OutH {
+		i0 := 2 * oh * g.InW
+		i1 := i0 + g.InW
+		r0, r1 := src[i0:][:2*g.OutW], src[i1:][:2*g.OutW]
+		g0, g1 := gi[i0:][:2*g.OutW], gi[i1:][:2*g.OutW]
+		d := gout[oh*g.OutW:][:g.OutW]
+		for ow, v := range d {
+			j := 2 * ow
+			m, row, col := r0[j], 0, j
+			if x := r0[j+1]; x > m {
+				m, col = x, j+1
+			}
+			if x := r1[j]; x > m {
+				m, row, col = x, 1, j
+			}
+			if x := r1[j+1]; x > m {
+				row, col = 1, j+1
+			}
+			if row == 0 {
+				g0[col] += v
+			} else {
+				g1[col] += v
+			}
+		}
+	}
 }
 
 // argmax returns the index within plane (row stride inW) of the first

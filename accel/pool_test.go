@@ -34,6 +34,10 @@ func poolGeoms() []PoolGeom {
 		{Planes: 1, InH: 6, InW: 6, OutH: 4, OutW: 4, KernelH: 3, KernelW: 3, StrideH: 2, StrideW: 2, PadH: 1, PadW: 1},
 		{Planes: 1, InH: 1, InW: 9, OutH: 1, OutW: 5, KernelH: 1, KernelW: 3, StrideH: 1, StrideW: 2, PadW: 1},
 		{Planes: 40, InH: 24, InW: 24, OutH: 12, OutW: 12, KernelH: 2, KernelW: 2, StrideH: 2, StrideW: 2}, // parallel
+		// 2x2 stride 2 on odd sizes: "valid" drops the last row and column
+		// (the fast path), "full" keeps clipped windows (the general path).
+		{Planes: 3, InH: 5, InW: 7, OutH: 2, OutW: 3, KernelH: 2, KernelW: 2, StrideH: 2, StrideW: 2},
+		{Planes: 3, InH: 5, InW: 7, OutH: 3, OutW: 4, KernelH: 2, KernelW: 2, StrideH: 2, StrideW: 2},
 	}
 }
 
@@ -42,7 +46,9 @@ func TestMaxPool(t *testing.T) {
 	for gi, g := range poolGeoms() {
 		inSz, outSz := g.InH*g.InW, g.OutH*g.OutW
 		in := randSlice[float64](r, g.Planes*inSz)
-		in[0] = in[1] // a tie: the first maximum gets the gradient
+		for i := range in {
+			in[i] = math.Round(2 * in[i]) // many ties: the first maximum gets the gradient
+		}
 		out := make([]float64, g.Planes*outSz)
 		MaxPool(g, in, out)
 		gradOut := randSlice[float64](r, len(out))

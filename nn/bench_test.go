@@ -73,3 +73,72 @@ func BenchmarkManySmallOps(b *testing.B) {
 		})
 	}
 }
+
+// newBenchLeNet is the LeNet of MXNet's hybridize tutorial.
+func newBenchLeNet() *nn.HybridSequential {
+	relu := nn.ConvOptions{Act: "relu"}
+	return nn.NewHybridSequential(
+		nn.NewConv2D(6, []int{5}, relu), nn.NewMaxPool2D([]int{2}),
+		nn.NewConv2D(16, []int{5}, relu), nn.NewMaxPool2D([]int{2}),
+		nn.NewFlatten(),
+		nn.NewDense(120, nn.DenseOptions{Act: "relu"}),
+		nn.NewDense(84, nn.DenseOptions{Act: "relu"}),
+		nn.NewDense(10),
+	)
+}
+
+// BenchmarkLeNetForward is LeNet's forward at batch 16, eager and
+// hybridized: small convolutions where packing, im2col and element-wise
+// loops weigh as much as the arithmetic.
+func BenchmarkLeNetForward(b *testing.B) {
+	for _, hybrid := range []bool{false, true} {
+		name := "eager"
+		if hybrid {
+			name = "hybridized"
+		}
+		b.Run(name, func(b *testing.B) {
+			net := newBenchLeNet()
+			net.Initialize()
+			x := eager.RandomNormal(16, 1, 28, 28)
+			if hybrid {
+				net.Hybridize()
+			}
+			net.Forward(x)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				net.Forward(x)
+			}
+		})
+	}
+}
+
+// BenchmarkLeNetTrainStep is one recorded forward and backward of LeNet at
+// batch 16, hybridized.
+func BenchmarkLeNetTrainStep(b *testing.B) {
+	net := newBenchLeNet()
+	net.Initialize()
+	net.Hybridize()
+	lossFn := nn.NewSoftmaxCrossEntropyLoss()
+	x := eager.RandomNormal(16, 1, 28, 28)
+	labels := make([]float32, 16)
+	for i := range labels {
+		labels[i] = float32(i % 10)
+	}
+	y := eager.Array(labels, 16)
+	step := func() {
+		var loss *eager.NDArray
+		eager.Record(func() {
+			loss = lossFn.Loss(net.Forward(x), y).(*eager.NDArray)
+		})
+		if err := loss.Backward(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	step()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		step()
+	}
+}
