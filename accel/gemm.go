@@ -44,6 +44,10 @@ func Gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b 
 	if m == 0 || n == 0 {
 		return
 	}
+	if !transA && transB && k > 0 && alpha != 0 && m <= dotRowsMax && dotsFor[T]() != nil {
+		gemmDots(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nil)
+		return
+	}
 	scaleMatrix(m, n, beta, c, ldc)
 	if k == 0 || alpha == 0 {
 		return
@@ -126,6 +130,8 @@ type gemmCall[T Float] struct {
 	c        []T
 	ldc      int
 	kern     microKernel[T]
+	ep       *Epilogue[T] // applied to each tile of C when it is final; nil for none
+	bPre     []T          // op(B) packed by the caller (see GemmPackedB); nil to pack here
 }
 
 // run performs the blocked multiplication described at the top of the file.
@@ -138,6 +144,20 @@ func (g *gemmCall[T]) run() {
 	kcMax := min(gemmKC, g.k)
 	parallel := numWorkers > 1 && g.m*g.n*g.k >= gemmParallelMin
 
+	if g.bPre != nil {
+		// op(B) is packed already, as panels of the full depth: the kb-deep
+		// slice of panel jp at depth pc starts at jp*nr*k + pc*nr.
+		for jc := 0; jc < g.n; jc += nc {
+			nb := min(nc, g.n-jc)
+			for pc := 0; pc < g.k; pc += gemmKC {
+				kb := min(gemmKC, g.k-pc)
+				panels := g.bPre[jc*g.k:]
+				g.multiplyBlock(panels, nr*g.k, pc*nr, jc, nb, pc, kb, mc, parallel)
+			}
+		}
+		return
+	}
+
 	bBuf := getBuf[T](kcMax * roundUp(min(nc, g.n), nr))
 	defer putBuf(bBuf)
 
@@ -147,7 +167,7 @@ func (g *gemmCall[T]) run() {
 			kb := min(gemmKC, g.k-pc)
 			bPack := (*bBuf)[:kb*roundUp(nb, nr)]
 			g.packB(bPack, jc, nb, pc, kb, parallel)
-			g.multiplyBlock(bPack, jc, nb, pc, kb, mc, parallel)
+			g.multiplyBlock(bPack, nr*kb, 0, jc, nb, pc, kb, mc, parallel)
 		}
 	}
 }
@@ -169,10 +189,11 @@ func (g *gemmCall[T]) packB(dst []T, jc, nb, pc, kb int, parallel bool) {
 	ParallelFor(panels, gemmMinGroupPanels, pack)
 }
 
-// multiplyBlock accumulates alpha*op(A)[:, pc:pc+kb]*bPack into C[:, jc:jc+nb].
+// multiplyBlock accumulates alpha*op(A)[:, pc:pc+kb]*B into C[:, jc:jc+nb],
+// where the kb x nr panel jp of B starts at bPack[jp*bStride+bOff].
 // The work is cut into tasks, each one mc-row block of C times a group of B
 // panels; a task packs its own block of A into a pooled buffer.
-func (g *gemmCall[T]) multiplyBlock(bPack []T, jc, nb, pc, kb, mc int, parallel bool) {
+func (g *gemmCall[T]) multiplyBlock(bPack []T, bStride, bOff, jc, nb, pc, kb, mc int, parallel bool) {
 	nr := g.kern.nr
 	rowBlocks := ceilDiv(g.m, mc)
 	panels := ceilDiv(nb, nr)
@@ -203,7 +224,7 @@ func (g *gemmCall[T]) multiplyBlock(bPack []T, jc, nb, pc, kb, mc int, parallel 
 			}
 			p0 := grp * panels / groups
 			p1 := (grp + 1) * panels / groups
-			g.macroKernel(aPack, mb, i0, bPack, nb, jc, p0, p1, kb, (*eBuf)[:g.kern.mr*g.kern.nr])
+			g.macroKernel(aPack, mb, i0, bPack, bStride, bOff, nb, jc, p0, p1, kb, pc+kb == g.k, (*eBuf)[:g.kern.mr*g.kern.nr])
 		}
 	}
 	if !parallel {
@@ -215,13 +236,19 @@ func (g *gemmCall[T]) multiplyBlock(bPack []T, jc, nb, pc, kb, mc int, parallel 
 
 // macroKernel multiplies a packed block of A (mb rows starting at row i0 of C)
 // by the B panels [p0, p1) of a packed block of B (nb columns starting at
-// column jc of C), adding alpha times the product into C.
+// column jc of C, panel jp at bPack[jp*bStride+bOff]), adding alpha times
+// the product into C. last says that this is the final depth block, after
+// which each finished tile gets the epilogue.
 // tile is mr x nr scratch for the ragged edges.
-func (g *gemmCall[T]) macroKernel(aPack []T, mb, i0 int, bPack []T, nb, jc, p0, p1, kb int, tile []T) {
+func (g *gemmCall[T]) macroKernel(aPack []T, mb, i0 int, bPack []T, bStride, bOff, nb, jc, p0, p1, kb int, last bool, tile []T) {
 	mr, nr := g.kern.mr, g.kern.nr
 	kernel := g.kern.fn
+	ep := g.ep
+	if !last {
+		ep = nil
+	}
 	for jp := p0; jp < p1; jp++ {
-		bp := bPack[jp*nr*kb : (jp+1)*nr*kb]
+		bp := bPack[jp*bStride+bOff:][:nr*kb]
 		j := jp * nr
 		cols := min(nr, nb-j)
 		for ip := 0; ip*mr < mb; ip++ {
@@ -231,15 +258,18 @@ func (g *gemmCall[T]) macroKernel(aPack []T, mb, i0 int, bPack []T, nb, jc, p0, 
 			off := (i0+i)*g.ldc + jc + j
 			if rows == mr && cols == nr {
 				kernel(kb, g.alpha, ap, bp, g.c[off:], g.ldc)
-				continue
-			}
-			clear(tile)
-			kernel(kb, g.alpha, ap, bp, tile, nr)
-			for r := range rows {
-				dst := g.c[off+r*g.ldc : off+r*g.ldc+cols]
-				for s, v := range tile[r*nr : r*nr+cols] {
-					dst[s] += v
+			} else {
+				clear(tile)
+				kernel(kb, g.alpha, ap, bp, tile, nr)
+				for r := range rows {
+					dst := g.c[off+r*g.ldc : off+r*g.ldc+cols]
+					for s, v := range tile[r*nr : r*nr+cols] {
+						dst[s] += v
+					}
 				}
+			}
+			if ep != nil {
+				ep.apply(g.c[off:], g.ldc, i0+i, jc+j, rows, cols)
 			}
 		}
 	}

@@ -1,0 +1,286 @@
+package accel
+
+import "sync"
+
+// Fused epilogues, pre-packed operands and small products.
+//
+// A layer such as a convolution or a dense layer computes a product, adds a
+// bias and applies a rectifier. Done as three passes, the bias and the
+// rectifier each read and write the whole output again. GemmEpilogue and
+// GemmPackedB instead finish each mr x nr tile of C while it is still in the
+// L1 cache: once the last depth block of a tile is accumulated, the bias is
+// added and the rectifier applied to that tile only.
+//
+// GemmPackedB also skips Gemm's packing of op(B): the caller hands B already
+// in the packed panel layout (Im2colPacked writes a convolution's column
+// matrix straight into it), which saves one full copy of the column matrix.
+
+// Epilogue says what to do with each finished element of C: add a bias per
+// row (RowBias, one value per row of C) and a bias per column (ColBias, one
+// per column), in that order, then with Relu replace negative values by 0
+// (NaN stays NaN). Nil biases are skipped; the zero Epilogue changes
+// nothing.
+type Epilogue[T Float] struct {
+	RowBias []T
+	ColBias []T
+	Relu    bool
+}
+
+// active reports whether the epilogue changes anything.
+func (e *Epilogue[T]) active() bool {
+	return e != nil && (e.RowBias != nil || e.ColBias != nil || e.Relu)
+}
+
+// check panics when a bias is too short for an m x n C.
+func (e *Epilogue[T]) check(m, n int) {
+	if e == nil {
+		return
+	}
+	if e.RowBias != nil && len(e.RowBias) < m {
+		panic("accel: Epilogue.RowBias is shorter than the rows of C")
+	}
+	if e.ColBias != nil && len(e.ColBias) < n {
+		panic("accel: Epilogue.ColBias is shorter than the columns of C")
+	}
+}
+
+// apply finishes the rows x cols block of C at c (row stride ldc), whose
+// first element is element (r0, c0) of C.
+func (e *Epilogue[T]) apply(c []T, ldc, r0, c0, rows, cols int) {
+	for r := range rows {
+		row := c[r*ldc:][:cols]
+		if e.RowBias != nil {
+			b := e.RowBias[r0+r]
+			for j := range row {
+				row[j] += b
+			}
+		}
+		if e.ColBias != nil {
+			cb := e.ColBias[c0:][:cols]
+			for j := range row {
+				row[j] += cb[j]
+			}
+		}
+		if e.Relu {
+			for j, v := range row {
+				if v < 0 {
+					row[j] = 0
+				}
+			}
+		}
+	}
+}
+
+// GemmEpilogue computes C = op(A)*op(B) and then applies ep to every
+// element of C, tile by tile while the tile is in cache. The arguments are
+// those of Gemm with alpha 1 and beta 0; ep may be nil.
+func GemmEpilogue[T Float](transA, transB bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int, ep *Epilogue[T]) {
+	checkGemm(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
+	ep.check(m, n)
+	if !ep.active() {
+		ep = nil
+	}
+	if m == 0 || n == 0 {
+		return
+	}
+	if !transA && transB && k > 0 && m <= dotRowsMax && dotsFor[T]() != nil {
+		gemmDots(m, n, k, 1, a, lda, b, ldb, 0, c, ldc, ep)
+		return
+	}
+	scaleMatrix(m, n, 0, c, ldc)
+	if k == 0 {
+		if ep != nil {
+			ep.apply(c, ldc, 0, 0, m, n)
+		}
+		return
+	}
+	g := gemmCall[T]{m: m, n: n, k: k, alpha: 1, c: c, ldc: ldc, kern: kernelFor[T](), ep: ep}
+	g.a, g.ars, g.ads = a, lda, 1
+	if transA {
+		g.ars, g.ads = 1, lda
+	}
+	g.b, g.brs, g.bds = b, 1, ldb
+	if transB {
+		g.brs, g.bds = ldb, 1
+	}
+	g.run()
+}
+
+// PanelWidth is the width of the column panels of a packed B operand for
+// element type T: the micro-kernel's nr.
+func PanelWidth[T Float]() int { return kernelFor[T]().nr }
+
+// PackedBLen is the number of elements of a k x n matrix packed for
+// GemmPackedB: k times n rounded up to a whole number of panels.
+func PackedBLen[T Float](k, n int) int { return k * roundUp(n, PanelWidth[T]()) }
+
+// GemmPackedB computes C = op(A)*B, then applies ep (which may be nil), for
+// a k x n matrix B packed by the caller: column panels of PanelWidth
+// columns, each stored depth-major over the full depth, so that element
+// (p, j) of B is at bPacked[(j/w)*w*k + p*w + j%w] with w = PanelWidth,
+// and the columns past n in the last panel are zero. Im2colPacked writes
+// this layout.
+func GemmPackedB[T Float](transA bool, m, n, k int, a []T, lda int, bPacked []T, c []T, ldc int, ep *Epilogue[T]) {
+	if m < 0 || n < 0 || k < 0 {
+		panic("accel: GemmPackedB with a negative size")
+	}
+	rowsA, colsA := m, k
+	if transA {
+		rowsA, colsA = k, m
+	}
+	checkMatrix("A", rowsA, colsA, len(a), lda)
+	checkMatrix("C", m, n, len(c), ldc)
+	if need := PackedBLen[T](k, n); len(bPacked) < need && m > 0 && k > 0 {
+		panic("accel: GemmPackedB: the packed B is shorter than k x n in panels")
+	}
+	ep.check(m, n)
+	if !ep.active() {
+		ep = nil
+	}
+	if m == 0 || n == 0 {
+		return
+	}
+	scaleMatrix(m, n, 0, c, ldc)
+	if k == 0 {
+		if ep != nil {
+			ep.apply(c, ldc, 0, 0, m, n)
+		}
+		return
+	}
+	g := gemmCall[T]{m: m, n: n, k: k, alpha: 1, c: c, ldc: ldc, kern: kernelFor[T](), ep: ep, bPre: bPacked}
+	g.a, g.ars, g.ads = a, lda, 1
+	if transA {
+		g.ars, g.ads = 1, lda
+	}
+	g.run()
+}
+
+// Im2colPacked writes the column matrix of Im2col for one image straight
+// into the packed layout of GemmPackedB (PackedBLen(Channels*KernelH*KernelW,
+// OutH*OutW) elements of dst), zero-padding the last panel.
+//
+// With padding, the image is first copied into a zero-bordered buffer, so
+// that every tap reads in bounds. Then tap r of output position j reads
+// element tapBase[r] + posOff[j] of the (bordered) image: one gather loop
+// per tap and panel, written sequentially into dst.
+func Im2colPacked[T Float](g ConvGeom, img, dst []T) {
+	outH, outW := g.OutH(), g.OutW()
+	k, n := g.colRows(), outH*outW
+	if k <= 0 || outH <= 0 || outW <= 0 {
+		return
+	}
+	w := PanelWidth[T]()
+	dst = dst[:k*roundUp(n, w)]
+	img = img[:g.Channels*g.InH*g.InW]
+	ph, pw := g.InH+2*g.PadH, g.InW+2*g.PadW
+	src := img
+	if g.PadH != 0 || g.PadW != 0 {
+		bp := getBuf[T](g.Channels * ph * pw)
+		defer putBuf(bp)
+		src = *bp
+		clear(src)
+		for c := range g.Channels {
+			for h := range g.InH {
+				copy(src[(c*ph+h+g.PadH)*pw+g.PadW:][:g.InW], img[(c*g.InH+h)*g.InW:][:g.InW])
+			}
+		}
+	}
+	ib := getIntBuf(k + roundUp(n, w))
+	defer putIntBuf(ib)
+	tapBase, posOff := (*ib)[:k], (*ib)[k:]
+	for r := range tapBase {
+		c, kh, kw := g.tap(r)
+		tapBase[r] = (c*ph+kh*g.DilateH)*pw + kw*g.DilateW
+	}
+	j := 0
+	for oh := range outH {
+		for ow := range outW {
+			posOff[j] = oh*g.StrideH*pw + ow*g.StrideW
+			j++
+		}
+	}
+	// Positions in one output row are contiguous in the image when the
+	// stride is 1: then each panel row is a few runs, copied whole.
+	useRuns := g.StrideW == 1 && min(outW, w) >= 8
+	for q := 0; q*w < n; q++ {
+		cnt := min(w, n-q*w)
+		offs := posOff[q*w:][:cnt]
+		panel := dst[q*w*k:][:w*k]
+		for r, base := range tapBase {
+			d := panel[r*w:][:w]
+			s := src[base:]
+			if useRuns {
+				for t := 0; t < cnt; {
+					run := min(cnt-t, outW-(q*w+t)%outW)
+					copy(d[t:t+run], s[offs[t]:offs[t]+run])
+					t += run
+				}
+			} else {
+				for t, o := range offs {
+					d[t] = s[o]
+				}
+			}
+			if cnt < w {
+				clear(d[cnt:])
+			}
+		}
+	}
+}
+
+// intPool recycles the index tables of Im2colPacked.
+var intPool sync.Pool
+
+func getIntBuf(n int) *[]int {
+	if v := intPool.Get(); v != nil {
+		if bp := v.(*[]int); cap(*bp) >= n {
+			*bp = (*bp)[:n]
+			return bp
+		}
+	}
+	b := make([]int, n)
+	return &b
+}
+
+func putIntBuf(bp *[]int) { intPool.Put(bp) }
+
+// dotRowsMax is the most rows of C for which a product with a transposed B
+// (a dense layer's x·Wᵀ) is computed as dot products of rows of A and B
+// rather than by packing B: with so few rows, packing B would cost as much
+// as the multiplication.
+const dotRowsMax = 4
+
+// dotGrain is the number of multiply-adds from which gemmDots spreads its
+// columns over the workers.
+const dotGrain = 1 << 16
+
+// dotsFor returns the vector dot-product kernel for T, or nil when there
+// is none (then Gemm packs as usual).
+func dotsFor[T Float]() func(x, y []T) T {
+	if f, ok := any(sdotKernel).(func(x, y []T) T); ok && sdotKernel != nil {
+		return f
+	}
+	return nil
+}
+
+// gemmDots computes C = alpha*A*Bᵀ + beta*C (then ep) as one dot product
+// per element, for A m x k and B n x k, both row-major.
+func gemmDots[T Float](m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int, ep *Epilogue[T]) {
+	dot := dotsFor[T]()
+	grain := max(1, dotGrain/max(1, m*k))
+	ParallelFor(n, grain, func(lo, hi int) {
+		for i := range m {
+			x := a[i*lda:][:k]
+			row := c[i*ldc:][:n]
+			for j := lo; j < hi; j++ {
+				v := alpha * dot(x, b[j*ldb:][:k])
+				if beta != 0 {
+					v += beta * row[j]
+				}
+				row[j] = v
+			}
+			if ep != nil {
+				ep.apply(row[lo:], ldc, i, lo, 1, hi-lo)
+			}
+		}
+	})
+}
