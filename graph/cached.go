@@ -94,7 +94,8 @@ func (c *CachedOp) program(args []*eager.NDArray) (*program, error) {
 	}
 	// The common case: the same shapes and dtypes as the last call.
 	c.mu.Lock()
-	if p := c.last; p != nil && p.accepts(args) {
+	hooked := c.hook != nil
+	if p := c.last; p != nil && p.accepts(args) && p.hooked == hooked {
 		c.mu.Unlock()
 		return p, nil
 	}
@@ -106,13 +107,16 @@ func (c *CachedOp) program(args []*eager.NDArray) (*program, error) {
 		shapes[i], dtypes[i] = a.Shape(), a.DType()
 		fmt.Fprintf(&key, "%v %v;", shapes[i], dtypes[i])
 	}
+	if hooked {
+		key.WriteString("hooked")
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if p, ok := c.progs[key.String()]; ok {
 		c.last = p
 		return p, nil
 	}
-	if c.opts.StaticShape && len(c.progs) > 0 {
+	if c.opts.StaticShape && len(c.progs) > 0 && !c.onlyHookDiffers(key.String()) {
 		return nil, fmt.Errorf("graph: this graph was hybridized with StaticShape for inputs %s; got %s (hybridize again without StaticShape to accept other shapes)",
 			c.describe(c.last), key.String())
 	}
@@ -121,7 +125,7 @@ func (c *CachedOp) program(args []*eager.NDArray) (*program, error) {
 		d := DefaultPassOptions()
 		passes = &d
 	}
-	p, err := compile(c.outs, c.inputs, shapes, dtypes, passes)
+	p, err := compile(c.outs, c.inputs, shapes, dtypes, passes, hooked)
 	if err != nil {
 		return nil, err
 	}
@@ -131,6 +135,16 @@ func (c *CachedOp) program(args []*eager.NDArray) (*program, error) {
 	c.progs[key.String()] = p
 	c.last = p
 	return p, nil
+}
+
+// onlyHookDiffers reports whether a program is cached for the same input
+// shapes and dtypes as key, compiled with or without an op hook where key
+// is the other way.
+func (c *CachedOp) onlyHookDiffers(key string) bool {
+	base := strings.TrimSuffix(key, "hooked")
+	_, plain := c.progs[base]
+	_, hooked := c.progs[base+"hooked"]
+	return plain || hooked
 }
 
 func (c *CachedOp) describe(p *program) string {

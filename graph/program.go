@@ -25,6 +25,7 @@ type program struct {
 	headSlot []int // head-gradient variables of the backward part
 	gradSlot []int // gradient of each input (-1 when it has none)
 	gradErr  error // why there is no backward part, if there is none
+	hooked   bool  // compiled for an op hook: layers are not fused with their relu
 	// plan shares buffers between values whose lives do not overlap;
 	// slotBuffer maps each slot to its buffer (-1 for inputs and
 	// constants), reused marks slots whose buffer held another value
@@ -72,8 +73,10 @@ func (t *slotTable) slot(e Entry) int {
 // the gradient graph with respect to the float inputs that are not
 // auxiliary states, and numbers every value.
 //
-// passes, when not nil, are run on the joint forward and backward graph.
-func compile(outs []Entry, inputs []string, shapes []ops.Shape, dtypes []ops.DType, passes *PassOptions) (*program, error) {
+// passes, when not nil, are run on the joint forward and backward graph;
+// with hooked, layers are not fused with their relu, so that an op hook
+// sees every op's output.
+func compile(outs []Entry, inputs []string, shapes []ops.Shape, dtypes []ops.DType, passes *PassOptions, hooked bool) (*program, error) {
 	copied := copyGraph(outs)
 	fwd := NewGraph(copied)
 	byName := map[string]*Node{}
@@ -89,7 +92,7 @@ func compile(outs []Entry, inputs []string, shapes []ops.Shape, dtypes []ops.DTy
 	if err := InferGraph(fwd); err != nil {
 		return nil, err
 	}
-	p := &program{}
+	p := &program{hooked: hooked}
 	// The backward part: gradients of every output with respect to the
 	// float inputs, weighted by one head-gradient variable per output.
 	aux := fwd.auxVars()
@@ -112,7 +115,7 @@ func compile(outs []Entry, inputs []string, shapes []ops.Shape, dtypes []ops.DTy
 	}
 	all := NewGraph(append(append([]Entry{}, copied...), grads...))
 	if passes != nil {
-		if all, _, err = Optimize(all, *passes); err != nil {
+		if all, _, err = optimize(all, *passes, !hooked); err != nil {
 			return nil, err
 		}
 	}

@@ -46,8 +46,11 @@ type activation struct {
 }
 
 var activations = map[string]activation{
+	// relu's gradient reads the output (y > 0 exactly where x > 0), so
+	// that the input is not kept for backward and a layer feeding relu can
+	// be fused with it (graph.FuseActivation).
 	"relu": {func(x float64) float64 { return max(x, 0) },
-		func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.GreaterScalar(x, 0)) }},
+		func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.GreaterScalar(y, 0)) }},
 	"sigmoid": {sigmoid,
 		func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.Mul(y, f.RminusScalar(y, 1))) }},
 	"tanh": {math.Tanh,

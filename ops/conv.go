@@ -74,12 +74,7 @@ func init() {
 			if !a.NoBias {
 				bias = in[2]
 			}
-			switch x := in[0].Data.(type) {
-			case []float32:
-				convForward(p, x, in[1].Data.([]float32), optionalFloats[float32](bias), out[0].Data.([]float32))
-			case []float64:
-				convForward(p, x, in[1].Data.([]float64), optionalFloats[float64](bias), out[0].Data.([]float64))
-			}
+			convKernel(p, in[0], in[1], bias, out[0], false)
 			return nil
 		},
 		Grad: func(f F, a *ConvolutionAttrs, in, _, g []Tensor) []Tensor {
@@ -713,9 +708,38 @@ func putCol[T accel.Float](bp *[]T) {
 	}
 }
 
+// convKernel runs a convolution forward on float values (checked by the
+// caller), with relu applied to the output when relu is set.
+func convKernel(p convPlan, x, w, bias, y Value, relu bool) {
+	switch xd := x.Data.(type) {
+	case []float32:
+		convForward(p, xd, w.Data.([]float32), optionalFloats[float32](bias), y.Data.([]float32), relu)
+	case []float64:
+		convForward(p, xd, w.Data.([]float64), optionalFloats[float64](bias), y.Data.([]float64), relu)
+	}
+}
+
+// packedConvMax is the largest column matrix, in elements, that a
+// convolution writes straight into Gemm's packed layout (convPacked);
+// larger ones keep the blocked im2col + Gemm path, whose packing works in
+// cache-sized blocks.
+const packedConvMax = 1 << 18
+
 // convForward computes, per image and group, maps = W * im2col(image),
-// then adds the bias. Images are spread over the workers.
-func convForward[T accel.Float](p convPlan, image, weight, bias, maps []T) {
+// then adds the bias (and applies relu when asked). Images are spread over
+// the workers. Small column matrices take convPacked.
+func convForward[T accel.Float](p convPlan, image, weight, bias, maps []T, relu bool) {
+	k, cols := p.colRows(), p.colCols()
+	if accel.PackedBLen[T](k, cols) <= packedConvMax {
+		convPacked(p, image, weight, bias, maps, relu)
+		return
+	}
+	convBlocked(p, image, weight, bias, maps, relu)
+}
+
+// convBlocked is convForward through accel.Im2col and accel.Gemm, whose
+// packing works in cache-sized blocks: the path of large images.
+func convBlocked[T accel.Float](p convPlan, image, weight, bias, maps []T, relu bool) {
 	k, cols := p.colRows(), p.colCols()
 	accel.ParallelFor(p.batch, 1, func(lo, hi int) {
 		bp := colScratch[T](p)
@@ -735,11 +759,49 @@ func convForward[T accel.Float](p convPlan, image, weight, bias, maps []T) {
 				out := maps[(n*p.groups+g)*p.mapsSize():][:p.mapsSize()]
 				accel.Gemm(false, false, p.maps, cols, k, 1, weight[g*p.maps*k:], k, src, cols, 0, out, cols)
 			}
+			out := maps[n*p.groups*p.mapsSize():][:p.groups*p.mapsSize()]
 			if bias != nil {
-				addBias(maps[n*p.groups*p.mapsSize():][:p.groups*p.mapsSize()], bias, cols)
+				addBias(out, bias, cols)
+			}
+			if relu {
+				reluInPlace(out)
 			}
 		}
 	})
+}
+
+// convPacked is convForward for small images: the column matrix is
+// written directly in the packed panel layout of accel.GemmPackedB (one
+// copy instead of im2col's plus Gemm's packing), and the bias and relu are
+// applied to each output tile while it is in cache.
+func convPacked[T accel.Float](p convPlan, image, weight, bias, maps []T, relu bool) {
+	k, cols := p.colRows(), p.colCols()
+	plen := accel.PackedBLen[T](k, cols)
+	accel.ParallelFor(p.batch, 1, func(lo, hi int) {
+		bp := getScratch[T](plen)
+		defer putScratch(bp)
+		ep := &accel.Epilogue[T]{Relu: relu}
+		for n := lo; n < hi; n++ {
+			for g := range p.groups {
+				img := image[(n*p.groups+g)*p.imageSize():][:p.imageSize()]
+				accel.Im2colPacked(p.geom, img, *bp)
+				out := maps[(n*p.groups+g)*p.mapsSize():][:p.mapsSize()]
+				if bias != nil {
+					ep.RowBias = bias[g*p.maps : (g+1)*p.maps]
+				}
+				accel.GemmPackedB(false, p.maps, cols, k, weight[g*p.maps*k:], k, *bp, out, cols, ep)
+			}
+		}
+	})
+}
+
+// reluInPlace sets the negative elements of x to 0 (NaN stays NaN).
+func reluInPlace[T accel.Float](x []T) {
+	for i, v := range x {
+		if v < 0 {
+			x[i] = 0
+		}
+	}
 }
 
 // deconvForward computes, per image and group, image = col2im(W^T * maps),
