@@ -4,3 +4,11 @@ package accel
 // small products (see gemmDots), or nil when no vector kernel is available.
 // kernel_amd64.go sets it on CPUs with AVX2 and FMA.
 var sdotKernel func(x, y []float32) float32
+
+// addReluKernel (x[i] += b, then relu) and addVecReluKernel (x[i] += b[i],
+// then relu) are the float32 epilogue loops, or nil when there are no
+// vector kernels; kernel code falls back to Go loops.
+var (
+	addReluKernel    func(x []float32, b float32, relu bool)
+	addVecReluKernel func(x, b []float32, relu bool)
+)

@@ -10,9 +10,55 @@ import "golang.org/x/sys/cpu"
 //go:noescape
 func sdotAVX2(n int, x, y *float32) float32
 
+// addReluAVX2 adds b to the n float32s at x and, with relu, sets the
+// negative ones to 0; n is a positive multiple of 8.
+//
+//go:noescape
+func addReluAVX2(n int, x *float32, b float32, relu bool)
+
+// addVecReluAVX2 adds the n float32s at b to those at x and, with relu,
+// sets the negative sums to 0; n is a positive multiple of 8.
+//
+//go:noescape
+func addVecReluAVX2(n int, x, b *float32, relu bool)
+
 func init() {
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
 		sdotKernel = sdot
+		addReluKernel = addRelu32
+		addVecReluKernel = addVecRelu32
+	}
+}
+
+// addRelu32 is x[i] += b then relu, when relu is set: the assembly kernel
+// for the multiple-of-8 head, then the tail in Go.
+func addRelu32(x []float32, b float32, relu bool) {
+	n := len(x) &^ 7
+	if n > 0 {
+		addReluAVX2(n, &x[0], b, relu)
+	}
+	for i := n; i < len(x); i++ {
+		v := x[i] + b
+		if relu && v < 0 {
+			v = 0
+		}
+		x[i] = v
+	}
+}
+
+// addVecRelu32 is x[i] += b[i] then relu, when relu is set.
+func addVecRelu32(x, b []float32, relu bool) {
+	b = b[:len(x)]
+	n := len(x) &^ 7
+	if n > 0 {
+		addVecReluAVX2(n, &x[0], &b[0], relu)
+	}
+	for i := n; i < len(x); i++ {
+		v := x[i] + b[i]
+		if relu && v < 0 {
+			v = 0
+		}
+		x[i] = v
 	}
 }
 

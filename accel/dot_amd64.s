@@ -52,3 +52,59 @@ sdot_done:
 	VZEROUPPER
 	MOVSS X0, ret+24(FP)
 	RET
+
+// func addReluAVX2(n int, x *float32, b float32, relu bool)
+// x[i] += b, then with relu negative values become 0 (NaN stays NaN), for
+// n a positive multiple of 8.
+TEXT ·addReluAVX2(SB), NOSPLIT, $0-21
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	VBROADCASTSS b+16(FP), Y1
+	VXORPS Y2, Y2, Y2
+	MOVBLZX relu+20(FP), DX
+	TESTQ DX, DX
+	JZ addrelu_plain
+
+addrelu_loop:
+	VADDPS (SI), Y1, Y0
+	VMAXPS Y0, Y2, Y0
+	VMOVUPS Y0, (SI)
+	ADDQ $32, SI
+	SUBQ $8, CX
+	JNZ addrelu_loop
+	VZEROUPPER
+	RET
+
+addrelu_plain:
+	VADDPS (SI), Y1, Y0
+	VMOVUPS Y0, (SI)
+	ADDQ $32, SI
+	SUBQ $8, CX
+	JNZ addrelu_plain
+	VZEROUPPER
+	RET
+
+// func addVecReluAVX2(n int, x, b *float32, relu bool)
+// x[i] += b[i], then relu as addReluAVX2; n a positive multiple of 8.
+TEXT ·addVecReluAVX2(SB), NOSPLIT, $0-25
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ b+16(FP), DI
+	VXORPS Y2, Y2, Y2
+	MOVBLZX relu+24(FP), DX
+
+addvec_loop:
+	VMOVUPS (SI), Y0
+	VADDPS (DI), Y0, Y0
+	TESTQ DX, DX
+	JZ addvec_store
+	VMAXPS Y0, Y2, Y0
+
+addvec_store:
+	VMOVUPS Y0, (SI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JNZ addvec_loop
+	VZEROUPPER
+	RET

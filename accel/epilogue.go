@@ -47,6 +47,11 @@ func (e *Epilogue[T]) check(m, n int) {
 // apply finishes the rows x cols block of C at c (row stride ldc), whose
 // first element is element (r0, c0) of C.
 func (e *Epilogue[T]) apply(c []T, ldc, r0, c0, rows, cols int) {
+	if x32, ok := any(c).([]float32); ok && addReluKernel != nil {
+		e32 := any(e).(*Epilogue[float32])
+		e32.apply32(x32, ldc, r0, c0, rows, cols)
+		return
+	}
 	for r := range rows {
 		row := c[r*ldc:][:cols]
 		if e.RowBias != nil {
@@ -68,6 +73,27 @@ func (e *Epilogue[T]) apply(c []T, ldc, r0, c0, rows, cols int) {
 				}
 			}
 		}
+	}
+}
+
+// apply32 is apply with the vector kernels.
+func (e *Epilogue[T]) apply32(c []float32, ldc, r0, c0, rows, cols int) {
+	rb, _ := any(e.RowBias).([]float32)
+	cb, _ := any(e.ColBias).([]float32)
+	for r := range rows {
+		row := c[r*ldc:][:cols]
+		var b float32
+		if rb != nil {
+			b = rb[r0+r]
+		}
+		if cb != nil {
+			if rb != nil {
+				addReluKernel(row, b, false)
+			}
+			addVecReluKernel(row, cb[c0:][:cols], e.Relu)
+			continue
+		}
+		addReluKernel(row, b, e.Relu)
 	}
 }
 
