@@ -83,6 +83,9 @@ func init() {
 			if err := requireFloat(in[0]); err != nil {
 				return err
 			}
+			if a.ActType == "relu" && fastUnary(unaryRelu, in[0], out[0]) {
+				return nil
+			}
 			return mapUnary(in[0], out[0], activations[a.ActType].f)
 		},
 		Elementwise: func(a *ActivationAttrs) func([]float64) float64 {

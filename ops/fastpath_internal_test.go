@@ -1,0 +1,103 @@
+package ops
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+func randValue(r *rand.Rand, dt DType, s Shape) Value {
+	xs := make([]float64, s.Size())
+	for i := range xs {
+		xs[i] = r.Float64()*4 - 2
+	}
+	return Value{Data: FromFloat64s(dt, xs), Shape: s, DType: dt}
+}
+
+// TestFastBinaryMatchesGeneral checks the arithmetic fast paths against the
+// general broadcasting loop, bit for bit, and that shapes they do not cover
+// are left to it.
+func TestFastBinaryMatchesGeneral(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	fns := map[arithKind]func(x, y float64) float64{
+		arithAdd: func(x, y float64) float64 { return x + y },
+		arithSub: func(x, y float64) float64 { return x - y },
+		arithMul: func(x, y float64) float64 { return x * y },
+		arithDiv: func(x, y float64) float64 { return x / y },
+	}
+	cases := []struct {
+		a, b Shape
+		fast bool
+	}{
+		{Shape{2, 3}, Shape{2, 3}, true},
+		{Shape{7}, Shape{}, true},
+		{Shape{2, 5}, Shape{1}, true},
+		{Shape{}, Shape{3, 2}, true},
+		{Shape{4, 3, 5}, Shape{5}, true},
+		{Shape{4, 3, 5}, Shape{1, 3, 5}, true},
+		{Shape{16, 120}, Shape{120}, true},
+		{Shape{2, 3, 4}, Shape{3, 1}, false},
+		{Shape{3, 4}, Shape{2, 3, 4}, false},
+		{Shape{1, 4}, Shape{3, 1}, false},
+	}
+	for _, dt := range []DType{Float32, Float64} {
+		for _, tc := range cases {
+			for kind, f := range fns {
+				a, b := randValue(r, dt, tc.a), randValue(r, dt, tc.b)
+				os, err := BroadcastShapes(tc.a, tc.b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := Value{Data: MakeData(dt, os.Size()), Shape: os, DType: dt}
+				got := Value{Data: MakeData(dt, os.Size()), Shape: os, DType: dt}
+				if err := mapBinary(a, b, want, f); err != nil {
+					t.Fatal(err)
+				}
+				name := fmt.Sprintf("%v %v op%d %v", dt, tc.a, kind, tc.b)
+				if ok := fastBinary(kind, a, b, got); ok != tc.fast {
+					t.Fatalf("%s: fast path taken = %v, want %v", name, ok, tc.fast)
+				} else if !ok {
+					continue
+				}
+				g, w := got.Float64s(), want.Float64s()
+				for i := range w {
+					if g[i] != w[i] {
+						t.Fatalf("%s: [%d] = %v, want %v", name, i, g[i], w[i])
+					}
+				}
+			}
+		}
+	}
+	if fastBinary(arithAdd, randValue(r, Int32, Shape{2}), randValue(r, Int32, Shape{2}), randValue(r, Int32, Shape{2})) {
+		t.Error("an int32 add took the float fast path")
+	}
+}
+
+func TestFastUnaryMatchesGeneral(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 44))
+	fns := map[unaryKind]func(float64) float64{
+		unaryRelu:     func(x float64) float64 { return max(x, 0) },
+		unaryNegative: func(x float64) float64 { return -x },
+		unaryAbs:      func(x float64) float64 { return max(x, -x) },
+		unarySquare:   func(x float64) float64 { return x * x },
+	}
+	for _, dt := range []DType{Float32, Float64} {
+		for kind, f := range fns {
+			in := randValue(r, dt, Shape{3, 7})
+			want := Value{Data: MakeData(dt, 21), Shape: Shape{3, 7}, DType: dt}
+			got := Value{Data: MakeData(dt, 21), Shape: Shape{3, 7}, DType: dt}
+			if err := mapUnary(in, want, f); err != nil {
+				t.Fatal(err)
+			}
+			if !fastUnary(kind, in, got) {
+				t.Fatalf("%v kind %d: no fast path", dt, kind)
+			}
+			g, w := got.Float64s(), want.Float64s()
+			for i := range w {
+				if g[i] != w[i] {
+					t.Fatalf("%v kind %d: [%d] = %v, want %v", dt, kind, i, g[i], w[i])
+				}
+			}
+		}
+	}
+}
