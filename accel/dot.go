@@ -12,3 +12,7 @@ var (
 	addReluKernel    func(x []float32, b float32, relu bool)
 	addVecReluKernel func(x, b []float32, relu bool)
 )
+
+// maxPool2x2Kernel pools two float32 rows into one (see maxPool2x2), or
+// is nil when there is no vector kernel.
+var maxPool2x2Kernel func(r0, r1, out []float32)

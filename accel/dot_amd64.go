@@ -22,8 +22,15 @@ func addReluAVX2(n int, x *float32, b float32, relu bool)
 //go:noescape
 func addVecReluAVX2(n int, x, b *float32, relu bool)
 
+// maxPool2x2AVX2 writes n outputs of 2x2 stride-2 max pooling of the
+// rows r0 and r1 (2n elements each) to out; n is a positive multiple of 8.
+//
+//go:noescape
+func maxPool2x2AVX2(n int, r0, r1, out *float32)
+
 func init() {
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
+		maxPool2x2Kernel = maxPool2x2Row32
 		sdotKernel = sdot
 		addReluKernel = addRelu32
 		addVecReluKernel = addVecRelu32
@@ -75,4 +82,15 @@ func sdot(x, y []float32) float32 {
 		s += x[i] * y[i]
 	}
 	return s
+}
+
+// maxPool2x2Row32 pools the rows r0 and r1 into out (len(out) outputs):
+// the assembly kernel for the multiple-of-8 head, then the tail in Go.
+func maxPool2x2Row32(r0, r1, out []float32) {
+	n := len(out) &^ 7
+	if n > 0 {
+		_, _ = r0[2*n-1], r1[2*n-1]
+		maxPool2x2AVX2(n, &r0[0], &r1[0], &out[0])
+	}
+	maxPool2x2Row(r0, r1, out, n)
 }

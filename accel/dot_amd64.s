@@ -108,3 +108,39 @@ addvec_store:
 	JNZ addvec_loop
 	VZEROUPPER
 	RET
+
+// func maxPool2x2AVX2(n int, r0, r1, out *float32)
+// out[i] = the first maximum, in the order r0[2i], r0[2i+1], r1[2i],
+// r1[2i+1], of that 2x2 block (as the scalar loop: a later element wins
+// only when it compares greater, so a NaN wins only in first place), for
+// n a positive multiple of 8. VMAXPS returns its second Go operand when
+// the first does not compare greater (also for NaN), which is that rule.
+// VSHUFPS splits 16 inputs into even and odd elements in a lane-crossed
+// order, which VPERMPD $0xD8 puts back.
+TEXT ·maxPool2x2AVX2(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ r0+8(FP), SI
+	MOVQ r1+16(FP), DI
+	MOVQ out+24(FP), DX
+
+maxpool_loop:
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS (DI), Y2
+	VMOVUPS 32(DI), Y3
+	VSHUFPS $0x88, Y1, Y0, Y4 // r0 even
+	VSHUFPS $0xDD, Y1, Y0, Y5 // r0 odd
+	VSHUFPS $0x88, Y3, Y2, Y6 // r1 even
+	VSHUFPS $0xDD, Y3, Y2, Y7 // r1 odd
+	VMAXPS Y4, Y5, Y4         // r0 odd if greater, else the running max
+	VMAXPS Y4, Y6, Y4
+	VMAXPS Y4, Y7, Y4
+	VPERMPD $0xD8, Y4, Y4
+	VMOVUPS Y4, (DX)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	ADDQ $32, DX
+	SUBQ $8, CX
+	JNZ maxpool_loop
+	VZEROUPPER
+	RET

@@ -121,23 +121,33 @@ func (g PoolGeom) is2x2() bool {
 // maxPool2x2 is MaxPool of one plane for is2x2 geometries. It picks the
 // same element as argmax: the first maximum in row-major order.
 func maxPool2x2[T Float](g PoolGeom, src, dst []T) {
+	k32, _ := any(maxPool2x2Kernel).(func(r0, r1, out []T))
 	for oh := range g.OutH {
 		r0 := src[2*oh*g.InW:][:2*g.OutW]
 		r1 := src[(2*oh+1)*g.InW:][:2*g.OutW]
 		out := dst[oh*g.OutW:][:g.OutW]
-		for ow := range out {
-			m := r0[2*ow]
-			if v := r0[2*ow+1]; v > m {
-				m = v
-			}
-			if v := r1[2*ow]; v > m {
-				m = v
-			}
-			if v := r1[2*ow+1]; v > m {
-				m = v
-			}
-			out[ow] = m
+		if k32 != nil {
+			k32(r0, r1, out)
+			continue
 		}
+		maxPool2x2Row(r0, r1, out, 0)
+	}
+}
+
+// maxPool2x2Row pools outputs from..len(out)-1 of the rows r0 and r1.
+func maxPool2x2Row[T Float](r0, r1, out []T, from int) {
+	for ow := from; ow < len(out); ow++ {
+		m := r0[2*ow]
+		if v := r0[2*ow+1]; v > m {
+			m = v
+		}
+		if v := r1[2*ow]; v > m {
+			m = v
+		}
+		if v := r1[2*ow+1]; v > m {
+			m = v
+		}
+		out[ow] = m
 	}
 }
 

@@ -145,3 +145,39 @@ func TestAvgPoolCountIncludePad(t *testing.T) {
 		t.Fatalf("sum: got %v, want 4", out[0])
 	}
 }
+
+// TestMaxPool2x2Float32 checks the float32 2x2 loop (vectorised where the
+// CPU allows) against the first-maximum rule, with ties and NaNs, on
+// widths around the vector length.
+func TestMaxPool2x2Float32(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 18))
+	for _, outW := range []int{1, 7, 8, 9, 12, 16, 29} {
+		g := PoolGeom{Planes: 3, InH: 6, InW: 2*outW + 1, OutH: 3, OutW: outW, KernelH: 2, KernelW: 2, StrideH: 2, StrideW: 2}
+		in := make([]float32, g.Planes*g.InH*g.InW)
+		for i := range in {
+			in[i] = float32(math.Round(4 * (r.Float64() - 0.5)))
+			if r.IntN(10) == 0 {
+				in[i] = float32(math.NaN())
+			}
+		}
+		out := make([]float32, g.Planes*g.OutH*g.OutW)
+		MaxPool(g, in, out)
+		for p := range g.Planes {
+			for oh := range g.OutH {
+				for ow := range g.OutW {
+					var m float32
+					for i, idx := range []int{0, 1, g.InW, g.InW + 1} {
+						v := in[p*g.InH*g.InW+2*oh*g.InW+2*ow+idx]
+						if i == 0 || v > m {
+							m = v
+						}
+					}
+					got := out[(p*g.OutH+oh)*g.OutW+ow]
+					if !(got == m || (got != got && m != m)) {
+						t.Fatalf("outW %d: out[%d,%d,%d] = %v, want %v", outW, p, oh, ow, got, m)
+					}
+				}
+			}
+		}
+	}
+}
