@@ -50,7 +50,7 @@ var activations = map[string]activation{
 	// that the input is not kept for backward and a layer feeding relu can
 	// be fused with it (graph.FuseActivation).
 	"relu": {func(x float64) float64 { return max(x, 0) },
-		func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.GreaterScalar(y, 0)) }},
+		func(f F, x, y, g Tensor) Tensor { return f.backwardRelu(g, y) }},
 	"sigmoid": {sigmoid,
 		func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.Mul(y, f.RminusScalar(y, 1))) }},
 	"tanh": {math.Tanh,

@@ -2,6 +2,7 @@ package ops
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -99,5 +100,36 @@ func TestFastUnaryMatchesGeneral(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestBackwardRelu checks _backward_relu against ograd * (out > 0),
+// including a NaN and an infinite ograd where the mask is 0.
+func TestBackwardRelu(t *testing.T) {
+	inf := math.Inf(1)
+	g := []float64{1.5, -2, math.NaN(), inf, 3, inf}
+	y := []float64{0.5, 0, -1, -1, 2, 1}
+	for _, dt := range []DType{Float32, Float64} {
+		s := Shape{2, 3}
+		in := []Value{{Data: FromFloat64s(dt, g), Shape: s, DType: dt}, {Data: FromFloat64s(dt, y), Shape: s, DType: dt}}
+		out := []Value{{Data: MakeData(dt, 6), Shape: s, DType: dt}}
+		if err := opBackwardRelu.Forward(nil, &NoAttrs{}, in, out); err != nil {
+			t.Fatal(err)
+		}
+		got := out[0].Float64s()
+		for i := range g {
+			var m float64
+			if y[i] > 0 {
+				m = 1
+			}
+			want := g[i] * m
+			if !(got[i] == want || (got[i] != got[i] && want != want)) {
+				t.Errorf("%v: [%d] = %v, want %v", dt, i, got[i], want)
+			}
+		}
+	}
+	bad := []Value{{Data: []int32{1}, Shape: Shape{1}, DType: Int32}, {Data: []int32{1}, Shape: Shape{1}, DType: Int32}}
+	if err := opBackwardRelu.Forward(nil, &NoAttrs{}, bad, []Value{{Data: []int32{0}, Shape: Shape{1}, DType: Int32}}); err == nil {
+		t.Error("int32 was accepted")
 	}
 }

@@ -112,7 +112,7 @@ func init() {
 	opSigmoid = registerUnary(unaryMath{name: "sigmoid", doc: "1 / (1 + e**-x).", f: sigmoid, floatOnly: true,
 		grad: func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.Mul(y, f.RminusScalar(y, 1))) }})
 	opRelu = registerUnary(unaryMath{name: "relu", kind: unaryRelu, doc: "max(x, 0).", f: func(x float64) float64 { return max(x, 0) },
-		grad: func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.GreaterScalar(y, 0)) }}) // y > 0 where x > 0
+		grad: func(f F, x, y, g Tensor) Tensor { return f.backwardRelu(g, y) }}) // y > 0 where x > 0
 	opSoftsign = registerUnary(unaryMath{name: "softsign", doc: "x / (1 + |x|).", f: func(x float64) float64 { return x / (1 + math.Abs(x)) }, floatOnly: true,
 		grad: func(f F, x, y, g Tensor) Tensor { return f.Div(g, f.Square(f.PlusScalar(f.Abs(x), 1))) }})
 	opErf = registerUnary(unaryMath{name: "erf", doc: "The error function.", f: math.Erf, floatOnly: true,
