@@ -182,7 +182,7 @@ func benchConvPacked(b *testing.B, batch, filters int, g ConvGeom) {
 			for i := lo; i < hi; i++ {
 				col := cols[i*plen : (i+1)*plen]
 				Im2colPacked(g, in[i*imgSize:(i+1)*imgSize], col)
-				GemmPackedB(false, filters, n, k, w, k, col, out[i*filters*n:(i+1)*filters*n], n, ep)
+				GemmPackedB(false, filters, n, k, w, k, col, 0, out[i*filters*n:(i+1)*filters*n], n, ep)
 			}
 		})
 	}

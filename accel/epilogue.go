@@ -140,13 +140,14 @@ func PanelWidth[T Float]() int { return kernelFor[T]().nr }
 // GemmPackedB: k times n rounded up to a whole number of panels.
 func PackedBLen[T Float](k, n int) int { return k * roundUp(n, PanelWidth[T]()) }
 
-// GemmPackedB computes C = op(A)*B, then applies ep (which may be nil), for
-// a k x n matrix B packed by the caller: column panels of PanelWidth
-// columns, each stored depth-major over the full depth, so that element
-// (p, j) of B is at bPacked[(j/w)*w*k + p*w + j%w] with w = PanelWidth,
-// and the columns past n in the last panel are zero. Im2colPacked writes
-// this layout.
-func GemmPackedB[T Float](transA bool, m, n, k int, a []T, lda int, bPacked []T, c []T, ldc int, ep *Epilogue[T]) {
+// GemmPackedB computes C = op(A)*B + beta*C, then applies ep (which may be
+// nil), for a k x n matrix B packed by the caller: column panels of
+// PanelWidth columns, each stored depth-major over the full depth, so that
+// element (p, j) of B is at bPacked[(j/w)*w*k + p*w + j%w] with
+// w = PanelWidth, and the columns past n in the last panel are zero.
+// Im2colPacked writes this layout for a convolution's column matrix, and
+// Im2colPackedT for its transpose. With beta 0, C is not read.
+func GemmPackedB[T Float](transA bool, m, n, k int, a []T, lda int, bPacked []T, beta T, c []T, ldc int, ep *Epilogue[T]) {
 	if m < 0 || n < 0 || k < 0 {
 		panic("accel: GemmPackedB with a negative size")
 	}
@@ -166,7 +167,7 @@ func GemmPackedB[T Float](transA bool, m, n, k int, a []T, lda int, bPacked []T,
 	if m == 0 || n == 0 {
 		return
 	}
-	scaleMatrix(m, n, 0, c, ldc)
+	scaleMatrix(m, n, beta, c, ldc)
 	if k == 0 {
 		if ep != nil {
 			ep.apply(c, ldc, 0, 0, m, n)
@@ -190,41 +191,16 @@ func GemmPackedB[T Float](transA bool, m, n, k int, a []T, lda int, bPacked []T,
 // element tapBase[r] + posOff[j] of the (bordered) image: one gather loop
 // per tap and panel, written sequentially into dst.
 func Im2colPacked[T Float](g ConvGeom, img, dst []T) {
-	outH, outW := g.OutH(), g.OutW()
-	k, n := g.colRows(), outH*outW
-	if k <= 0 || outH <= 0 || outW <= 0 {
+	outW := g.OutW()
+	k, n := g.colRows(), g.OutH()*outW
+	if k <= 0 || n <= 0 || outW <= 0 {
 		return
 	}
 	w := PanelWidth[T]()
 	dst = dst[:k*roundUp(n, w)]
-	img = img[:g.Channels*g.InH*g.InW]
-	ph, pw := g.InH+2*g.PadH, g.InW+2*g.PadW
-	src := img
-	if g.PadH != 0 || g.PadW != 0 {
-		bp := getBuf[T](g.Channels * ph * pw)
-		defer putBuf(bp)
-		src = *bp
-		clear(src)
-		for c := range g.Channels {
-			for h := range g.InH {
-				copy(src[(c*ph+h+g.PadH)*pw+g.PadW:][:g.InW], img[(c*g.InH+h)*g.InW:][:g.InW])
-			}
-		}
-	}
-	ib := getIntBuf(k + roundUp(n, w))
-	defer putIntBuf(ib)
-	tapBase, posOff := (*ib)[:k], (*ib)[k:]
-	for r := range tapBase {
-		c, kh, kw := g.tap(r)
-		tapBase[r] = (c*ph+kh*g.DilateH)*pw + kw*g.DilateW
-	}
-	j := 0
-	for oh := range outH {
-		for ow := range outW {
-			posOff[j] = oh*g.StrideH*pw + ow*g.StrideW
-			j++
-		}
-	}
+	ga := newGather(g, img)
+	defer ga.release()
+	src, tapBase, posOff := ga.src, ga.tapBase, ga.posOff
 	// Positions in one output row are contiguous in the image when the
 	// stride is 1: then each panel row is a few runs, copied whole.
 	useRuns := g.StrideW == 1 && min(outW, w) >= 8
@@ -251,6 +227,88 @@ func Im2colPacked[T Float](g ConvGeom, img, dst []T) {
 			}
 		}
 	}
+}
+
+// Im2colPackedT writes the transpose of the column matrix of Im2col, an
+// (OutH*OutW) x (Channels*KernelH*KernelW) matrix, into the packed layout
+// of GemmPackedB (PackedBLen(OutH*OutW, Channels*KernelH*KernelW) elements
+// of dst): the operand of a convolution's weight gradient,
+// ograd * im2col(image)ᵀ.
+func Im2colPackedT[T Float](g ConvGeom, img, dst []T) {
+	k, n := g.colRows(), g.OutH()*g.OutW()
+	if k <= 0 || n <= 0 || g.OutW() <= 0 {
+		return
+	}
+	w := PanelWidth[T]()
+	dst = dst[:n*roundUp(k, w)]
+	ga := newGather(g, img)
+	defer ga.release()
+	src, tapBase, posOff := ga.src, ga.tapBase, ga.posOff
+	for q := 0; q*w < k; q++ {
+		taps := tapBase[q*w : min(k, q*w+w)]
+		panel := dst[q*w*n:][:w*n]
+		for p, o := range posOff[:n] {
+			d := panel[p*w:][:w]
+			s := src[o:]
+			for t, b := range taps {
+				d[t] = s[b]
+			}
+			if len(taps) < w {
+				clear(d[len(taps):])
+			}
+		}
+	}
+}
+
+// gather is what Im2colPacked and Im2colPackedT read: the image (img, or
+// a zero-bordered copy when there is padding) and the offsets of each tap
+// (tapBase) and each output position (posOff), such that tap r of
+// position j is src[tapBase[r]+posOff[j]].
+type gather[T Float] struct {
+	src             []T
+	tapBase, posOff []int
+	srcBuf          *[]T
+	intBuf          *[]int
+}
+
+func newGather[T Float](g ConvGeom, img []T) gather[T] {
+	outH, outW := g.OutH(), g.OutW()
+	k, n := g.colRows(), outH*outW
+	img = img[:g.Channels*g.InH*g.InW]
+	ph, pw := g.InH+2*g.PadH, g.InW+2*g.PadW
+	ga := gather[T]{src: img}
+	if g.PadH != 0 || g.PadW != 0 {
+		ga.srcBuf = getBuf[T](g.Channels * ph * pw)
+		ga.src = *ga.srcBuf
+		clear(ga.src)
+		for c := range g.Channels {
+			for h := range g.InH {
+				copy(ga.src[(c*ph+h+g.PadH)*pw+g.PadW:][:g.InW], img[(c*g.InH+h)*g.InW:][:g.InW])
+			}
+		}
+	}
+	ga.intBuf = getIntBuf(k + n)
+	ga.tapBase, ga.posOff = (*ga.intBuf)[:k], (*ga.intBuf)[k:]
+	for r := range ga.tapBase {
+		c, kh, kw := g.tap(r)
+		ga.tapBase[r] = (c*ph+kh*g.DilateH)*pw + kw*g.DilateW
+	}
+	j := 0
+	for oh := range outH {
+		for ow := range outW {
+			ga.posOff[j] = oh*g.StrideH*pw + ow*g.StrideW
+			j++
+		}
+	}
+	return ga
+}
+
+// release hands the buffers back.
+func (ga gather[T]) release() {
+	if ga.srcBuf != nil {
+		putBuf(ga.srcBuf)
+	}
+	putIntBuf(ga.intBuf)
 }
 
 // intPool recycles the index tables of Im2colPacked.

@@ -147,7 +147,7 @@ func testIm2colPacked[T Float](t *testing.T, tol float64) {
 					refEpilogue(ep, filters, n, want, n)
 				}
 				got := make([]T, filters*n)
-				GemmPackedB(false, filters, n, k, wts, k, packed, got, n, ep)
+				GemmPackedB(false, filters, n, k, wts, k, packed, 0, got, n, ep)
 				closeSlices(t, fmt.Sprintf("geom %d filters %d ep %d", gi, filters, ei), got, want, tol*(1+math.Sqrt(float64(k))))
 			}
 		}
@@ -173,6 +173,54 @@ func TestGemmPackedBDeep(t *testing.T) {
 	want := make([]float64, m*n)
 	naiveGemm(true, false, m, n, k, 1, a, m, b, n, 0, want, n)
 	got := make([]float64, m*n)
-	GemmPackedB(true, m, n, k, a, m, packed, got, n, nil)
+	GemmPackedB(true, m, n, k, a, m, packed, 0, got, n, nil)
 	closeSlices(t, "deep", got, want, 1e-11)
+}
+
+// TestIm2colPackedT checks the transposed packing element by element and
+// the weight-gradient product ograd * colᵀ accumulated over two images
+// (beta 1) against the plain Gemm.
+func TestIm2colPackedT(t *testing.T) {
+	r := rand.New(rand.NewPCG(27, 28))
+	geoms := append(convGeoms(),
+		ConvGeom{Channels: 1, InH: 28, InW: 28, KernelH: 5, KernelW: 5, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1},
+		ConvGeom{Channels: 6, InH: 12, InW: 12, KernelH: 5, KernelW: 5, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1},
+	)
+	for gi, g := range geoms {
+		k, n := g.colRows(), g.OutH()*g.OutW()
+		w := PanelWidth[float32]()
+		const maps = 5
+		want := make([]float32, maps*k)
+		got := make([]float32, maps*k)
+		for i := range got {
+			got[i] = float32(math.NaN()) // beta 0 on the first image must not read C
+		}
+		for img := range 2 {
+			x := randSlice[float32](r, g.Channels*g.InH*g.InW)
+			gy := randSlice[float32](r, maps*n)
+			col := make([]float32, k*n)
+			Im2col(g, x, col)
+			packed := make([]float32, PackedBLen[float32](n, k))
+			for i := range packed {
+				packed[i] = float32(math.NaN())
+			}
+			Im2colPackedT(g, x, packed)
+			for p := range n {
+				for j := range roundUp(k, w) {
+					v := packed[(j/w)*w*n+p*w+j%w]
+					var c float32
+					if j < k {
+						c = col[j*n+p]
+					}
+					if v != c {
+						t.Fatalf("geom %d: packedT (%d, %d) = %v, want %v", gi, p, j, v, c)
+					}
+				}
+			}
+			beta := float32(img) // 0, then 1
+			naiveGemm(false, true, maps, k, n, 1, gy, n, col, n, beta, want, k)
+			GemmPackedB(false, maps, k, n, gy, n, packed, beta, got, k, nil)
+		}
+		closeSlices(t, fmt.Sprintf("geom %d weight gradient", gi), got, want, 1e-4*(1+math.Sqrt(float64(n))))
+	}
 }

@@ -722,8 +722,8 @@ func convKernel(p convPlan, x, w, bias, y Value, relu bool) {
 // packedConvMax is the largest column matrix, in elements, that a
 // convolution writes straight into Gemm's packed layout (convPacked);
 // larger ones keep the blocked im2col + Gemm path, whose packing works in
-// cache-sized blocks.
-const packedConvMax = 1 << 18
+// cache-sized blocks. (A variable so that tests can compare the paths.)
+var packedConvMax = 1 << 18
 
 // convForward computes, per image and group, maps = W * im2col(image),
 // then adds the bias (and applies relu when asked). Images are spread over
@@ -789,7 +789,7 @@ func convPacked[T accel.Float](p convPlan, image, weight, bias, maps []T, relu b
 				if bias != nil {
 					ep.RowBias = bias[g*p.maps : (g+1)*p.maps]
 				}
-				accel.GemmPackedB(false, p.maps, cols, k, weight[g*p.maps*k:], k, *bp, out, cols, ep)
+				accel.GemmPackedB(false, p.maps, cols, k, weight[g*p.maps*k:], k, *bp, 0, out, cols, ep)
 			}
 		}
 	})
@@ -847,14 +847,22 @@ func addBias[T accel.Float](x, bias []T, plane int) {
 // convWeightGrad computes, per group, dW = sum over images of
 // maps * im2col(image)^T. Each worker sums a contiguous run of images into
 // its own buffer; the buffers are then added in order, so the result does
-// not depend on scheduling.
+// not depend on scheduling. Small column matrices are written transposed
+// straight into Gemm's packed layout (accel.Im2colPackedT), which skips
+// Gemm's own packing of them.
 func convWeightGrad[T accel.Float](p convPlan, maps, image, dw []T) {
 	k, cols := p.colRows(), p.colCols()
+	packed := accel.PackedBLen[T](cols, k) <= packedConvMax
 	chunks := max(1, min(p.batch, accel.Workers()))
 	partial := make([][]T, chunks)
 	partial[0] = dw
 	accel.ParallelFor(chunks, 1, func(lo, hi int) {
-		bp := colScratch[T](p)
+		var bp *[]T
+		if packed {
+			bp = getScratch[T](accel.PackedBLen[T](cols, k))
+		} else {
+			bp = colScratch[T](p)
+		}
 		defer putCol(bp)
 		var col []T
 		if bp != nil {
@@ -870,12 +878,17 @@ func convWeightGrad[T accel.Float](p convPlan, maps, image, dw []T) {
 			for n := c * p.batch / chunks; n < (c+1)*p.batch/chunks; n++ {
 				for g := range p.groups {
 					img := image[(n*p.groups+g)*p.imageSize():][:p.imageSize()]
+					gy := maps[(n*p.groups+g)*p.mapsSize():][:p.mapsSize()]
+					if packed {
+						accel.Im2colPackedT(p.geom, img, col)
+						accel.GemmPackedB(false, p.maps, k, cols, gy, cols, col, beta, acc[g*p.maps*k:], k, nil)
+						continue
+					}
 					src := img
 					if col != nil {
 						accel.Im2col(p.geom, img, col)
 						src = col
 					}
-					gy := maps[(n*p.groups+g)*p.mapsSize():][:p.mapsSize()]
 					accel.Gemm(false, true, p.maps, k, cols, 1, gy, cols, src, cols, beta, acc[g*p.maps*k:], k)
 				}
 				beta = 1

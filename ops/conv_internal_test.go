@@ -68,6 +68,50 @@ func TestConvPackedMatchesBlocked(t *testing.T) {
 	}
 }
 
+// TestConvWeightGradPackedMatchesBlocked checks the weight gradient with
+// the column matrix packed transposed against the blocked im2col + Gemm
+// path, with batches that do and do not split evenly over workers.
+func TestConvWeightGradPackedMatchesBlocked(t *testing.T) {
+	r := rand.New(rand.NewPCG(35, 36))
+	cases := []struct {
+		data      Shape
+		kernel    Tuple
+		f, groups int
+		stride    Tuple
+		pad, dil  Tuple
+	}{
+		{Shape{16, 1, 28, 28}, Tuple{5, 5}, 6, 1, nil, nil, nil},
+		{Shape{5, 6, 12, 12}, Tuple{5, 5}, 16, 1, nil, nil, nil},
+		{Shape{1, 3, 9, 7}, Tuple{3, 3}, 5, 1, Tuple{2, 1}, Tuple{1, 1}, nil},
+		{Shape{3, 4, 6, 11}, Tuple{3, 2}, 6, 2, Tuple{1, 2}, Tuple{2, 0}, Tuple{1, 2}},
+		{Shape{2, 3, 1, 17}, Tuple{1, 4}, 7, 1, Tuple{1, 3}, Tuple{0, 2}, nil},
+	}
+	saved := packedConvMax
+	defer func() { packedConvMax = saved }()
+	for ci, tc := range cases {
+		a := &ConvolutionAttrs{Kernel: tc.kernel, Stride: tc.stride, Pad: tc.pad, Dilate: tc.dil, NumFilter: tc.f, NumGroup: tc.groups}
+		p := a.plan(tc.data)
+		x := make([]float32, tc.data.Size())
+		gy := make([]float32, p.batch*p.groups*p.mapsSize())
+		for _, s := range [][]float32{x, gy} {
+			for i := range s {
+				s[i] = float32(r.Float64()*2 - 1)
+			}
+		}
+		n := p.groups * p.maps * p.colRows()
+		want, got := make([]float32, n), make([]float32, n)
+		packedConvMax = 0
+		convWeightGrad(p, gy, x, want)
+		packedConvMax = saved
+		convWeightGrad(p, gy, x, got)
+		for i := range want {
+			if math.Abs(float64(got[i]-want[i])) > 1e-4*(1+math.Abs(float64(want[i]))) {
+				t.Fatalf("case %d: [%d] = %v, want %v", ci, i, got[i], want[i])
+			}
+		}
+	}
+}
+
 // TestFusedReluOps checks the fused layer ops against the layer followed
 // by relu, in float32 and float64.
 func TestFusedReluOps(t *testing.T) {
