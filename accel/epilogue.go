@@ -182,6 +182,58 @@ func GemmPackedB[T Float](transA bool, m, n, k int, a []T, lda int, bPacked []T,
 	g.run()
 }
 
+// PackedALen is the number of elements of an m x k matrix op(A) packed by
+// PackA: m rounded up to whole micro-panels, times k.
+func PackedALen[T Float](m, k int) int { return roundUp(m, kernelFor[T]().mr) * k }
+
+// PackA packs op(A), m x k (A stored k x m when transA, row stride lda),
+// into dst (PackedALen(m, k) elements) for GemmPacked, so that a left
+// operand used with many right ones (a convolution's filters, once per
+// image) is packed once. The layout is Gemm's own: for each block of
+// depth, micro-panels of mr rows stored depth-major.
+func PackA[T Float](transA bool, m, k int, a []T, lda int, dst []T) {
+	rows, cols := m, k
+	ars, ads := lda, 1
+	if transA {
+		rows, cols = k, m
+		ars, ads = 1, lda
+	}
+	checkMatrix("A", rows, cols, len(a), lda)
+	mr := kernelFor[T]().mr
+	dst = dst[:PackedALen[T](m, k)]
+	for pc := 0; pc < k; pc += gemmKC {
+		kb := min(gemmKC, k-pc)
+		packPanels(dst[pc*roundUp(m, mr):], a, ars, ads, 0, m, pc, kb, mr)
+	}
+}
+
+// GemmPacked is GemmPackedB with op(A) packed by PackA as well.
+func GemmPacked[T Float](m, n, k int, aPacked, bPacked []T, beta T, c []T, ldc int, ep *Epilogue[T]) {
+	if m < 0 || n < 0 || k < 0 {
+		panic("accel: GemmPacked with a negative size")
+	}
+	checkMatrix("C", m, n, len(c), ldc)
+	if m > 0 && k > 0 && (len(aPacked) < PackedALen[T](m, k) || len(bPacked) < PackedBLen[T](k, n)) {
+		panic("accel: GemmPacked: a packed operand is shorter than its size in panels")
+	}
+	ep.check(m, n)
+	if !ep.active() {
+		ep = nil
+	}
+	if m == 0 || n == 0 {
+		return
+	}
+	scaleMatrix(m, n, beta, c, ldc)
+	if k == 0 {
+		if ep != nil {
+			ep.apply(c, ldc, 0, 0, m, n)
+		}
+		return
+	}
+	g := gemmCall[T]{m: m, n: n, k: k, alpha: 1, c: c, ldc: ldc, kern: kernelFor[T](), ep: ep, bPre: bPacked, aPre: aPacked}
+	g.run()
+}
+
 // Im2colPacked writes the column matrix of Im2col for one image straight
 // into the packed layout of GemmPackedB (PackedBLen(Channels*KernelH*KernelW,
 // OutH*OutW) elements of dst), zero-padding the last panel.
@@ -204,18 +256,29 @@ func Im2colPacked[T Float](g ConvGeom, img, dst []T) {
 	// Positions in one output row are contiguous in the image when the
 	// stride is 1: then each panel row is a few runs, copied whole.
 	useRuns := g.StrideW == 1 && min(outW, w) >= 8
+	// (start in the panel, length) of each run of a panel: with runs of at
+	// least 8 in panels of at most 32 (the widest kernel's nr), at most 6.
+	var runBuf [8][2]int
+	runs := runBuf[:0]
 	for q := 0; q*w < n; q++ {
 		cnt := min(w, n-q*w)
 		offs := posOff[q*w:][:cnt]
 		panel := dst[q*w*k:][:w*k]
+		if useRuns {
+			runs = runs[:0]
+			for t := 0; t < cnt; {
+				run := min(cnt-t, outW-(q*w+t)%outW)
+				runs = append(runs, [2]int{t, run})
+				t += run
+			}
+		}
 		for r, base := range tapBase {
 			d := panel[r*w:][:w]
 			s := src[base:]
 			if useRuns {
-				for t := 0; t < cnt; {
-					run := min(cnt-t, outW-(q*w+t)%outW)
-					copy(d[t:t+run], s[offs[t]:offs[t]+run])
-					t += run
+				for _, rn := range runs {
+					t, o := rn[0], offs[rn[0]]
+					copy(d[t:t+rn[1]], s[o:o+rn[1]])
 				}
 			} else {
 				for t, o := range offs {

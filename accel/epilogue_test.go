@@ -224,3 +224,37 @@ func TestIm2colPackedT(t *testing.T) {
 		closeSlices(t, fmt.Sprintf("geom %d weight gradient", gi), got, want, 1e-4*(1+math.Sqrt(float64(n))))
 	}
 }
+
+// TestGemmPacked checks GemmPacked (both operands packed by the caller)
+// against the plain product, across depth blocks and row blocks, with an
+// epilogue.
+func TestGemmPacked(t *testing.T) {
+	r := rand.New(rand.NewPCG(29, 30))
+	for _, s := range [][3]int{{1, 1, 1}, {6, 70, 25}, {16, 64, 150}, {gemmMC + 5, 40, gemmKC + 9}, {3, 5, 0}} {
+		m, n, k := s[0], s[1], s[2]
+		for _, transA := range []bool{false, true} {
+			lda := k
+			if transA {
+				lda = m
+			}
+			a := randSlice[float32](r, max(1, m*k))
+			b := randSlice[float32](r, max(1, k*n))
+			w := PanelWidth[float32]()
+			bp := make([]float32, PackedBLen[float32](k, n))
+			for p := range k {
+				for j := range n {
+					bp[(j/w)*w*k+p*w+j%w] = b[p*n+j]
+				}
+			}
+			ap := make([]float32, PackedALen[float32](m, k))
+			PackA(transA, m, k, a, lda, ap)
+			ep := &Epilogue[float32]{RowBias: randSlice[float32](r, m), Relu: true}
+			want := make([]float32, m*n)
+			naiveGemm(transA, false, m, n, k, 1, a, lda, b, n, 0, want, n)
+			refEpilogue(ep, m, n, want, n)
+			got := make([]float32, m*n)
+			GemmPacked(m, n, k, ap, bp, 0, got, n, ep)
+			closeSlices(t, fmt.Sprintf("m%d n%d k%d tA%v", m, n, k, transA), got, want, 1e-5*(1+math.Sqrt(float64(k))))
+		}
+	}
+}

@@ -132,6 +132,7 @@ type gemmCall[T Float] struct {
 	kern     microKernel[T]
 	ep       *Epilogue[T] // applied to each tile of C when it is final; nil for none
 	bPre     []T          // op(B) packed by the caller (see GemmPackedB); nil to pack here
+	aPre     []T          // op(A) packed by the caller (see PackA); nil to pack here
 }
 
 // run performs the blocked multiplication described at the top of the file.
@@ -205,7 +206,7 @@ func (g *gemmCall[T]) multiplyBlock(bPack []T, bStride, bOff, jc, nb, pc, kb, mc
 	tasks := rowBlocks * groups
 
 	runTasks := func(lo, hi int) {
-		aBuf := getBuf[T](mc * kb)
+		aBuf := getBuf[T](mc * kb) // unused but for its length when A is packed already
 		defer putBuf(aBuf)
 		// The scratch tile for ragged edges comes from the pool too: a
 		// local array would escape (it is passed to the kernel function
@@ -218,7 +219,9 @@ func (g *gemmCall[T]) multiplyBlock(bPack []T, bStride, bOff, jc, nb, pc, kb, mc
 			i0 := rb * mc
 			mb := min(mc, g.m-i0)
 			aPack := (*aBuf)[:roundUp(mb, g.kern.mr)*kb]
-			if rb != packedRow { // consecutive tasks share a row block
+			if g.aPre != nil { // packed by the caller (see PackA)
+				aPack = g.aPre[pc*roundUp(g.m, g.kern.mr)+i0*kb:][:len(aPack)]
+			} else if rb != packedRow { // consecutive tasks share a row block
 				packPanels(aPack, g.a, g.ars, g.ads, i0, mb, pc, kb, g.kern.mr)
 				packedRow = rb
 			}

@@ -777,6 +777,13 @@ func convBlocked[T accel.Float](p convPlan, image, weight, bias, maps []T, relu 
 func convPacked[T accel.Float](p convPlan, image, weight, bias, maps []T, relu bool) {
 	k, cols := p.colRows(), p.colCols()
 	plen := accel.PackedBLen[T](k, cols)
+	// The filters are packed once for all images.
+	alen := accel.PackedALen[T](p.maps, k)
+	ap := getScratch[T](p.groups * alen)
+	defer putScratch(ap)
+	for g := range p.groups {
+		accel.PackA(false, p.maps, k, weight[g*p.maps*k:], k, (*ap)[g*alen:])
+	}
 	accel.ParallelFor(p.batch, 1, func(lo, hi int) {
 		bp := getScratch[T](plen)
 		defer putScratch(bp)
@@ -789,7 +796,7 @@ func convPacked[T accel.Float](p convPlan, image, weight, bias, maps []T, relu b
 				if bias != nil {
 					ep.RowBias = bias[g*p.maps : (g+1)*p.maps]
 				}
-				accel.GemmPackedB(false, p.maps, cols, k, weight[g*p.maps*k:], k, *bp, 0, out, cols, ep)
+				accel.GemmPacked(p.maps, cols, k, (*ap)[g*alen:], *bp, 0, out, cols, ep)
 			}
 		}
 	})
