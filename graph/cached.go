@@ -157,7 +157,7 @@ func (c *CachedOp) describe(p *program) string {
 
 // bind puts the inputs into a new frame of p.
 func (c *CachedOp) bind(p *program, args []*eager.NDArray) []ops.Value {
-	frame := p.newFrame()
+	frame := p.newFrame(false) // Backward may follow
 	for i, a := range args {
 		frame[p.varSlot[i]] = a.Value()
 	}
@@ -323,7 +323,8 @@ func (c *CachedOp) defineOps() {
 		},
 		Kernel: func(env *ops.Env, a *callAttrs, in, out []ops.Value) error {
 			p := a.prog
-			frame := p.newFrame()
+			// Unless the tape records this call, its backward never runs.
+			frame := p.newFrame(!eager.IsRecording())
 			if p.static != nil {
 				// A call on the tape keeps its own values for its backward.
 				frame = make([]ops.Value, len(p.shapes))

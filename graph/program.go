@@ -253,13 +253,14 @@ func (p *program) accepts(args []*eager.NDArray) bool {
 }
 
 // newFrame returns the slot values of one run: the static buffers when
-// there are some, else freshly allocated planned buffers.
-func (p *program) newFrame() []ops.Value {
+// there are some, else freshly allocated planned buffers (only those of
+// the forward steps when forwardOnly: see allocate).
+func (p *program) newFrame(forwardOnly bool) []ops.Value {
 	var frame []ops.Value
 	if p.static != nil {
 		frame = append([]ops.Value(nil), p.static...)
 	} else {
-		frame = p.allocate()
+		frame = p.allocate(forwardOnly)
 	}
 	for _, c := range p.consts {
 		frame[c.slot] = c.value
@@ -268,15 +269,37 @@ func (p *program) newFrame() []ops.Value {
 }
 
 // allocate makes the plan's buffers and returns a frame whose op-output
-// slots are views of them.
-func (p *program) allocate() []ops.Value {
+// slots are views of them. With forwardOnly, only the buffers that some
+// forward step reads or writes are made: a call that is never
+// differentiated does not pay for the backward half's. A backward step
+// whose output slot has no buffer then gets a fresh one when it runs.
+func (p *program) allocate(forwardOnly bool) []ops.Value {
+	var need []bool
+	if forwardOnly {
+		need = make([]bool, len(p.plan.Buffers))
+		mark := func(slot int) {
+			if b := p.slotBuffer[slot]; b >= 0 {
+				need[b] = true
+			}
+		}
+		for _, s := range p.steps[:p.nForward] {
+			for _, i := range s.in {
+				mark(i)
+			}
+			for _, o := range s.out {
+				mark(o)
+			}
+		}
+	}
 	bufs := make([]any, len(p.plan.Buffers))
 	for i, b := range p.plan.Buffers {
-		bufs[i] = ops.MakeData(b.DType, b.Elems)
+		if need == nil || need[i] {
+			bufs[i] = ops.MakeData(b.DType, b.Elems)
+		}
 	}
 	frame := make([]ops.Value, len(p.shapes))
 	for id, b := range p.slotBuffer {
-		if b >= 0 {
+		if b >= 0 && bufs[b] != nil {
 			frame[id] = ops.Value{Shape: p.shapes[id], DType: p.dtypes[id], Data: ops.SliceData(bufs[b], p.shapes[id].Size())}
 		}
 	}
@@ -284,7 +307,7 @@ func (p *program) allocate() []ops.Value {
 }
 
 // allocateStatic keeps one set of planned buffers for every call.
-func (p *program) allocateStatic() { p.static = p.allocate() }
+func (p *program) allocateStatic() { p.static = p.allocate(false) }
 
 // OpHook sees the value an op node produced (or, when monitoring all, an
 // input it read), named as MXNet names them: "dense0_fwd_output",
