@@ -1,6 +1,7 @@
 package nn_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/hybridgo/hybridgo/eager"
@@ -140,5 +141,28 @@ func BenchmarkLeNetTrainStep(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		step()
+	}
+}
+
+// BenchmarkMLPForward is a 784-256-256-10 perceptron, hybridized, at batch
+// 1 (products of one row: dot products, no packing) and batch 64.
+func BenchmarkMLPForward(b *testing.B) {
+	for _, batch := range []int{1, 64} {
+		b.Run(fmt.Sprintf("b%d", batch), func(b *testing.B) {
+			net := nn.NewHybridSequential(
+				nn.NewDense(256, nn.DenseOptions{Act: "relu"}),
+				nn.NewDense(256, nn.DenseOptions{Act: "relu"}),
+				nn.NewDense(10),
+			)
+			net.Initialize()
+			net.Hybridize()
+			x := eager.RandomNormal(batch, 784)
+			net.Forward(x)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				net.Forward(x)
+			}
+		})
 	}
 }
