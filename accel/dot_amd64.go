@@ -28,8 +28,16 @@ func addVecReluAVX2(n int, x, b *float32, relu bool)
 //go:noescape
 func maxPool2x2AVX2(n int, r0, r1, out *float32)
 
+// gatherRunsAVX2 copies, for each tap r < ntaps and each run (t, o, n) of
+// the nruns triples at runs, n float32s from src[tapBase[r]+o:] to
+// dst[r*w+t:]; ntaps, nruns and every n are at least 1.
+//
+//go:noescape
+func gatherRunsAVX2(dst *float32, w int, src *float32, tapBase *int, ntaps int, runs *int, nruns int)
+
 func init() {
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
+		gatherRunsKernel = gatherRuns32
 		maxPool2x2Kernel = maxPool2x2Row32
 		sdotKernel = sdot
 		addReluKernel = addRelu32
@@ -93,4 +101,19 @@ func maxPool2x2Row32(r0, r1, out []float32) {
 		maxPool2x2AVX2(n, &r0[0], &r1[0], &out[0])
 	}
 	maxPool2x2Row(r0, r1, out, n)
+}
+
+// gatherRuns32 checks that every copy stays inside dst and src (maxBase
+// is the largest of tapBase) and runs the assembly kernel.
+func gatherRuns32(dst []float32, w int, src []float32, tapBase []int, maxBase int, runs [][3]int) {
+	if len(tapBase) == 0 || len(runs) == 0 {
+		return
+	}
+	_ = dst[len(tapBase)*w-1]
+	for _, r := range runs {
+		if r[2] < 1 || r[0] < 0 || r[0]+r[2] > w || r[1] < 0 || maxBase+r[1]+r[2] > len(src) {
+			panic("accel: gatherRuns32: a run is out of range")
+		}
+	}
+	gatherRunsAVX2(&dst[0], w, &src[0], &tapBase[0], len(tapBase), &runs[0][0], len(runs))
 }

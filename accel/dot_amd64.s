@@ -144,3 +144,61 @@ maxpool_loop:
 	JNZ maxpool_loop
 	VZEROUPPER
 	RET
+
+// func gatherRunsAVX2(dst *float32, w int, src *float32, tapBase *int, ntaps int, runs *int, nruns int)
+// For each of the ntaps taps r and each of the nruns runs (t, o, n) (three
+// ints each, n >= 1): copy n float32s from src[tapBase[r]+o:] to
+// dst[r*w+t:]. This is Im2colPacked's inner loop for unit-stride rows.
+TEXT ·gatherRunsAVX2(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ w+8(FP), R8
+	SHLQ $2, R8
+	MOVQ src+16(FP), SI
+	MOVQ tapBase+24(FP), R9
+	MOVQ ntaps+32(FP), R10
+	MOVQ runs+40(FP), R11
+	MOVQ nruns+48(FP), R12
+
+gather_tap:
+	MOVQ (R9), AX
+	LEAQ (SI)(AX*4), BX
+	MOVQ R11, CX
+	MOVQ R12, DX
+
+gather_run:
+	MOVQ 0(CX), AX
+	LEAQ (DI)(AX*4), R13
+	MOVQ 8(CX), AX
+	LEAQ (BX)(AX*4), R14
+	MOVQ 16(CX), AX
+
+gather_copy8:
+	CMPQ AX, $8
+	JLT gather_copy1
+	VMOVUPS (R14), Y0
+	VMOVUPS Y0, (R13)
+	ADDQ $32, R14
+	ADDQ $32, R13
+	SUBQ $8, AX
+	JMP gather_copy8
+
+gather_copy1:
+	TESTQ AX, AX
+	JZ gather_next
+	VMOVSS (R14), X0
+	VMOVSS X0, (R13)
+	ADDQ $4, R14
+	ADDQ $4, R13
+	DECQ AX
+	JMP gather_copy1
+
+gather_next:
+	ADDQ $24, CX
+	DECQ DX
+	JNZ gather_run
+	ADDQ R8, DI
+	ADDQ $8, R9
+	DECQ R10
+	JNZ gather_tap
+	VZEROUPPER
+	RET

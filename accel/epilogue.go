@@ -256,10 +256,16 @@ func Im2colPacked[T Float](g ConvGeom, img, dst []T) {
 	// Positions in one output row are contiguous in the image when the
 	// stride is 1: then each panel row is a few runs, copied whole.
 	useRuns := g.StrideW == 1 && min(outW, w) >= 8
-	// (start in the panel, length) of each run of a panel: with runs of at
-	// least 8 in panels of at most 32 (the widest kernel's nr), at most 6.
-	var runBuf [8][2]int
+	// (start in the panel, start in the image, length) of each run of a
+	// panel: with runs of at least 8 in panels of at most 32 (the widest
+	// kernel's nr), at most 6.
+	var runBuf [8][3]int
 	runs := runBuf[:0]
+	gather32, _ := any(gatherRunsKernel).(func(dst []T, w int, src []T, tapBase []int, maxBase int, runs [][3]int))
+	maxBase := 0
+	for _, b := range tapBase {
+		maxBase = max(maxBase, b)
+	}
 	for q := 0; q*w < n; q++ {
 		cnt := min(w, n-q*w)
 		offs := posOff[q*w:][:cnt]
@@ -268,8 +274,17 @@ func Im2colPacked[T Float](g ConvGeom, img, dst []T) {
 			runs = runs[:0]
 			for t := 0; t < cnt; {
 				run := min(cnt-t, outW-(q*w+t)%outW)
-				runs = append(runs, [2]int{t, run})
+				runs = append(runs, [3]int{t, offs[t], run})
 				t += run
+			}
+			if gather32 != nil {
+				gather32(panel, w, src, tapBase, maxBase, runs)
+				if cnt < w {
+					for r := range tapBase {
+						clear(panel[r*w+cnt : r*w+w])
+					}
+				}
+				continue
 			}
 		}
 		for r, base := range tapBase {
@@ -277,8 +292,7 @@ func Im2colPacked[T Float](g ConvGeom, img, dst []T) {
 			s := src[base:]
 			if useRuns {
 				for _, rn := range runs {
-					t, o := rn[0], offs[rn[0]]
-					copy(d[t:t+rn[1]], s[o:o+rn[1]])
+					copy(d[rn[0]:rn[0]+rn[2]], s[rn[1]:rn[1]+rn[2]])
 				}
 			} else {
 				for t, o := range offs {

@@ -114,6 +114,9 @@ func testIm2colPacked[T Float](t *testing.T, tol float64) {
 		ConvGeom{Channels: 1, InH: 28, InW: 28, KernelH: 5, KernelW: 5, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1},
 		ConvGeom{Channels: 6, InH: 12, InW: 12, KernelH: 5, KernelW: 5, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1},
 		ConvGeom{Channels: 3, InH: 11, InW: 13, KernelH: 3, KernelW: 3, StrideH: 2, StrideW: 2, PadH: 1, PadW: 1, DilateH: 1, DilateW: 1},
+		// Unit-stride rows of 13 and 9: runs with tails, across panels.
+		ConvGeom{Channels: 2, InH: 9, InW: 13, KernelH: 3, KernelW: 3, StrideH: 2, StrideW: 1, PadH: 1, PadW: 1, DilateH: 1, DilateW: 1},
+		ConvGeom{Channels: 3, InH: 7, InW: 11, KernelH: 2, KernelW: 3, StrideH: 1, StrideW: 1, DilateH: 2, DilateW: 1},
 	)
 	for gi, g := range geoms {
 		k, n := g.colRows(), g.OutH()*g.OutW()
