@@ -19,4 +19,4 @@ var maxPool2x2Kernel func(r0, r1, out []float32)
 
 // gatherRunsKernel is Im2colPacked's copy of unit-stride runs for float32
 // (see gatherRuns32), or nil when there is no vector kernel.
-var gatherRunsKernel func(dst []float32, w int, src []float32, tapBase []int, maxBase int, runs [][3]int)
+var gatherRunsKernel func(dst []float32, w int, src []float32, tapBase []int, maxBase int, runs []int)

@@ -104,16 +104,19 @@ func maxPool2x2Row32(r0, r1, out []float32) {
 }
 
 // gatherRuns32 checks that every copy stays inside dst and src (maxBase
-// is the largest of tapBase) and runs the assembly kernel.
-func gatherRuns32(dst []float32, w int, src []float32, tapBase []int, maxBase int, runs [][3]int) {
-	if len(tapBase) == 0 || len(runs) == 0 {
+// is the largest of tapBase; runs holds (t, o, n) triples) and runs the
+// assembly kernel.
+func gatherRuns32(dst []float32, w int, src []float32, tapBase []int, maxBase int, runs []int) {
+	if len(tapBase) == 0 || len(runs) < 3 {
 		return
 	}
 	_ = dst[len(tapBase)*w-1]
-	for _, r := range runs {
-		if r[2] < 1 || r[0] < 0 || r[0]+r[2] > w || r[1] < 0 || maxBase+r[1]+r[2] > len(src) {
+	runs = runs[:len(runs)/3*3]
+	for i := 0; i < len(runs); i += 3 {
+		t, o, n := runs[i], runs[i+1], runs[i+2]
+		if n < 1 || t < 0 || t+n > w || o < 0 || maxBase+o+n > len(src) {
 			panic("accel: gatherRuns32: a run is out of range")
 		}
 	}
-	gatherRunsAVX2(&dst[0], w, &src[0], &tapBase[0], len(tapBase), &runs[0][0], len(runs))
+	gatherRunsAVX2(&dst[0], w, &src[0], &tapBase[0], len(tapBase), &runs[0], len(runs)/3)
 }

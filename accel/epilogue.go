@@ -257,11 +257,9 @@ func Im2colPacked[T Float](g ConvGeom, img, dst []T) {
 	// stride is 1: then each panel row is a few runs, copied whole.
 	useRuns := g.StrideW == 1 && min(outW, w) >= 8
 	// (start in the panel, start in the image, length) of each run of a
-	// panel: with runs of at least 8 in panels of at most 32 (the widest
-	// kernel's nr), at most 6.
-	var runBuf [8][3]int
-	runs := runBuf[:0]
-	gather32, _ := any(gatherRunsKernel).(func(dst []T, w int, src []T, tapBase []int, maxBase int, runs [][3]int))
+	// panel, flat: with runs of at least 8 in panels of w, at most w/8+2.
+	runs := ga.runs[:0]
+	gather32, _ := any(gatherRunsKernel).(func(dst []T, w int, src []T, tapBase []int, maxBase int, runs []int))
 	maxBase := 0
 	for _, b := range tapBase {
 		maxBase = max(maxBase, b)
@@ -274,7 +272,7 @@ func Im2colPacked[T Float](g ConvGeom, img, dst []T) {
 			runs = runs[:0]
 			for t := 0; t < cnt; {
 				run := min(cnt-t, outW-(q*w+t)%outW)
-				runs = append(runs, [3]int{t, offs[t], run})
+				runs = append(runs, t, offs[t], run)
 				t += run
 			}
 			if gather32 != nil {
@@ -291,8 +289,9 @@ func Im2colPacked[T Float](g ConvGeom, img, dst []T) {
 			d := panel[r*w:][:w]
 			s := src[base:]
 			if useRuns {
-				for _, rn := range runs {
-					copy(d[rn[0]:rn[0]+rn[2]], s[rn[1]:rn[1]+rn[2]])
+				for i := 0; i < len(runs); i += 3 {
+					t, o, l := runs[i], runs[i+1], runs[i+2]
+					copy(d[t:t+l], s[o:o+l])
 				}
 			} else {
 				for t, o := range offs {
@@ -344,6 +343,7 @@ func Im2colPackedT[T Float](g ConvGeom, img, dst []T) {
 type gather[T Float] struct {
 	src             []T
 	tapBase, posOff []int
+	runs            []int // room for Im2colPacked's runs of one panel
 	srcBuf          *[]T
 	intBuf          *[]int
 }
@@ -364,8 +364,9 @@ func newGather[T Float](g ConvGeom, img []T) gather[T] {
 			}
 		}
 	}
-	ga.intBuf = getIntBuf(k + n)
-	ga.tapBase, ga.posOff = (*ga.intBuf)[:k], (*ga.intBuf)[k:]
+	nruns := 3 * (PanelWidth[T]()/8 + 2)
+	ga.intBuf = getIntBuf(k + n + nruns)
+	ga.tapBase, ga.posOff, ga.runs = (*ga.intBuf)[:k], (*ga.intBuf)[k:k+n], (*ga.intBuf)[k+n:]
 	for r := range ga.tapBase {
 		c, kh, kw := g.tap(r)
 		ga.tapBase[r] = (c*ph+kh*g.DilateH)*pw + kw*g.DilateW
