@@ -1,6 +1,9 @@
 package accel
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // Fused epilogues, pre-packed operands and small products.
 //
@@ -250,45 +253,36 @@ func Im2colPacked[T Float](g ConvGeom, img, dst []T) {
 	}
 	w := PanelWidth[T]()
 	dst = dst[:k*roundUp(n, w)]
-	ga := newGather(g, img)
-	defer ga.release()
-	src, tapBase, posOff := ga.src, ga.tapBase, ga.posOff
+	tb := tablesFor(g, w)
+	src, bp := borderedImage(g, img)
+	if bp != nil {
+		defer putBuf(bp)
+	}
+	tapBase, posOff := tb.tapBase, tb.posOff
 	// Positions in one output row are contiguous in the image when the
 	// stride is 1: then each panel row is a few runs, copied whole.
-	useRuns := g.StrideW == 1 && min(outW, w) >= 8
-	// (start in the panel, start in the image, length) of each run of a
-	// panel, flat: with runs of at least 8 in panels of w, at most w/8+2.
-	runs := ga.runs[:0]
 	gather32, _ := any(gatherRunsKernel).(func(dst []T, w int, src []T, tapBase []int, maxBase int, runs []int))
-	maxBase := 0
-	for _, b := range tapBase {
-		maxBase = max(maxBase, b)
-	}
 	for q := 0; q*w < n; q++ {
 		cnt := min(w, n-q*w)
-		offs := posOff[q*w:][:cnt]
 		panel := dst[q*w*k:][:w*k]
-		if useRuns {
-			runs = runs[:0]
-			for t := 0; t < cnt; {
-				run := min(cnt-t, outW-(q*w+t)%outW)
-				runs = append(runs, t, offs[t], run)
-				t += run
-			}
-			if gather32 != nil {
-				gather32(panel, w, src, tapBase, maxBase, runs)
-				if cnt < w {
-					for r := range tapBase {
-						clear(panel[r*w+cnt : r*w+w])
-					}
-				}
-				continue
-			}
+		var runs []int
+		if tb.runs != nil {
+			runs = tb.runs[tb.panelRuns[q]:tb.panelRuns[q+1]]
 		}
+		if runs != nil && gather32 != nil {
+			gather32(panel, w, src, tapBase, tb.maxBase, runs)
+			if cnt < w {
+				for r := range tapBase {
+					clear(panel[r*w+cnt : r*w+w])
+				}
+			}
+			continue
+		}
+		offs := posOff[q*w:][:cnt]
 		for r, base := range tapBase {
 			d := panel[r*w:][:w]
 			s := src[base:]
-			if useRuns {
+			if runs != nil {
 				for i := 0; i < len(runs); i += 3 {
 					t, o, l := runs[i], runs[i+1], runs[i+2]
 					copy(d[t:t+l], s[o:o+l])
@@ -317,9 +311,12 @@ func Im2colPackedT[T Float](g ConvGeom, img, dst []T) {
 	}
 	w := PanelWidth[T]()
 	dst = dst[:n*roundUp(k, w)]
-	ga := newGather(g, img)
-	defer ga.release()
-	src, tapBase, posOff := ga.src, ga.tapBase, ga.posOff
+	tb := tablesFor(g, w)
+	src, bp := borderedImage(g, img)
+	if bp != nil {
+		defer putBuf(bp)
+	}
+	tapBase, posOff := tb.tapBase, tb.posOff
 	for q := 0; q*w < k; q++ {
 		taps := tapBase[q*w : min(k, q*w+w)]
 		panel := dst[q*w*n:][:w*n]
@@ -336,74 +333,94 @@ func Im2colPackedT[T Float](g ConvGeom, img, dst []T) {
 	}
 }
 
-// gather is what Im2colPacked and Im2colPackedT read: the image (img, or
-// a zero-bordered copy when there is padding) and the offsets of each tap
-// (tapBase) and each output position (posOff), such that tap r of
-// position j is src[tapBase[r]+posOff[j]].
-type gather[T Float] struct {
-	src             []T
+// im2colTables are the offsets Im2colPacked and Im2colPackedT gather
+// with, the same for every image of one geometry: tap r of output
+// position j is element tapBase[r]+posOff[j] of the image, bordered with
+// zeros when there is padding. runs lists, for unit-stride rows, each
+// panel's contiguous runs as (start in the panel, posOff of the start,
+// length) triples; panel q's are runs[panelRuns[q]:panelRuns[q+1]].
+type im2colTables struct {
 	tapBase, posOff []int
-	runs            []int // room for Im2colPacked's runs of one panel
-	srcBuf          *[]T
-	intBuf          *[]int
+	maxBase         int
+	runs, panelRuns []int
 }
 
-func newGather[T Float](g ConvGeom, img []T) gather[T] {
+type tablesKey struct {
+	g ConvGeom
+	w int
+}
+
+// tableCache holds the tables of recent geometries; it is emptied when it
+// grows past tableCacheMax entries, which only a program that convolves
+// many different shapes reaches.
+var (
+	tableCache      sync.Map // tablesKey -> *im2colTables
+	tableCacheCount atomic.Int64
+)
+
+const tableCacheMax = 256
+
+// tablesFor returns the tables of geometry g with panels of width w.
+func tablesFor(g ConvGeom, w int) *im2colTables {
+	key := tablesKey{g, w}
+	if t, ok := tableCache.Load(key); ok {
+		return t.(*im2colTables)
+	}
 	outH, outW := g.OutH(), g.OutW()
 	k, n := g.colRows(), outH*outW
-	img = img[:g.Channels*g.InH*g.InW]
 	ph, pw := g.InH+2*g.PadH, g.InW+2*g.PadW
-	ga := gather[T]{src: img}
-	if g.PadH != 0 || g.PadW != 0 {
-		ga.srcBuf = getBuf[T](g.Channels * ph * pw)
-		ga.src = *ga.srcBuf
-		clear(ga.src)
-		for c := range g.Channels {
-			for h := range g.InH {
-				copy(ga.src[(c*ph+h+g.PadH)*pw+g.PadW:][:g.InW], img[(c*g.InH+h)*g.InW:][:g.InW])
-			}
-		}
-	}
-	nruns := 3 * (PanelWidth[T]()/8 + 2)
-	ga.intBuf = getIntBuf(k + n + nruns)
-	ga.tapBase, ga.posOff, ga.runs = (*ga.intBuf)[:k], (*ga.intBuf)[k:k+n], (*ga.intBuf)[k+n:]
-	for r := range ga.tapBase {
+	t := &im2colTables{tapBase: make([]int, k), posOff: make([]int, n)}
+	for r := range t.tapBase {
 		c, kh, kw := g.tap(r)
-		ga.tapBase[r] = (c*ph+kh*g.DilateH)*pw + kw*g.DilateW
+		t.tapBase[r] = (c*ph+kh*g.DilateH)*pw + kw*g.DilateW
+		t.maxBase = max(t.maxBase, t.tapBase[r])
 	}
 	j := 0
 	for oh := range outH {
 		for ow := range outW {
-			ga.posOff[j] = oh*g.StrideH*pw + ow*g.StrideW
+			t.posOff[j] = oh*g.StrideH*pw + ow*g.StrideW
 			j++
 		}
 	}
-	return ga
-}
-
-// release hands the buffers back.
-func (ga gather[T]) release() {
-	if ga.srcBuf != nil {
-		putBuf(ga.srcBuf)
+	if g.StrideW == 1 && min(outW, w) >= 8 {
+		for q := 0; q*w < n; q++ {
+			t.panelRuns = append(t.panelRuns, len(t.runs))
+			cnt := min(w, n-q*w)
+			for i := 0; i < cnt; {
+				run := min(cnt-i, outW-(q*w+i)%outW)
+				t.runs = append(t.runs, i, t.posOff[q*w+i], run)
+				i += run
+			}
+		}
+		t.panelRuns = append(t.panelRuns, len(t.runs))
 	}
-	putIntBuf(ga.intBuf)
+	if tableCacheCount.Add(1) > tableCacheMax {
+		tableCache.Clear()
+		tableCacheCount.Store(0)
+	}
+	tableCache.Store(key, t)
+	return t
 }
 
-// intPool recycles the index tables of Im2colPacked.
-var intPool sync.Pool
-
-func getIntBuf(n int) *[]int {
-	if v := intPool.Get(); v != nil {
-		if bp := v.(*[]int); cap(*bp) >= n {
-			*bp = (*bp)[:n]
-			return bp
+// borderedImage returns img, or when g has padding a copy of it with a
+// zero border of PadH rows and PadW columns (in a pooled buffer, which
+// the caller hands back with putBuf when bp is not nil).
+func borderedImage[T Float](g ConvGeom, img []T) (src []T, bp *[]T) {
+	img = img[:g.Channels*g.InH*g.InW]
+	if g.PadH == 0 && g.PadW == 0 {
+		return img, nil
+	}
+	ph, pw := g.InH+2*g.PadH, g.InW+2*g.PadW
+	bp = getBuf[T](g.Channels * ph * pw)
+	src = *bp
+	clear(src)
+	for c := range g.Channels {
+		for h := range g.InH {
+			copy(src[(c*ph+h+g.PadH)*pw+g.PadW:][:g.InW], img[(c*g.InH+h)*g.InW:][:g.InW])
 		}
 	}
-	b := make([]int, n)
-	return &b
+	return src, bp
 }
-
-func putIntBuf(bp *[]int) { intPool.Put(bp) }
 
 // dotRowsMax is the most rows of C for which a product with a transposed B
 // (a dense layer's x·Wᵀ) is computed as dot products of rows of A and B

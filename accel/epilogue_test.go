@@ -261,3 +261,31 @@ func TestGemmPacked(t *testing.T) {
 		}
 	}
 }
+
+// TestIm2colTablesCacheBound fills the table cache past its bound: it is
+// emptied, and later geometries still pack correctly.
+func TestIm2colTablesCacheBound(t *testing.T) {
+	r := rand.New(rand.NewPCG(37, 38))
+	for i := range tableCacheMax + 10 {
+		g := ConvGeom{Channels: 1, InH: 3, InW: 8 + i, KernelH: 2, KernelW: 2, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1}
+		tablesFor(g, PanelWidth[float32]())
+	}
+	if n := tableCacheCount.Load(); n > tableCacheMax {
+		t.Fatalf("the cache holds %d geometries, more than %d", n, tableCacheMax)
+	}
+	g := ConvGeom{Channels: 2, InH: 6, InW: 9, KernelH: 3, KernelW: 3, StrideH: 1, StrideW: 1, PadH: 1, PadW: 1, DilateH: 1, DilateW: 1}
+	k, n := g.colRows(), g.OutH()*g.OutW()
+	img := randSlice[float32](r, g.Channels*g.InH*g.InW)
+	col := make([]float32, k*n)
+	Im2col(g, img, col)
+	packed := make([]float32, PackedBLen[float32](k, n))
+	Im2colPacked(g, img, packed)
+	w := PanelWidth[float32]()
+	for p := range k {
+		for j := range n {
+			if got, want := packed[(j/w)*w*k+p*w+j%w], col[p*n+j]; got != want {
+				t.Fatalf("(%d, %d) = %v, want %v", p, j, got, want)
+			}
+		}
+	}
+}
