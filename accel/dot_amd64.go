@@ -28,6 +28,11 @@ func addVecReluAVX2(n int, x, b *float32, relu bool)
 //go:noescape
 func maxPool2x2AVX2(n int, r0, r1, out *float32)
 
+// maxPool2x2x4AVX is maxPool2x2AVX2 for exactly 4 outputs.
+//
+//go:noescape
+func maxPool2x2x4AVX(r0, r1, out *float32)
+
 // gatherRunsAVX2 copies, for each tap r < ntaps and each run (t, o, n) of
 // the nruns triples at runs, n float32s from src[tapBase[r]+o:] to
 // dst[r*w+t:]; ntaps, nruns and every n are at least 1.
@@ -99,6 +104,11 @@ func maxPool2x2Row32(r0, r1, out []float32) {
 	if n > 0 {
 		_, _ = r0[2*n-1], r1[2*n-1]
 		maxPool2x2AVX2(n, &r0[0], &r1[0], &out[0])
+	}
+	if len(out)-n >= 4 {
+		_, _, _ = r0[2*n+7], r1[2*n+7], out[n+3]
+		maxPool2x2x4AVX(&r0[2*n], &r1[2*n], &out[n])
+		n += 4
 	}
 	maxPool2x2Row(r0, r1, out, n)
 }

@@ -202,3 +202,24 @@ gather_next:
 	JNZ gather_tap
 	VZEROUPPER
 	RET
+
+// func maxPool2x2x4AVX(r0, r1, out *float32)
+// maxPool2x2AVX2 for exactly 4 outputs, on 128-bit registers (where
+// VSHUFPS needs no reordering).
+TEXT ·maxPool2x2x4AVX(SB), NOSPLIT, $0-24
+	MOVQ r0+0(FP), SI
+	MOVQ r1+8(FP), DI
+	MOVQ out+16(FP), DX
+	VMOVUPS (SI), X0
+	VMOVUPS 16(SI), X1
+	VMOVUPS (DI), X2
+	VMOVUPS 16(DI), X3
+	VSHUFPS $0x88, X1, X0, X4
+	VSHUFPS $0xDD, X1, X0, X5
+	VSHUFPS $0x88, X3, X2, X6
+	VSHUFPS $0xDD, X3, X2, X7
+	VMAXPS X4, X5, X4
+	VMAXPS X4, X6, X4
+	VMAXPS X4, X7, X4
+	VMOVUPS X4, (DX)
+	RET

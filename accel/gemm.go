@@ -264,12 +264,7 @@ func (g *gemmCall[T]) macroKernel(aPack []T, mb, i0 int, bPack []T, bStride, bOf
 			} else {
 				clear(tile)
 				kernel(kb, g.alpha, ap, bp, tile, nr)
-				for r := range rows {
-					dst := g.c[off+r*g.ldc : off+r*g.ldc+cols]
-					for s, v := range tile[r*nr : r*nr+cols] {
-						dst[s] += v
-					}
-				}
+				addTile(g.c[off:], g.ldc, tile, nr, rows, cols)
 			}
 			if ep != nil {
 				ep.apply(g.c[off:], g.ldc, i0+i, jc+j, rows, cols)
@@ -315,3 +310,23 @@ func packPanels[T Float](dst, x []T, rs, ds, r0, rows, d0, depth, w int) {
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
 func roundUp(a, b int) int { return ceilDiv(a, b) * b }
+
+// addTile adds the rows x cols top-left corner of tile (row stride nr) to
+// C at c (row stride ldc).
+func addTile[T Float](c []T, ldc int, tile []T, nr, rows, cols int) {
+	if add32 := addVecReluKernel; add32 != nil {
+		if c32, ok := any(c).([]float32); ok {
+			t32 := any(tile).([]float32)
+			for r := range rows {
+				add32(c32[r*ldc:][:cols], t32[r*nr:][:cols], false)
+			}
+			return
+		}
+	}
+	for r := range rows {
+		dst := c[r*ldc:][:cols]
+		for s, v := range tile[r*nr : r*nr+cols] {
+			dst[s] += v
+		}
+	}
+}
