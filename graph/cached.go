@@ -184,7 +184,7 @@ func (c *CachedOp) Forward(training bool, args ...*eager.NDArray) ([]*eager.NDAr
 	}
 	frame := c.bind(p, args)
 	r, unlock := randFor(p)
-	err = p.run(frame, 0, p.nForward, training, r, c.hook)
+	err = p.run(frame, 0, p.nForward, training, r, c.hook, p.static != nil)
 	unlock()
 	if err != nil {
 		return nil, err
@@ -222,7 +222,7 @@ func (c *CachedOp) Backward(headGrads ...*eager.NDArray) ([]*eager.NDArray, erro
 		}
 		frame[p.headSlot[i]] = headGrads[i].Value()
 	}
-	if err := p.run(frame, p.nForward, len(p.steps), true, nil, c.hook); err != nil {
+	if err := p.run(frame, p.nForward, len(p.steps), true, nil, c.hook, p.static != nil); err != nil {
 		return nil, err
 	}
 	grads := make([]*eager.NDArray, len(p.gradSlot))
@@ -292,7 +292,7 @@ func (c *CachedOp) defineOps() {
 			for i, h := range in {
 				frame[p.headSlot[i]] = h
 			}
-			if err := p.run(frame, p.nForward, len(p.steps), true, nil, a.c.hook); err != nil {
+			if err := p.run(frame, p.nForward, len(p.steps), true, nil, a.c.hook, p.static != nil); err != nil {
 				return err
 			}
 			for i, s := range p.gradSlot {
@@ -323,8 +323,20 @@ func (c *CachedOp) defineOps() {
 		},
 		Kernel: func(env *ops.Env, a *callAttrs, in, out []ops.Value) error {
 			p := a.prog
-			// Unless the tape records this call, its backward never runs.
-			frame := p.newFrame(!eager.IsRecording())
+			// Unless the tape records this call, its backward never runs:
+			// it needs only the forward half's buffers, and they can serve
+			// a later call once this one has copied its outputs.
+			var recycled []any
+			var frame []ops.Value
+			if p.static == nil && !eager.IsRecording() {
+				recycled = p.forwardBuffers()
+				frame = p.frameOf(recycled)
+				for _, cs := range p.consts {
+					frame[cs.slot] = cs.value
+				}
+			} else {
+				frame = p.newFrame(false)
+			}
 			if p.static != nil {
 				// A call on the tape keeps its own values for its backward.
 				frame = make([]ops.Value, len(p.shapes))
@@ -341,11 +353,15 @@ func (c *CachedOp) defineOps() {
 				r, unlock = eager.LockRand()
 				defer unlock()
 			}
-			if err := p.run(frame, 0, p.nForward, env.Training, r, a.c.hook); err != nil {
+			if err := p.run(frame, 0, p.nForward, env.Training, r, a.c.hook, recycled != nil); err != nil {
 				return err
 			}
 			for i, s := range p.outSlot {
 				ops.CopyData(out[i].Data, frame[s].Data)
+			}
+			if recycled != nil {
+				p.putForwardBuffers(recycled)
+				return nil
 			}
 			a.frame = frame
 			return nil

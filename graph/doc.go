@@ -57,7 +57,8 @@
 // and Backward run it directly. SetOpHook sees every op's output as it
 // runs (programs compiled while a hook is set keep layers and their relu
 // apart, so that the layer's output is seen too). A call that the tape
-// does not record allocates only the buffers of the forward half.
+// does not record needs only the buffers of the forward half, and hands
+// them on to the next such call once it has copied its outputs.
 //
 // Memory, measured by BenchmarkLeNetTrainingStep: one forward+backward of
 // the tutorial's LeNet at batch 256 allocates about 30 MB eagerly, about

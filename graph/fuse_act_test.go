@@ -105,3 +105,55 @@ func TestFuseActivationGradients(t *testing.T) {
 		}
 	}
 }
+
+// Calls that the tape does not record reuse their buffers: results stay
+// right call after call, also for kernels that accumulate into their
+// output (Deconvolution's col2im), and match a recorded call's.
+func TestCallRecyclesBuffers(t *testing.T) {
+	tr := graph.NewTracer()
+	F := tr.F()
+	x := graph.Var("x", ops.Shape{2, 3, 4, 4}, ops.Float32)
+	w := graph.Var("w", ops.Shape{3, 2, 3, 3}, ops.Float32)
+	// An op whose kernel adds into its output, as scatter-adds do: it
+	// needs a cleared buffer. It comes first, so that its buffer is not
+	// one the memory plan reuses (those are always cleared).
+	acc := ops.Define(ops.Def[ops.NoAttrs]{
+		Name: "_test_accumulate", Inputs: []string{"data"},
+		Shape: func(_ *ops.NoAttrs, in []ops.Shape) ([]ops.Shape, error) { return []ops.Shape{in[0].Clone()}, nil },
+		Kernel: func(_ *ops.Env, _ *ops.NoAttrs, in, out []ops.Value) error {
+			o, v := out[0].Data.([]float32), in[0].Data.([]float32)
+			for i := range o {
+				o[i] += v[i]
+			}
+			return nil
+		},
+	})
+	outs, err := F.Apply(acc, &ops.NoAttrs{}, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := F.Relu(F.Deconvolution(outs[0], w, nil, []int{3, 3}, 2, ops.Attr{Name: "stride", Value: []int{2, 2}}))
+	y = F.Add(F.Sum(y, ops.Axis(1)), F.MulScalar(F.Sum(y, ops.Axis(1)), 0.5))
+	cop, err := graph.NewCachedOp(y.(*graph.Symbol), graph.CachedOpOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eager.Seed(9)
+	wv := eager.RandomNormal(3, 2, 3, 3)
+	for i := range 4 {
+		xv := eager.RandomNormal(2, 3, 4, 4)
+		bind := map[string]*eager.NDArray{"x": xv, "w": wv}
+		got, err := cop.Call(argsFor(cop, bind)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []*eager.NDArray
+		eager.Record(func() { want, err = cop.Call(argsFor(cop, bind)...) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k := optest.FirstDiff(got[0].Float64s(), want[0].Float64s(), 0, 0); k >= 0 {
+			t.Fatalf("call %d: element %d = %v, want %v", i, k, got[0].Float64s()[k], want[0].Float64s()[k])
+		}
+	}
+}

@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"math/rand/v2"
+	"sync"
 
 	"github.com/hybridgo/hybridgo/eager"
 	"github.com/hybridgo/hybridgo/ops"
@@ -21,11 +22,12 @@ type program struct {
 	random   bool
 	varSlot  []int // slot of each input variable, in the CachedOp's input order
 	consts   []constSlot
-	outSlot  []int // forward outputs
-	headSlot []int // head-gradient variables of the backward part
-	gradSlot []int // gradient of each input (-1 when it has none)
-	gradErr  error // why there is no backward part, if there is none
-	hooked   bool  // compiled for an op hook: layers are not fused with their relu
+	outSlot  []int     // forward outputs
+	headSlot []int     // head-gradient variables of the backward part
+	gradSlot []int     // gradient of each input (-1 when it has none)
+	gradErr  error     // why there is no backward part, if there is none
+	hooked   bool      // compiled for an op hook: layers are not fused with their relu
+	recycled sync.Pool // *[]any: forward buffers of calls that are over (see forwardBuffers)
 	// plan shares buffers between values whose lives do not overlap;
 	// slotBuffer maps each slot to its buffer (-1 for inputs and
 	// constants), reused marks slots whose buffer held another value
@@ -274,6 +276,11 @@ func (p *program) newFrame(forwardOnly bool) []ops.Value {
 // differentiated does not pay for the backward half's. A backward step
 // whose output slot has no buffer then gets a fresh one when it runs.
 func (p *program) allocate(forwardOnly bool) []ops.Value {
+	return p.frameOf(p.buffers(forwardOnly))
+}
+
+// buffers makes the plan's buffers (see allocate); unmade ones are nil.
+func (p *program) buffers(forwardOnly bool) []any {
 	var need []bool
 	if forwardOnly {
 		need = make([]bool, len(p.plan.Buffers))
@@ -297,6 +304,11 @@ func (p *program) allocate(forwardOnly bool) []ops.Value {
 			bufs[i] = ops.MakeData(b.DType, b.Elems)
 		}
 	}
+	return bufs
+}
+
+// frameOf returns a frame whose op-output slots are views of bufs.
+func (p *program) frameOf(bufs []any) []ops.Value {
 	frame := make([]ops.Value, len(p.shapes))
 	for id, b := range p.slotBuffer {
 		if b >= 0 && bufs[b] != nil {
@@ -305,6 +317,19 @@ func (p *program) allocate(forwardOnly bool) []ops.Value {
 	}
 	return frame
 }
+
+// forwardBuffers returns a set of forward-half buffers, recycled from an
+// earlier call when one was handed back with putForwardBuffers. Their
+// contents are left over from that call.
+func (p *program) forwardBuffers() []any {
+	if v := p.recycled.Get(); v != nil {
+		return *(v.(*[]any))
+	}
+	return p.buffers(true)
+}
+
+// putForwardBuffers hands back buffers that nothing refers to any more.
+func (p *program) putForwardBuffers(bufs []any) { p.recycled.Put(&bufs) }
 
 // allocateStatic keeps one set of planned buffers for every call.
 func (p *program) allocateStatic() { p.static = p.allocate(false) }
@@ -320,8 +345,10 @@ type hookSpec struct {
 	all bool
 }
 
-// run executes steps[from:to] on frame.
-func (p *program) run(frame []ops.Value, from, to int, training bool, r *rand.Rand, hook *hookSpec) error {
+// run executes steps[from:to] on frame. dirty says that the frame's
+// buffers hold values of an earlier call (static or recycled buffers), so
+// that every output is cleared before its kernel runs.
+func (p *program) run(frame []ops.Value, from, to int, training bool, r *rand.Rand, hook *hookSpec, dirty bool) error {
 	env := ops.Env{Training: training, Rand: r}
 	var inBuf [8]ops.Value
 	var outBuf [4]ops.Value
@@ -335,7 +362,7 @@ func (p *program) run(frame []ops.Value, from, to int, training bool, r *rand.Ra
 			switch {
 			case frame[o].Data == nil:
 				frame[o] = ops.NewValue(p.shapes[o], p.dtypes[o])
-			case (p.reused[o] || p.static != nil) && !p.isInPlace(o):
+			case (p.reused[o] || dirty) && !p.isInPlace(o):
 				// Kernels may accumulate into their output (col2im,
 				// scatter-adds): a reused buffer starts from zero.
 				ops.ClearData(frame[o].Data)
