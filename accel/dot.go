@@ -20,3 +20,7 @@ var maxPool2x2Kernel func(r0, r1, out []float32)
 // gatherRunsKernel is Im2colPacked's copy of unit-stride runs for float32
 // (see gatherRuns32), or nil when there is no vector kernel.
 var gatherRunsKernel func(dst []float32, w int, src []float32, tapBase []int, maxBase int, runs []int)
+
+// reluGradKernel is ReluGrad for float32, or nil when there is no vector
+// kernel.
+var reluGradKernel func(g, y, out []float32)

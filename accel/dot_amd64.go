@@ -40,8 +40,15 @@ func maxPool2x2x4AVX(r0, r1, out *float32)
 //go:noescape
 func gatherRunsAVX2(dst *float32, w int, src *float32, tapBase *int, ntaps int, runs *int, nruns int)
 
+// reluGradAVX2 sets out[i] = gr[i] * (y[i] > 0 ? 1 : 0) for n float32s;
+// n is a positive multiple of 8.
+//
+//go:noescape
+func reluGradAVX2(n int, gr, y, out *float32)
+
 func init() {
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
+		reluGradKernel = reluGrad32
 		gatherRunsKernel = gatherRuns32
 		maxPool2x2Kernel = maxPool2x2Row32
 		sdotKernel = sdot
@@ -129,4 +136,15 @@ func gatherRuns32(dst []float32, w int, src []float32, tapBase []int, maxBase in
 		}
 	}
 	gatherRunsAVX2(&dst[0], w, &src[0], &tapBase[0], len(tapBase), &runs[0], len(runs)/3)
+}
+
+// reluGrad32 is ReluGrad for float32: the assembly kernel for the
+// multiple-of-8 head, then the tail in Go.
+func reluGrad32(g, y, out []float32) {
+	y, out = y[:len(g)], out[:len(g)]
+	n := len(g) &^ 7
+	if n > 0 {
+		reluGradAVX2(n, &g[0], &y[0], &out[0])
+	}
+	reluGradGo(g[n:], y[n:], out[n:])
 }

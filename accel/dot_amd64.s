@@ -223,3 +223,32 @@ TEXT ·maxPool2x2x4AVX(SB), NOSPLIT, $0-24
 	VMAXPS X4, X7, X4
 	VMOVUPS X4, (DX)
 	RET
+
+DATA reluGradOne<>+0(SB)/4, $0x3f800000
+GLOBL reluGradOne<>(SB), RODATA|NOPTR, $4
+
+// func reluGradAVX2(n int, gr, y, out *float32)
+// out[i] = gr[i] * (y[i] > 0 ? 1 : 0), for n a positive multiple of 8. The
+// mask is multiplied in, not and-ed, so that a NaN or infinite gr still
+// gives NaN where y <= 0, as the scalar product does.
+TEXT ·reluGradAVX2(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ gr+8(FP), SI
+	MOVQ y+16(FP), DI
+	MOVQ out+24(FP), DX
+	VXORPS Y2, Y2, Y2
+	VBROADCASTSS reluGradOne<>(SB), Y3
+
+relugrad_loop:
+	VMOVUPS (DI), Y0
+	VCMPPS $0x1E, Y2, Y0, Y0 // y > 0, ordered: false for NaN
+	VANDPS Y3, Y0, Y0        // 1 or 0
+	VMULPS (SI), Y0, Y0
+	VMOVUPS Y0, (DX)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	ADDQ $32, DX
+	SUBQ $8, CX
+	JNZ relugrad_loop
+	VZEROUPPER
+	RET

@@ -317,9 +317,21 @@ func Im2colPackedT[T Float](g ConvGeom, img, dst []T) {
 		defer putBuf(bp)
 	}
 	tapBase, posOff := tb.tapBase, tb.posOff
+	gather32, _ := any(gatherRunsKernel).(func(dst []T, w int, src []T, tapBase []int, maxBase int, runs []int))
 	for q := 0; q*w < k; q++ {
 		taps := tapBase[q*w : min(k, q*w+w)]
 		panel := dst[q*w*n:][:w*n]
+		if tb.runsT != nil && gather32 != nil {
+			// Each row of the panel is one output position: the same
+			// runs of taps, from that position's offset.
+			gather32(panel, w, src, posOff, tb.maxOff, tb.runsT[tb.panelRunsT[q]:tb.panelRunsT[q+1]])
+			if len(taps) < w {
+				for p := range n {
+					clear(panel[p*w+len(taps) : p*w+w])
+				}
+			}
+			continue
+		}
 		for p, o := range posOff[:n] {
 			d := panel[p*w:][:w]
 			s := src[o:]
@@ -341,8 +353,12 @@ func Im2colPackedT[T Float](g ConvGeom, img, dst []T) {
 // length) triples; panel q's are runs[panelRuns[q]:panelRuns[q+1]].
 type im2colTables struct {
 	tapBase, posOff []int
-	maxBase         int
+	maxBase, maxOff int
 	runs, panelRuns []int
+	// runsT and panelRunsT are the same for the transposed packing
+	// (Im2colPackedT), whose panels are runs of taps: taps next to each
+	// other in a kernel row read elements next to each other.
+	runsT, panelRunsT []int
 }
 
 type tablesKey struct {
@@ -379,8 +395,24 @@ func tablesFor(g ConvGeom, w int) *im2colTables {
 	for oh := range outH {
 		for ow := range outW {
 			t.posOff[j] = oh*g.StrideH*pw + ow*g.StrideW
+			t.maxOff = max(t.maxOff, t.posOff[j])
 			j++
 		}
+	}
+	if g.DilateW == 1 && g.KernelW >= 4 {
+		for q := 0; q*w < k; q++ {
+			t.panelRunsT = append(t.panelRunsT, len(t.runsT))
+			cnt := min(w, k-q*w)
+			for i := 0; i < cnt; {
+				run := 1
+				for i+run < cnt && t.tapBase[q*w+i+run] == t.tapBase[q*w+i]+run {
+					run++
+				}
+				t.runsT = append(t.runsT, i, t.tapBase[q*w+i], run)
+				i += run
+			}
+		}
+		t.panelRunsT = append(t.panelRunsT, len(t.runsT))
 	}
 	if g.StrideW == 1 && min(outW, w) >= 8 {
 		for q := 0; q*w < n; q++ {

@@ -113,3 +113,29 @@ func dotLeaf[T Float](x, y []T) T {
 	}
 	return (s0 + s1) + (s2 + s3)
 }
+
+// ReluGrad sets out[i] = g[i] * (y[i] > 0 ? 1 : 0) over len(g) elements:
+// the gradient of relu, read from relu's output y. A NaN or infinite g
+// gives NaN where y <= 0, as the product does. Large slices are spread
+// over the workers.
+func ReluGrad[T Float](g, y, out []T) {
+	y, out = y[:len(g)], out[:len(g)]
+	ParallelFor(len(g), vecGrain, func(lo, hi int) {
+		if k, ok := any(reluGradKernel).(func(g, y, out []T)); ok && k != nil {
+			k(g[lo:hi], y[lo:hi], out[lo:hi])
+			return
+		}
+		reluGradGo(g[lo:hi], y[lo:hi], out[lo:hi])
+	})
+}
+
+func reluGradGo[T Float](g, y, out []T) {
+	y, out = y[:len(g)], out[:len(g)]
+	for i, v := range g {
+		var m T
+		if y[i] > 0 {
+			m = 1
+		}
+		out[i] = v * m
+	}
+}

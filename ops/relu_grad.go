@@ -34,9 +34,9 @@ func init() {
 			}
 			switch g := in[0].Data.(type) {
 			case []float32:
-				reluGrad(g, in[1].Data.([]float32), out[0].Data.([]float32))
+				accel.ReluGrad(g, in[1].Data.([]float32), out[0].Data.([]float32))
 			case []float64:
-				reluGrad(g, in[1].Data.([]float64), out[0].Data.([]float64))
+				accel.ReluGrad(g, in[1].Data.([]float64), out[0].Data.([]float64))
 			}
 			return nil
 		},
@@ -45,21 +45,6 @@ func init() {
 			return []Tensor{f.backwardRelu(g[0], in[1]), nil}
 		},
 		Samples: []Sample{{Inputs: []Shape{{2, 3}, {2, 3}}}, {Inputs: []Shape{{7}, {7}}}},
-	})
-}
-
-func reluGrad[T accel.Float](g, y, out []T) {
-	accel.ParallelFor(len(out), elemGrain, func(lo, hi int) {
-		gs, ys, os := g[lo:hi], y[lo:hi], out[lo:hi]
-		ys = ys[:len(gs)]
-		os = os[:len(gs)]
-		for i, v := range gs {
-			var m T
-			if ys[i] > 0 {
-				m = 1
-			}
-			os[i] = v * m
-		}
 	})
 }
 
