@@ -18,8 +18,9 @@ var (
 var maxPool2x2Kernel func(r0, r1, out []float32)
 
 // gatherRunsKernel is Im2colPacked's copy of unit-stride runs for float32
-// (see gatherRuns32), or nil when there is no vector kernel.
-var gatherRunsKernel func(dst []float32, w int, src []float32, tapBase []int, maxBase int, runs []int)
+// (see gatherRuns32), or nil when there is no vector kernel. It reports
+// false when it copied nothing and the caller must.
+var gatherRunsKernel func(dst []float32, w int, src []float32, tapBase []int, maxBase int, runs []int) bool
 
 // reluGradKernel is ReluGrad for float32, or nil when there is no vector
 // kernel.

@@ -121,21 +121,27 @@ func maxPool2x2Row32(r0, r1, out []float32) {
 }
 
 // gatherRuns32 checks that every copy stays inside dst and src (maxBase
-// is the largest of tapBase; runs holds (t, o, n) triples) and runs the
-// assembly kernel.
-func gatherRuns32(dst []float32, w int, src []float32, tapBase []int, maxBase int, runs []int) {
+// is the largest of tapBase; runs holds (t, o, n) triples in increasing
+// t), including the whole block of 8 that a run shorter than 8 copies,
+// and runs the assembly kernel. It reports false, copying nothing, when a
+// short run's block would not fit; the caller then copies in Go.
+func gatherRuns32(dst []float32, w int, src []float32, tapBase []int, maxBase int, runs []int) bool {
 	if len(tapBase) == 0 || len(runs) < 3 {
-		return
+		return true
 	}
 	_ = dst[len(tapBase)*w-1]
 	runs = runs[:len(runs)/3*3]
 	for i := 0; i < len(runs); i += 3 {
 		t, o, n := runs[i], runs[i+1], runs[i+2]
-		if n < 1 || t < 0 || t+n > w || o < 0 || maxBase+o+n > len(src) {
+		if n < 1 || t < 0 || t+n > w || o < 0 || maxBase+o+n > len(src) || (i > 0 && t < runs[i-3]+runs[i-1]) {
 			panic("accel: gatherRuns32: a run is out of range")
+		}
+		if n < 8 && (t+8 > w || maxBase+o+8 > len(src)) {
+			return false
 		}
 	}
 	gatherRunsAVX2(&dst[0], w, &src[0], &tapBase[0], len(tapBase), &runs[0], len(runs)/3)
+	return true
 }
 
 // reluGrad32 is ReluGrad for float32: the assembly kernel for the

@@ -147,8 +147,13 @@ maxpool_loop:
 
 // func gatherRunsAVX2(dst *float32, w int, src *float32, tapBase *int, ntaps int, runs *int, nruns int)
 // For each of the ntaps taps r and each of the nruns runs (t, o, n) (three
-// ints each, n >= 1): copy n float32s from src[tapBase[r]+o:] to
-// dst[r*w+t:]. This is Im2colPacked's inner loop for unit-stride rows.
+// ints each, n >= 1, in increasing t): copy n float32s from
+// src[tapBase[r]+o:] to dst[r*w+t:]. This is the inner loop of
+// Im2colPacked and Im2colPackedT. Runs of 8 or more are copied in blocks
+// of 8, the last block overlapping the one before. A shorter run is copied
+// as a whole block of 8: the caller guarantees that those 8 elements lie
+// in src and in the row of dst, whose extra elements are written again by
+// the next run or cleared afterwards.
 TEXT ·gatherRunsAVX2(SB), NOSPLIT, $0-56
 	MOVQ dst+0(FP), DI
 	MOVQ w+8(FP), R8
@@ -171,26 +176,25 @@ gather_run:
 	MOVQ 8(CX), AX
 	LEAQ (BX)(AX*4), R14
 	MOVQ 16(CX), AX
+	CMPQ AX, $8
+	JLT gather_short
 
 gather_copy8:
-	CMPQ AX, $8
-	JLT gather_copy1
 	VMOVUPS (R14), Y0
 	VMOVUPS Y0, (R13)
 	ADDQ $32, R14
 	ADDQ $32, R13
 	SUBQ $8, AX
-	JMP gather_copy8
-
-gather_copy1:
+	CMPQ AX, $8
+	JGE gather_copy8
 	TESTQ AX, AX
 	JZ gather_next
-	VMOVSS (R14), X0
-	VMOVSS X0, (R13)
-	ADDQ $4, R14
-	ADDQ $4, R13
-	DECQ AX
-	JMP gather_copy1
+	LEAQ -32(R14)(AX*4), R14
+	LEAQ -32(R13)(AX*4), R13
+
+gather_short:
+	VMOVUPS (R14), Y0
+	VMOVUPS Y0, (R13)
 
 gather_next:
 	ADDQ $24, CX

@@ -261,7 +261,7 @@ func Im2colPacked[T Float](g ConvGeom, img, dst []T) {
 	tapBase, posOff := tb.tapBase, tb.posOff
 	// Positions in one output row are contiguous in the image when the
 	// stride is 1: then each panel row is a few runs, copied whole.
-	gather32, _ := any(gatherRunsKernel).(func(dst []T, w int, src []T, tapBase []int, maxBase int, runs []int))
+	gather32, _ := any(gatherRunsKernel).(func(dst []T, w int, src []T, tapBase []int, maxBase int, runs []int) bool)
 	for q := 0; q*w < n; q++ {
 		cnt := min(w, n-q*w)
 		panel := dst[q*w*k:][:w*k]
@@ -269,8 +269,7 @@ func Im2colPacked[T Float](g ConvGeom, img, dst []T) {
 		if tb.runs != nil {
 			runs = tb.runs[tb.panelRuns[q]:tb.panelRuns[q+1]]
 		}
-		if runs != nil && gather32 != nil {
-			gather32(panel, w, src, tapBase, tb.maxBase, runs)
+		if runs != nil && gather32 != nil && gather32(panel, w, src, tapBase, tb.maxBase, runs) {
 			if cnt < w {
 				for r := range tapBase {
 					clear(panel[r*w+cnt : r*w+w])
@@ -317,14 +316,13 @@ func Im2colPackedT[T Float](g ConvGeom, img, dst []T) {
 		defer putBuf(bp)
 	}
 	tapBase, posOff := tb.tapBase, tb.posOff
-	gather32, _ := any(gatherRunsKernel).(func(dst []T, w int, src []T, tapBase []int, maxBase int, runs []int))
+	gather32, _ := any(gatherRunsKernel).(func(dst []T, w int, src []T, tapBase []int, maxBase int, runs []int) bool)
 	for q := 0; q*w < k; q++ {
 		taps := tapBase[q*w : min(k, q*w+w)]
 		panel := dst[q*w*n:][:w*n]
-		if tb.runsT != nil && gather32 != nil {
-			// Each row of the panel is one output position: the same
-			// runs of taps, from that position's offset.
-			gather32(panel, w, src, posOff, tb.maxOff, tb.runsT[tb.panelRunsT[q]:tb.panelRunsT[q+1]])
+		// Each row of the panel is one output position: the same runs of
+		// taps, from that position's offset.
+		if tb.runsT != nil && gather32 != nil && gather32(panel, w, src, posOff, tb.maxOff, tb.runsT[tb.panelRunsT[q]:tb.panelRunsT[q+1]]) {
 			if len(taps) < w {
 				for p := range n {
 					clear(panel[p*w+len(taps) : p*w+w])
