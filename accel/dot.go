@@ -25,3 +25,19 @@ var gatherRunsKernel func(dst []float32, w int, src []float32, tapBase []int, ma
 // reluGradKernel is ReluGrad for float32, or nil when there is no vector
 // kernel.
 var reluGradKernel func(g, y, out []float32)
+
+// transposeKernel packs rows of float32 into a depth-major panel by
+// blocks (see transposePanel32), or is nil when there is no vector kernel.
+var transposeKernel func(panel, x []float32, rs, base, cnt, depth, w int)
+
+// transposePanel packs, when a vector kernel exists for T, the cnt rows
+// x[base+r*rs:][:depth] into panel with element (r, d) at d*w+r, and
+// reports whether it did.
+func transposePanel[T Float](panel, x []T, rs, base, cnt, depth, w int) bool {
+	k, ok := any(transposeKernel).(func(panel, x []T, rs, base, cnt, depth, w int))
+	if !ok || k == nil {
+		return false
+	}
+	k(panel, x, rs, base, cnt, depth, w)
+	return true
+}

@@ -46,8 +46,14 @@ func gatherRunsAVX2(dst *float32, w int, src *float32, tapBase *int, ntaps int, 
 //go:noescape
 func reluGradAVX2(n int, gr, y, out *float32)
 
+// transpose8x8AVX sets dst[j*ds+i] = src[i*ss+j] for i, j < 8.
+//
+//go:noescape
+func transpose8x8AVX(src *float32, ss int, dst *float32, ds int)
+
 func init() {
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
+		transposeKernel = transposePanel32
 		reluGradKernel = reluGrad32
 		gatherRunsKernel = gatherRuns32
 		maxPool2x2Kernel = maxPool2x2Row32
@@ -153,4 +159,29 @@ func reluGrad32(g, y, out []float32) {
 		reluGradAVX2(n, &g[0], &y[0], &out[0])
 	}
 	reluGradGo(g[n:], y[n:], out[n:])
+}
+
+// transposePanel32 packs rows x[base+r*rs:][:depth] for r < cnt into the
+// depth-major panel (element (r, d) at d*w+r) by 8x8 blocks, the edges in
+// Go.
+func transposePanel32(panel, x []float32, rs, base, cnt, depth, w int) {
+	r8, d8 := cnt&^7, depth&^7
+	if r8 > 0 && d8 > 0 {
+		_ = x[base+(r8-1)*rs+d8-1]
+		_ = panel[(d8-1)*w+r8-1]
+		for r := 0; r < r8; r += 8 {
+			for d := 0; d < d8; d += 8 {
+				transpose8x8AVX(&x[base+r*rs+d], rs, &panel[d*w+r], w)
+			}
+		}
+	}
+	for r := range cnt {
+		lo := d8
+		if r >= r8 {
+			lo = 0
+		}
+		for d := lo; d < depth; d++ {
+			panel[d*w+r] = x[base+r*rs+d]
+		}
+	}
 }

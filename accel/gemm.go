@@ -283,7 +283,9 @@ func packPanels[T Float](dst, x []T, rs, ds, r0, rows, d0, depth, w int) {
 		panel := dst[q*w*depth : (q+1)*w*depth]
 		cnt := min(w, rows-q*w)
 		base := (r0+q*w)*rs + d0*ds
-		if ds == 1 {
+		if ds == 1 && transposePanel(panel, x, rs, base, cnt, depth, w) {
+			// done by blocks of 8x8 (float32 with AVX2)
+		} else if ds == 1 {
 			for r := range cnt {
 				src := x[base+r*rs : base+r*rs+depth]
 				for d, v := range src {
