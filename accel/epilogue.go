@@ -123,7 +123,7 @@ func GemmEpilogue[T Float](transA, transB bool, m, n, k int, a []T, lda int, b [
 		}
 		return
 	}
-	g := gemmCall[T]{m: m, n: n, k: k, alpha: 1, c: c, ldc: ldc, kern: kernelFor[T](), ep: ep}
+	g := gemmCall[T]{m: m, n: n, k: k, alpha: 1, c: c, ldc: ldc, kern: kernelForRows[T](m), ep: ep}
 	g.a, g.ars, g.ads = a, lda, 1
 	if transA {
 		g.ars, g.ads = 1, lda
@@ -177,7 +177,7 @@ func GemmPackedB[T Float](transA bool, m, n, k int, a []T, lda int, bPacked []T,
 		}
 		return
 	}
-	g := gemmCall[T]{m: m, n: n, k: k, alpha: 1, c: c, ldc: ldc, kern: kernelFor[T](), ep: ep, bPre: bPacked}
+	g := gemmCall[T]{m: m, n: n, k: k, alpha: 1, c: c, ldc: ldc, kern: kernelForRows[T](m), ep: ep, bPre: bPacked}
 	g.a, g.ars, g.ads = a, lda, 1
 	if transA {
 		g.ars, g.ads = 1, lda
@@ -187,7 +187,7 @@ func GemmPackedB[T Float](transA bool, m, n, k int, a []T, lda int, bPacked []T,
 
 // PackedALen is the number of elements of an m x k matrix op(A) packed by
 // PackA: m rounded up to whole micro-panels, times k.
-func PackedALen[T Float](m, k int) int { return roundUp(m, kernelFor[T]().mr) * k }
+func PackedALen[T Float](m, k int) int { return roundUp(m, kernelForRows[T](m).mr) * k }
 
 // PackA packs op(A), m x k (A stored k x m when transA, row stride lda),
 // into dst (PackedALen(m, k) elements) for GemmPacked, so that a left
@@ -202,7 +202,7 @@ func PackA[T Float](transA bool, m, k int, a []T, lda int, dst []T) {
 		ars, ads = 1, lda
 	}
 	checkMatrix("A", rows, cols, len(a), lda)
-	mr := kernelFor[T]().mr
+	mr := kernelForRows[T](m).mr
 	dst = dst[:PackedALen[T](m, k)]
 	for pc := 0; pc < k; pc += gemmKC {
 		kb := min(gemmKC, k-pc)
@@ -233,7 +233,7 @@ func GemmPacked[T Float](m, n, k int, aPacked, bPacked []T, beta T, c []T, ldc i
 		}
 		return
 	}
-	g := gemmCall[T]{m: m, n: n, k: k, alpha: 1, c: c, ldc: ldc, kern: kernelFor[T](), ep: ep, bPre: bPacked, aPre: aPacked}
+	g := gemmCall[T]{m: m, n: n, k: k, alpha: 1, c: c, ldc: ldc, kern: kernelForRows[T](m), ep: ep, bPre: bPacked, aPre: aPacked}
 	g.run()
 }
 

@@ -54,7 +54,7 @@ func Gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b 
 	}
 	g := gemmCall[T]{
 		m: m, n: n, k: k, alpha: alpha, c: c, ldc: ldc,
-		kern: kernelFor[T](),
+		kern: kernelForRows[T](m),
 	}
 	// Both packers read element (row, depth) of op(A) or (col, depth) of
 	// op(B) at index row*rs + depth*ds.
