@@ -100,6 +100,21 @@ func (e *Epilogue[T]) apply32(c []float32, ldc, r0, c0, rows, cols int) {
 	}
 }
 
+// epilogueWholeMax is the size of C, in elements, up to which the
+// epilogue runs once over the whole of C after the product (C is still in
+// cache, and long rows make fewer, longer vector loops) rather than tile
+// by tile.
+const epilogueWholeMax = 1 << 14
+
+// tileEpilogue returns ep when it is to be applied tile by tile, nil when
+// C is small enough to take it whole afterwards.
+func tileEpilogue[T Float](ep *Epilogue[T], m, n int) *Epilogue[T] {
+	if m*n <= epilogueWholeMax {
+		return nil
+	}
+	return ep
+}
+
 // GemmEpilogue computes C = op(A)*op(B) and then applies ep to every
 // element of C, tile by tile while the tile is in cache. The arguments are
 // those of Gemm with alpha 1 and beta 0; ep may be nil.
@@ -123,7 +138,7 @@ func GemmEpilogue[T Float](transA, transB bool, m, n, k int, a []T, lda int, b [
 		}
 		return
 	}
-	g := gemmCall[T]{m: m, n: n, k: k, alpha: 1, c: c, ldc: ldc, kern: kernelForRows[T](m), ep: ep}
+	g := gemmCall[T]{m: m, n: n, k: k, alpha: 1, c: c, ldc: ldc, kern: kernelForRows[T](m), ep: tileEpilogue(ep, m, n)}
 	g.a, g.ars, g.ads = a, lda, 1
 	if transA {
 		g.ars, g.ads = 1, lda
@@ -133,6 +148,9 @@ func GemmEpilogue[T Float](transA, transB bool, m, n, k int, a []T, lda int, b [
 		g.brs, g.bds = ldb, 1
 	}
 	g.run()
+	if ep != nil && g.ep == nil {
+		ep.apply(c, ldc, 0, 0, m, n)
+	}
 }
 
 // PanelWidth is the width of the column panels of a packed B operand for
@@ -177,12 +195,15 @@ func GemmPackedB[T Float](transA bool, m, n, k int, a []T, lda int, bPacked []T,
 		}
 		return
 	}
-	g := gemmCall[T]{m: m, n: n, k: k, alpha: 1, c: c, ldc: ldc, kern: kernelForRows[T](m), ep: ep, bPre: bPacked}
+	g := gemmCall[T]{m: m, n: n, k: k, alpha: 1, c: c, ldc: ldc, kern: kernelForRows[T](m), ep: tileEpilogue(ep, m, n), bPre: bPacked}
 	g.a, g.ars, g.ads = a, lda, 1
 	if transA {
 		g.ars, g.ads = 1, lda
 	}
 	g.run()
+	if ep != nil && g.ep == nil {
+		ep.apply(c, ldc, 0, 0, m, n)
+	}
 }
 
 // PackedALen is the number of elements of an m x k matrix op(A) packed by
@@ -233,8 +254,11 @@ func GemmPacked[T Float](m, n, k int, aPacked, bPacked []T, beta T, c []T, ldc i
 		}
 		return
 	}
-	g := gemmCall[T]{m: m, n: n, k: k, alpha: 1, c: c, ldc: ldc, kern: kernelForRows[T](m), ep: ep, bPre: bPacked, aPre: aPacked}
+	g := gemmCall[T]{m: m, n: n, k: k, alpha: 1, c: c, ldc: ldc, kern: kernelForRows[T](m), ep: tileEpilogue(ep, m, n), bPre: bPacked, aPre: aPacked}
 	g.run()
+	if ep != nil && g.ep == nil {
+		ep.apply(c, ldc, 0, 0, m, n)
+	}
 }
 
 // Im2colPacked writes the column matrix of Im2col for one image straight
