@@ -41,3 +41,6 @@ func transposePanel[T Float](panel, x []T, rs, base, cnt, depth, w int) bool {
 	k(panel, x, rs, base, cnt, depth, w)
 	return true
 }
+
+// reluKernel is Relu for float32, or nil when there is no vector kernel.
+var reluKernel func(x, y []float32)

@@ -51,8 +51,15 @@ func reluGradAVX2(n int, gr, y, out *float32)
 //go:noescape
 func transpose8x8AVX(src *float32, ss int, dst *float32, ds int)
 
+// reluAVX2 sets y[i] = max(x[i], 0), NaN kept, for n float32s; n is a
+// positive multiple of 8.
+//
+//go:noescape
+func reluAVX2(n int, x, y *float32)
+
 func init() {
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
+		reluKernel = relu32
 		transposeKernel = transposePanel32
 		reluGradKernel = reluGrad32
 		gatherRunsKernel = gatherRuns32
@@ -184,4 +191,15 @@ func transposePanel32(panel, x []float32, rs, base, cnt, depth, w int) {
 			panel[d*w+r] = x[base+r*rs+d]
 		}
 	}
+}
+
+// relu32 is Relu for float32: the assembly kernel for the multiple-of-8
+// head, then the tail in Go.
+func relu32(x, y []float32) {
+	y = y[:len(x)]
+	n := len(x) &^ 7
+	if n > 0 {
+		reluAVX2(n, &x[0], &y[0])
+	}
+	reluGo(x[n:], y[n:])
 }

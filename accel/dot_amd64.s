@@ -323,3 +323,23 @@ TEXT ·transpose8x8AVX(SB), NOSPLIT, $0-32
 	VMOVUPS Y15, (DI)
 	VZEROUPPER
 	RET
+
+// func reluAVX2(n int, x, y *float32)
+// y[i] = x[i] if x[i] is not below 0, else 0 (NaN stays NaN), for n a
+// positive multiple of 8.
+TEXT ·reluAVX2(SB), NOSPLIT, $0-24
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DI
+	VXORPS Y2, Y2, Y2
+
+relu_loop:
+	VMOVUPS (SI), Y0
+	VMAXPS Y0, Y2, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JNZ relu_loop
+	VZEROUPPER
+	RET

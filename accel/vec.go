@@ -139,3 +139,23 @@ func reluGradGo[T Float](g, y, out []T) {
 		out[i] = v * m
 	}
 }
+
+// Relu sets y[i] = max(x[i], 0) over len(x) elements; a NaN stays NaN.
+// x and y may be the same slice. Large slices are spread over the workers.
+func Relu[T Float](x, y []T) {
+	y = y[:len(x)]
+	ParallelFor(len(x), vecGrain, func(lo, hi int) {
+		if k, ok := any(reluKernel).(func(x, y []T)); ok && k != nil {
+			k(x[lo:hi], y[lo:hi])
+			return
+		}
+		reluGo(x[lo:hi], y[lo:hi])
+	})
+}
+
+func reluGo[T Float](x, y []T) {
+	y = y[:len(x)]
+	for i, v := range x {
+		y[i] = max(v, 0)
+	}
+}

@@ -149,6 +149,10 @@ func fastUnary(kind unaryKind, in, out Value) bool {
 	switch x := in.Data.(type) {
 	case []float32:
 		y := out.Data.([]float32)
+		if kind == unaryRelu {
+			accel.Relu(x, y)
+			return true
+		}
 		accel.ParallelFor(len(x), elemGrain, func(lo, hi int) { unaryFast(kind, x[lo:hi], y[lo:hi]) })
 	case []float64:
 		y := out.Data.([]float64)
