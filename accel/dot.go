@@ -18,9 +18,9 @@ var (
 var maxPool2x2Kernel func(r0, r1, out []float32)
 
 // gatherRunsKernel is Im2colPacked's copy of unit-stride runs for float32
-// (see gatherRuns32), or nil when there is no vector kernel. It reports
-// false when it copied nothing and the caller must.
-var gatherRunsKernel func(dst []float32, w int, src []float32, tapBase []int, maxBase int, runs []int) bool
+// (see gatherRuns32), or nil when there is no vector kernel. It returns
+// how many leading rows it copied; the caller copies the others.
+var gatherRunsKernel func(dst []float32, w int, src []float32, tapBase []int, runs []int) int
 
 // reluGradKernel is ReluGrad for float32, or nil when there is no vector
 // kernel.

@@ -133,28 +133,41 @@ func maxPool2x2Row32(r0, r1, out []float32) {
 	maxPool2x2Row(r0, r1, out, n)
 }
 
-// gatherRuns32 checks that every copy stays inside dst and src (maxBase
-// is the largest of tapBase; runs holds (t, o, n) triples in increasing
-// t), including the whole block of 8 that a run shorter than 8 copies,
-// and runs the assembly kernel. It reports false, copying nothing, when a
-// short run's block would not fit; the caller then copies in Go.
-func gatherRuns32(dst []float32, w int, src []float32, tapBase []int, maxBase int, runs []int) bool {
+// gatherRuns32 copies the runs (t, o, n) (triples in increasing t) of
+// the leading rows r of dst whose copies, including the whole block of 8
+// that a run shorter than 8 copies, stay inside src and the row:
+// src[tapBase[r]+o:] to dst[r*w+t:]. It returns how many rows it did (the
+// rows are in order of tapBase, so the ones it leaves are those reading
+// nearest the end of src; the caller copies them).
+func gatherRuns32(dst []float32, w int, src []float32, tapBase []int, runs []int) int {
 	if len(tapBase) == 0 || len(runs) < 3 {
-		return true
+		return 0
 	}
-	_ = dst[len(tapBase)*w-1]
 	runs = runs[:len(runs)/3*3]
+	reach := 0 // how far past tapBase[r] the copies of one row read
 	for i := 0; i < len(runs); i += 3 {
 		t, o, n := runs[i], runs[i+1], runs[i+2]
-		if n < 1 || t < 0 || t+n > w || o < 0 || maxBase+o+n > len(src) || (i > 0 && t < runs[i-3]+runs[i-1]) {
+		if n < 1 || t < 0 || t+n > w || o < 0 || (i > 0 && t < runs[i-3]+runs[i-1]) {
 			panic("accel: gatherRuns32: a run is out of range")
 		}
-		if n < 8 && (t+8 > w || maxBase+o+8 > len(src)) {
-			return false
+		if n < 8 {
+			if t+8 > w {
+				return 0
+			}
+			n = 8
 		}
+		reach = max(reach, o+n)
 	}
-	gatherRunsAVX2(&dst[0], w, &src[0], &tapBase[0], len(tapBase), &runs[0], len(runs)/3)
-	return true
+	rows := 0
+	for rows < len(tapBase) && tapBase[rows] >= 0 && tapBase[rows]+reach <= len(src) {
+		rows++
+	}
+	if rows == 0 {
+		return 0
+	}
+	_ = dst[rows*w-1]
+	gatherRunsAVX2(&dst[0], w, &src[0], &tapBase[0], rows, &runs[0], len(runs)/3)
+	return rows
 }
 
 // reluGrad32 is ReluGrad for float32: the assembly kernel for the

@@ -285,7 +285,7 @@ func Im2colPacked[T Float](g ConvGeom, img, dst []T) {
 	tapBase, posOff := tb.tapBase, tb.posOff
 	// Positions in one output row are contiguous in the image when the
 	// stride is 1: then each panel row is a few runs, copied whole.
-	gather32, _ := any(gatherRunsKernel).(func(dst []T, w int, src []T, tapBase []int, maxBase int, runs []int) bool)
+	gather32, _ := any(gatherRunsKernel).(func(dst []T, w int, src []T, tapBase []int, runs []int) int)
 	for q := 0; q*w < n; q++ {
 		cnt := min(w, n-q*w)
 		panel := dst[q*w*k:][:w*k]
@@ -293,16 +293,18 @@ func Im2colPacked[T Float](g ConvGeom, img, dst []T) {
 		if tb.runs != nil {
 			runs = tb.runs[tb.panelRuns[q]:tb.panelRuns[q+1]]
 		}
-		if runs != nil && gather32 != nil && gather32(panel, w, src, tapBase, tb.maxBase, runs) {
+		done := 0 // taps copied by the vector kernel
+		if runs != nil && gather32 != nil {
+			done = gather32(panel, w, src, tapBase, runs)
 			if cnt < w {
-				for r := range tapBase {
+				for r := range done {
 					clear(panel[r*w+cnt : r*w+w])
 				}
 			}
-			continue
 		}
 		offs := posOff[q*w:][:cnt]
-		for r, base := range tapBase {
+		for r := done; r < len(tapBase); r++ {
+			base := tapBase[r]
 			d := panel[r*w:][:w]
 			s := src[base:]
 			if runs != nil {
@@ -340,21 +342,23 @@ func Im2colPackedT[T Float](g ConvGeom, img, dst []T) {
 		defer putBuf(bp)
 	}
 	tapBase, posOff := tb.tapBase, tb.posOff
-	gather32, _ := any(gatherRunsKernel).(func(dst []T, w int, src []T, tapBase []int, maxBase int, runs []int) bool)
+	gather32, _ := any(gatherRunsKernel).(func(dst []T, w int, src []T, tapBase []int, runs []int) int)
 	for q := 0; q*w < k; q++ {
 		taps := tapBase[q*w : min(k, q*w+w)]
 		panel := dst[q*w*n:][:w*n]
 		// Each row of the panel is one output position: the same runs of
 		// taps, from that position's offset.
-		if tb.runsT != nil && gather32 != nil && gather32(panel, w, src, posOff, tb.maxOff, tb.runsT[tb.panelRunsT[q]:tb.panelRunsT[q+1]]) {
+		done := 0 // positions copied by the vector kernel
+		if tb.runsT != nil && gather32 != nil {
+			done = gather32(panel, w, src, posOff, tb.runsT[tb.panelRunsT[q]:tb.panelRunsT[q+1]])
 			if len(taps) < w {
-				for p := range n {
+				for p := range done {
 					clear(panel[p*w+len(taps) : p*w+w])
 				}
 			}
-			continue
 		}
-		for p, o := range posOff[:n] {
+		for p := done; p < n; p++ {
+			o := posOff[p]
 			d := panel[p*w:][:w]
 			s := src[o:]
 			for t, b := range taps {
@@ -375,7 +379,6 @@ func Im2colPackedT[T Float](g ConvGeom, img, dst []T) {
 // length) triples; panel q's are runs[panelRuns[q]:panelRuns[q+1]].
 type im2colTables struct {
 	tapBase, posOff []int
-	maxBase, maxOff int
 	runs, panelRuns []int
 	// runsT and panelRunsT are the same for the transposed packing
 	// (Im2colPackedT), whose panels are runs of taps: taps next to each
@@ -411,13 +414,11 @@ func tablesFor(g ConvGeom, w int) *im2colTables {
 	for r := range t.tapBase {
 		c, kh, kw := g.tap(r)
 		t.tapBase[r] = (c*ph+kh*g.DilateH)*pw + kw*g.DilateW
-		t.maxBase = max(t.maxBase, t.tapBase[r])
 	}
 	j := 0
 	for oh := range outH {
 		for ow := range outW {
 			t.posOff[j] = oh*g.StrideH*pw + ow*g.StrideW
-			t.maxOff = max(t.maxOff, t.posOff[j])
 			j++
 		}
 	}
