@@ -204,3 +204,29 @@ func TestIm2colEmptyOutput(t *testing.T) {
 	Im2col(g, make([]float32, 4), nil)
 	Col2im(g, nil, make([]float32, 4))
 }
+
+// TestCol2imFloat32 checks the float32 Col2im (vector adds for unit-stride
+// rows) against the float64 one.
+func TestCol2imFloat32(t *testing.T) {
+	r := rand.New(rand.NewPCG(55, 56))
+	geoms := append(convGeoms(), ConvGeom{Channels: 1, InH: 28, InW: 28, KernelH: 5, KernelW: 5, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1})
+	for gi, g := range geoms {
+		col := randSlice[float64](r, g.Channels*g.KernelH*g.KernelW*g.OutH()*g.OutW())
+		base := randSlice[float64](r, g.Channels*g.InH*g.InW)
+		want := append([]float64(nil), base...)
+		Col2im(g, col, want)
+		col32, got := make([]float32, len(col)), make([]float32, len(base))
+		for i, v := range col {
+			col32[i] = float32(v)
+		}
+		for i, v := range base {
+			got[i] = float32(v)
+		}
+		Col2im(g, col32, got)
+		for i := range want {
+			if math.Abs(float64(got[i])-want[i]) > 1e-5*(1+math.Abs(want[i])) {
+				t.Fatalf("geom %d: [%d] = %v, want %v", gi, i, got[i], want[i])
+			}
+		}
+	}
+}

@@ -133,3 +133,30 @@ func TestBackwardRelu(t *testing.T) {
 		t.Error("int32 was accepted")
 	}
 }
+
+// TestReduceSumLoopMatchesFold checks the inline sum loop against the
+// general fold, bit for bit, over several kept shapes.
+func TestReduceSumLoopMatchesFold(t *testing.T) {
+	r := rand.New(rand.NewPCG(45, 46))
+	add := func(acc, x float64) float64 { return acc + x }
+	shape := Shape{3, 4, 5, 6}
+	for _, kept := range []Shape{{1, 4, 1, 1}, {3, 1, 1, 1}, {1, 1, 1, 6}, {3, 4, 5, 1}, {1, 1, 1, 1}, {3, 1, 5, 1}} {
+		for _, dt := range []DType{Float32, Float64, Int32} {
+			in := randValue(r, dt, shape)
+			want := Value{Data: MakeData(dt, kept.Size()), Shape: kept, DType: dt}
+			got := Value{Data: MakeData(dt, kept.Size()), Shape: kept, DType: dt}
+			if err := reduce(in, kept, want, 0, add, nil, false); err != nil {
+				t.Fatal(err)
+			}
+			if err := reduce(in, kept, got, 0, add, nil, true); err != nil {
+				t.Fatal(err)
+			}
+			g, w := got.Float64s(), want.Float64s()
+			for i := range w {
+				if g[i] != w[i] {
+					t.Fatalf("%v kept %v: [%d] = %v, want %v", dt, kept, i, g[i], w[i])
+				}
+			}
+		}
+	}
+}
