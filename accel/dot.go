@@ -44,3 +44,7 @@ func transposePanel[T Float](panel, x []T, rs, base, cnt, depth, w int) bool {
 
 // reluKernel is Relu for float32, or nil when there is no vector kernel.
 var reluKernel func(x, y []float32)
+
+// maxPool2x2BackKernel is the gradient of a float32 row of 2x2 pooling
+// (see maxPool2x2Backward), or nil when there is no vector kernel.
+var maxPool2x2BackKernel func(r0, r1, gout, g0, g1 []float32)

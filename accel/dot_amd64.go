@@ -57,8 +57,16 @@ func transpose8x8AVX(src *float32, ss int, dst *float32, ds int)
 //go:noescape
 func reluAVX2(n int, x, y *float32)
 
+// maxPool2x2BackAVX2 adds each of n gradients gout to gi0 or gi1 at the
+// first maximum of its 2x2 block of r0 and r1; n is a positive multiple
+// of 8.
+//
+//go:noescape
+func maxPool2x2BackAVX2(n int, r0, r1, gout, gi0, gi1 *float32)
+
 func init() {
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
+		maxPool2x2BackKernel = maxPool2x2BackRow32
 		reluKernel = relu32
 		transposeKernel = transposePanel32
 		reluGradKernel = reluGrad32
@@ -215,4 +223,15 @@ func relu32(x, y []float32) {
 		reluAVX2(n, &x[0], &y[0])
 	}
 	reluGo(x[n:], y[n:])
+}
+
+// maxPool2x2BackRow32 is the gradient of one output row of 2x2 pooling:
+// the assembly kernel for the multiple-of-8 head, the tail in Go.
+func maxPool2x2BackRow32(r0, r1, gout, g0, g1 []float32) {
+	n := len(gout) &^ 7
+	if n > 0 {
+		_, _, _, _ = r0[2*n-1], r1[2*n-1], g0[2*n-1], g1[2*n-1]
+		maxPool2x2BackAVX2(n, &r0[0], &r1[0], &gout[0], &g0[0], &g1[0])
+	}
+	maxPool2x2BackRow(r0, r1, gout, g0, g1, n)
 }

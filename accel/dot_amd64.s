@@ -343,3 +343,61 @@ relu_loop:
 	JNZ relu_loop
 	VZEROUPPER
 	RET
+
+// func maxPool2x2BackAVX2(n int, r0, r1, gout, gi0, gi1 *float32)
+// The gradient of maxPool2x2AVX2 for n outputs (a positive multiple of 8):
+// gout[i] is added to gi0 or gi1 at the first maximum of the 2x2 block i
+// of the rows r0 and r1, in the scalar loop's order. The block's choice is
+// made with the same comparisons as the forward (ordered, so that NaN
+// never compares greater); the other three positions get 0 added.
+TEXT ·maxPool2x2BackAVX2(SB), NOSPLIT, $0-48
+	MOVQ n+0(FP), CX
+	MOVQ r0+8(FP), SI
+	MOVQ r1+16(FP), DI
+	MOVQ gout+24(FP), DX
+	MOVQ gi0+32(FP), R8
+	MOVQ gi1+40(FP), R9
+
+maxpoolback_loop:
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS (DI), Y2
+	VMOVUPS 32(DI), Y3
+	VSHUFPS $0x88, Y1, Y0, Y4  // a: r0 even
+	VSHUFPS $0xDD, Y1, Y0, Y5  // b: r0 odd
+	VSHUFPS $0x88, Y3, Y2, Y6  // c: r1 even
+	VSHUFPS $0xDD, Y3, Y2, Y7  // d: r1 odd
+	VMOVUPS (DX), Y8
+	VPERMPD $0xD8, Y8, Y8      // gout in the shuffled order
+	VCMPPS $0x1E, Y4, Y5, Y9   // b > a
+	VMAXPS Y4, Y5, Y10         // b if b > a, else a
+	VCMPPS $0x1E, Y10, Y6, Y11 // c > max so far
+	VMAXPS Y10, Y6, Y10
+	VCMPPS $0x1E, Y10, Y7, Y12 // d > max so far
+	VANDPS Y8, Y12, Y13        // to d
+	VANDNPS Y8, Y12, Y8        // not to d
+	VANDPS Y8, Y11, Y14        // to c
+	VANDNPS Y8, Y11, Y8
+	VANDPS Y8, Y9, Y15         // to b
+	VANDNPS Y8, Y9, Y8         // to a
+	VUNPCKLPS Y15, Y8, Y0      // (a, b) pairs: r0[0:8]
+	VUNPCKHPS Y15, Y8, Y1      // r0[8:16]
+	VUNPCKLPS Y13, Y14, Y2     // (c, d) pairs: r1[0:8]
+	VUNPCKHPS Y13, Y14, Y3     // r1[8:16]
+	VADDPS (R8), Y0, Y0
+	VADDPS 32(R8), Y1, Y1
+	VMOVUPS Y0, (R8)
+	VMOVUPS Y1, 32(R8)
+	VADDPS (R9), Y2, Y2
+	VADDPS 32(R9), Y3, Y3
+	VMOVUPS Y2, (R9)
+	VMOVUPS Y3, 32(R9)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	ADDQ $32, DX
+	ADDQ $64, R8
+	ADDQ $64, R9
+	SUBQ $8, CX
+	JNZ maxpoolback_loop
+	VZEROUPPER
+	RET

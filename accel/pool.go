@@ -153,29 +153,40 @@ func maxPool2x2Row[T Float](r0, r1, out []T, from int) {
 
 // maxPool2x2Backward is MaxPoolBackward of one plane for is2x2 geometries.
 func maxPool2x2Backward[T Float](g PoolGeom, src, gout, gi []T) {
+	k32, _ := any(maxPool2x2BackKernel).(func(r0, r1, gout, g0, g1 []T))
 	for oh := range g.OutH {
 		i0 := 2 * oh * g.InW
 		i1 := i0 + g.InW
 		r0, r1 := src[i0:][:2*g.OutW], src[i1:][:2*g.OutW]
 		g0, g1 := gi[i0:][:2*g.OutW], gi[i1:][:2*g.OutW]
 		d := gout[oh*g.OutW:][:g.OutW]
-		for ow, v := range d {
-			j := 2 * ow
-			m, row, col := r0[j], 0, j
-			if x := r0[j+1]; x > m {
-				m, col = x, j+1
-			}
-			if x := r1[j]; x > m {
-				m, row, col = x, 1, j
-			}
-			if x := r1[j+1]; x > m {
-				row, col = 1, j+1
-			}
-			if row == 0 {
-				g0[col] += v
-			} else {
-				g1[col] += v
-			}
+		if k32 != nil {
+			k32(r0, r1, d, g0, g1)
+			continue
+		}
+		maxPool2x2BackRow(r0, r1, d, g0, g1, 0)
+	}
+}
+
+// maxPool2x2BackRow is the gradient of outputs from..len(d)-1 of one row.
+func maxPool2x2BackRow[T Float](r0, r1, d, g0, g1 []T, from int) {
+	for ow := from; ow < len(d); ow++ {
+		v := d[ow]
+		j := 2 * ow
+		m, row, col := r0[j], 0, j
+		if x := r0[j+1]; x > m {
+			m, col = x, j+1
+		}
+		if x := r1[j]; x > m {
+			m, row, col = x, 1, j
+		}
+		if x := r1[j+1]; x > m {
+			row, col = 1, j+1
+		}
+		if row == 0 {
+			g0[col] += v
+		} else {
+			g1[col] += v
 		}
 	}
 }

@@ -162,6 +162,16 @@ func TestMaxPool2x2Float32(t *testing.T) {
 		}
 		out := make([]float32, g.Planes*g.OutH*g.OutW)
 		MaxPool(g, in, out)
+		gradOut := make([]float32, len(out))
+		for i := range gradOut {
+			gradOut[i] = float32(r.Float64()*2 - 1)
+		}
+		gradIn := make([]float32, len(in))
+		for i := range gradIn {
+			gradIn[i] = float32(r.Float64()*2 - 1)
+		}
+		wantIn := append([]float32(nil), gradIn...)
+		MaxPoolBackward(g, in, gradOut, gradIn)
 		for p := range g.Planes {
 			for oh := range g.OutH {
 				for ow := range g.OutW {
@@ -176,7 +186,21 @@ func TestMaxPool2x2Float32(t *testing.T) {
 					if !(got == m || (got != got && m != m)) {
 						t.Fatalf("outW %d: out[%d,%d,%d] = %v, want %v", outW, p, oh, ow, got, m)
 					}
+					at := -1
+					var best float32
+					for i, idx := range []int{0, 1, g.InW, g.InW + 1} {
+						k := p*g.InH*g.InW + 2*oh*g.InW + 2*ow + idx
+						if i == 0 || in[k] > best {
+							best, at = in[k], k
+						}
+					}
+					wantIn[at] += gradOut[(p*g.OutH+oh)*g.OutW+ow]
 				}
+			}
+		}
+		for i := range wantIn {
+			if gradIn[i] != wantIn[i] {
+				t.Fatalf("outW %d: gradIn[%d] = %v, want %v", outW, i, gradIn[i], wantIn[i])
 			}
 		}
 	}
