@@ -70,7 +70,11 @@
 // all images), and an Epilogue adds a bias per row or column and applies
 // relu to each tile of C while it is still in cache. A product with at
 // most a few rows and a transposed B (a dense layer at batch 1) is
-// computed as dot products, with no packing at all. On amd64 the dot
-// product, the float32 epilogue and the float32 2x2 max pooling are AVX2
-// loops (dot_amd64.s), installed like the micro-kernels.
+// computed as dot products, with no packing at all, and a product of few
+// rows gets a micro-kernel of fewer rows where the AVX-512 tile would be
+// half empty (6x32 for float32). On amd64 the dot product, the float32
+// epilogue, Relu and ReluGrad, the copies of im2col runs, the 8x8
+// transposes of panel packing and the float32 2x2 max pooling (forward
+// and gradient) are AVX2 loops (dot_amd64.s), installed like the
+// micro-kernels; the purego build tag keeps the Go loops.
 package accel
