@@ -139,10 +139,7 @@ func col2imRow[T Float](g ConvGeom, r, outH, outW int, src, img []T) {
 		in := src[oh*outW : (oh+1)*outW]
 		dst := plane[ih*g.InW : (ih+1)*g.InW]
 		if g.StrideW == 1 {
-			d := dst[owLo+offW : owHi+offW]
-			for i, v := range in[owLo:owHi] {
-				d[i] += v
-			}
+			addSlice(dst[owLo+offW:owHi+offW], in[owLo:owHi])
 			continue
 		}
 		for ow := owLo; ow < owHi; ow++ {

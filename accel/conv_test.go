@@ -163,15 +163,39 @@ func benchConv(b *testing.B, batch, filters int, g ConvGeom) {
 	reportGFLOPS(b, 2*float64(batch)*float64(filters)*float64(n)*float64(k))
 }
 
+// benchConvPacked is benchConv with the column matrix written straight in
+// Gemm's packed layout, and a bias and relu applied per tile.
+func benchConvPacked(b *testing.B, batch, filters int, g ConvGeom) {
+	r := rand.New(rand.NewPCG(13, 14))
+	k := g.colRows()
+	n := g.OutH() * g.OutW()
+	imgSize := g.Channels * g.InH * g.InW
+	in := randSlice[float32](r, batch*imgSize)
+	w := randSlice[float32](r, filters*k)
+	ep := &Epilogue[float32]{RowBias: randSlice[float32](r, filters), Relu: true}
+	out := make([]float32, batch*filters*n)
+	plen := PackedBLen[float32](k, n)
+	cols := make([]float32, batch*plen)
+	b.ResetTimer()
+	for b.Loop() {
+		ParallelFor(batch, 1, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				col := cols[i*plen : (i+1)*plen]
+				Im2colPacked(g, in[i*imgSize:(i+1)*imgSize], col)
+				GemmPackedB(false, filters, n, k, w, k, col, 0, out[i*filters*n:(i+1)*filters*n], n, ep)
+			}
+		})
+	}
+	reportGFLOPS(b, 2*float64(batch)*float64(filters)*float64(n)*float64(k))
+}
+
 func BenchmarkConvLeNet(b *testing.B) {
-	b.Run("conv1", func(b *testing.B) {
-		benchConv(b, 16, 6, ConvGeom{Channels: 1, InH: 28, InW: 28, KernelH: 5, KernelW: 5,
-			StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1})
-	})
-	b.Run("conv2", func(b *testing.B) {
-		benchConv(b, 16, 16, ConvGeom{Channels: 6, InH: 12, InW: 12, KernelH: 5, KernelW: 5,
-			StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1})
-	})
+	conv1 := ConvGeom{Channels: 1, InH: 28, InW: 28, KernelH: 5, KernelW: 5, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1}
+	conv2 := ConvGeom{Channels: 6, InH: 12, InW: 12, KernelH: 5, KernelW: 5, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1}
+	b.Run("conv1", func(b *testing.B) { benchConv(b, 16, 6, conv1) })
+	b.Run("conv2", func(b *testing.B) { benchConv(b, 16, 16, conv2) })
+	b.Run("conv1-packed-relu", func(b *testing.B) { benchConvPacked(b, 16, 6, conv1) })
+	b.Run("conv2-packed-relu", func(b *testing.B) { benchConvPacked(b, 16, 16, conv2) })
 }
 
 func TestIm2colEmptyOutput(t *testing.T) {
@@ -179,4 +203,30 @@ func TestIm2colEmptyOutput(t *testing.T) {
 	g := ConvGeom{Channels: 1, InH: 2, InW: 2, KernelH: 3, KernelW: 3, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1}
 	Im2col(g, make([]float32, 4), nil)
 	Col2im(g, nil, make([]float32, 4))
+}
+
+// TestCol2imFloat32 checks the float32 Col2im (vector adds for unit-stride
+// rows) against the float64 one.
+func TestCol2imFloat32(t *testing.T) {
+	r := rand.New(rand.NewPCG(55, 56))
+	geoms := append(convGeoms(), ConvGeom{Channels: 1, InH: 28, InW: 28, KernelH: 5, KernelW: 5, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1})
+	for gi, g := range geoms {
+		col := randSlice[float64](r, g.Channels*g.KernelH*g.KernelW*g.OutH()*g.OutW())
+		base := randSlice[float64](r, g.Channels*g.InH*g.InW)
+		want := append([]float64(nil), base...)
+		Col2im(g, col, want)
+		col32, got := make([]float32, len(col)), make([]float32, len(base))
+		for i, v := range col {
+			col32[i] = float32(v)
+		}
+		for i, v := range base {
+			got[i] = float32(v)
+		}
+		Col2im(g, col32, got)
+		for i := range want {
+			if math.Abs(float64(got[i])-want[i]) > 1e-5*(1+math.Abs(want[i])) {
+				t.Fatalf("geom %d: [%d] = %v, want %v", gi, i, got[i], want[i])
+			}
+		}
+	}
 }

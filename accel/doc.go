@@ -65,5 +65,25 @@
 // as a Filters x (Channels*KernelH*KernelW) matrix, multiply it into the
 // Filters x OutH x OutW output. Col2im is its adjoint and gives the input
 // gradient from the column gradient. Pooling kernels work on Planes
-// independent planes and follow MXNet's window clipping and averaging rules.
+// independent planes and follow MXNet's window clipping and averaging
+// rules; 2x2 windows at stride 2, the common case, have a loop of their
+// own (AVX2 for float32).
+//
+// # Small products
+//
+// For small convolutions and dense layers the copies around the
+// arithmetic cost more than the arithmetic. Im2colPacked writes a column
+// matrix straight into the packed panel layout of the micro-kernel (and
+// Im2colPackedT its transpose, for the weight gradient), GemmPackedB and
+// GemmPacked take operands packed that way (PackA packs filters once for
+// all images), and an Epilogue adds a bias per row or column and applies
+// relu to each tile of C while it is still in cache. A product with at
+// most a few rows and a transposed B (a dense layer at batch 1) is
+// computed as dot products, with no packing at all, and a product of few
+// rows gets a micro-kernel of fewer rows where the AVX-512 tile would be
+// half empty (6x32 for float32). On amd64 the dot product, the float32
+// epilogue, Relu and ReluGrad, the copies of im2col runs, the 8x8
+// transposes of panel packing and the float32 2x2 max pooling (forward
+// and gradient) are AVX2 loops (dot_amd64.s), installed like the
+// micro-kernels; the purego build tag keeps the Go loops.
 package accel

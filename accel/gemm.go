@@ -44,6 +44,10 @@ func Gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b 
 	if m == 0 || n == 0 {
 		return
 	}
+	if !transA && transB && k > 0 && alpha != 0 && m <= dotRowsMax && dotsFor[T]() != nil {
+		gemmDots(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nil)
+		return
+	}
 	scaleMatrix(m, n, beta, c, ldc)
 	if k == 0 || alpha == 0 {
 		return
@@ -53,7 +57,7 @@ func Gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b 
 	g := getObj[gemmCall[T]]()
 	*g = gemmCall[T]{
 		m: m, n: n, k: k, alpha: alpha, c: c, ldc: ldc,
-		kern: kernelFor[T](),
+		kern: kernelForRows[T](m),
 	}
 	// Both packers read element (row, depth) of op(A) or (col, depth) of
 	// op(B) at index row*rs + depth*ds.
@@ -130,6 +134,9 @@ type gemmCall[T Float] struct {
 	c        []T
 	ldc      int
 	kern     microKernel[T]
+	ep       *Epilogue[T] // applied to each tile of C when it is final; nil for none
+	bPre     []T          // op(B) packed by the caller (see GemmPackedB); nil to pack here
+	aPre     []T          // op(A) packed by the caller (see PackA); nil to pack here
 
 	// The bodies of the two parallel loops, kept here so that running
 	// them allocates nothing.
@@ -147,6 +154,20 @@ func (g *gemmCall[T]) run() {
 	kcMax := min(gemmKC, g.k)
 	parallel := numWorkers > 1 && g.m*g.n*g.k >= gemmParallelMin
 
+	if g.bPre != nil {
+		// op(B) is packed already, as panels of the full depth: the kb-deep
+		// slice of panel jp at depth pc starts at jp*nr*k + pc*nr.
+		for jc := 0; jc < g.n; jc += nc {
+			nb := min(nc, g.n-jc)
+			for pc := 0; pc < g.k; pc += gemmKC {
+				kb := min(gemmKC, g.k-pc)
+				panels := g.bPre[jc*g.k:]
+				g.multiplyBlock(panels, nr*g.k, pc*nr, jc, nb, pc, kb, mc, parallel)
+			}
+		}
+		return
+	}
+
 	bBuf := getBuf[T](kcMax * roundUp(min(nc, g.n), nr))
 	defer putBuf(bBuf)
 
@@ -156,7 +177,7 @@ func (g *gemmCall[T]) run() {
 			kb := min(gemmKC, g.k-pc)
 			bPack := (*bBuf)[:kb*roundUp(nb, nr)]
 			g.packB(bPack, jc, nb, pc, kb, parallel)
-			g.multiplyBlock(bPack, jc, nb, pc, kb, mc, parallel)
+			g.multiplyBlock(bPack, nr*kb, 0, jc, nb, pc, kb, mc, parallel)
 		}
 	}
 }
@@ -187,10 +208,11 @@ func (p *gemmPackB[T]) Range(lo, hi int) {
 	packPanels(p.dst[j0*kb:hi*nr*kb], g.b, g.brs, g.bds, p.jc+j0, cols, p.pc, kb, nr)
 }
 
-// multiplyBlock accumulates alpha*op(A)[:, pc:pc+kb]*bPack into C[:, jc:jc+nb].
+// multiplyBlock accumulates alpha*op(A)[:, pc:pc+kb]*B into C[:, jc:jc+nb],
+// where the kb x nr panel jp of B starts at bPack[jp*bStride+bOff].
 // The work is cut into tasks, each one mc-row block of C times a group of B
 // panels; a task packs its own block of A into a pooled buffer.
-func (g *gemmCall[T]) multiplyBlock(bPack []T, jc, nb, pc, kb, mc int, parallel bool) {
+func (g *gemmCall[T]) multiplyBlock(bPack []T, bStride, bOff, jc, nb, pc, kb, mc int, parallel bool) {
 	nr := g.kern.nr
 	rowBlocks := ceilDiv(g.m, mc)
 	panels := ceilDiv(nb, nr)
@@ -200,7 +222,7 @@ func (g *gemmCall[T]) multiplyBlock(bPack []T, jc, nb, pc, kb, mc int, parallel 
 		groups = max(1, min(ceilDiv(want, rowBlocks), panels/gemmMinGroupPanels))
 	}
 	tasks := rowBlocks * groups
-	g.tasks = gemmTasks[T]{g: g, bPack: bPack, jc: jc, nb: nb, pc: pc, kb: kb, mc: mc, groups: groups, panels: panels}
+	g.tasks = gemmTasks[T]{g: g, bPack: bPack, bStride: bStride, bOff: bOff, jc: jc, nb: nb, pc: pc, kb: kb, mc: mc, groups: groups, panels: panels}
 	if !parallel {
 		g.tasks.Range(0, tasks)
 		return
@@ -212,13 +234,14 @@ func (g *gemmCall[T]) multiplyBlock(bPack []T, jc, nb, pc, kb, mc int, parallel 
 type gemmTasks[T Float] struct {
 	g                  *gemmCall[T]
 	bPack              []T
+	bStride, bOff      int // panel jp of B starts at bPack[jp*bStride+bOff]
 	jc, nb, pc, kb, mc int
 	groups, panels     int
 }
 
 func (l *gemmTasks[T]) Range(lo, hi int) {
 	g, mc, kb := l.g, l.mc, l.kb
-	aBuf := getBuf[T](mc * kb)
+	aBuf := getBuf[T](mc * kb) // unused but for its length when A is packed already
 	defer putBuf(aBuf)
 	// The scratch tile for ragged edges comes from the pool too: a
 	// local array would escape (it is passed to the kernel function
@@ -231,25 +254,33 @@ func (l *gemmTasks[T]) Range(lo, hi int) {
 		i0 := rb * mc
 		mb := min(mc, g.m-i0)
 		aPack := (*aBuf)[:roundUp(mb, g.kern.mr)*kb]
-		if rb != packedRow { // consecutive tasks share a row block
+		if g.aPre != nil { // packed by the caller (see PackA)
+			aPack = g.aPre[l.pc*roundUp(g.m, g.kern.mr)+i0*kb:][:len(aPack)]
+		} else if rb != packedRow { // consecutive tasks share a row block
 			packPanels(aPack, g.a, g.ars, g.ads, i0, mb, l.pc, kb, g.kern.mr)
 			packedRow = rb
 		}
 		p0 := grp * l.panels / l.groups
 		p1 := (grp + 1) * l.panels / l.groups
-		g.macroKernel(aPack, mb, i0, l.bPack, l.nb, l.jc, p0, p1, kb, (*eBuf)[:g.kern.mr*g.kern.nr])
+		g.macroKernel(aPack, mb, i0, l.bPack, l.bStride, l.bOff, l.nb, l.jc, p0, p1, kb, l.pc+kb == g.k, (*eBuf)[:g.kern.mr*g.kern.nr])
 	}
 }
 
 // macroKernel multiplies a packed block of A (mb rows starting at row i0 of C)
 // by the B panels [p0, p1) of a packed block of B (nb columns starting at
-// column jc of C), adding alpha times the product into C.
+// column jc of C, panel jp at bPack[jp*bStride+bOff]), adding alpha times
+// the product into C. last says that this is the final depth block, after
+// which each finished tile gets the epilogue.
 // tile is mr x nr scratch for the ragged edges.
-func (g *gemmCall[T]) macroKernel(aPack []T, mb, i0 int, bPack []T, nb, jc, p0, p1, kb int, tile []T) {
+func (g *gemmCall[T]) macroKernel(aPack []T, mb, i0 int, bPack []T, bStride, bOff, nb, jc, p0, p1, kb int, last bool, tile []T) {
 	mr, nr := g.kern.mr, g.kern.nr
 	kernel := g.kern.fn
+	ep := g.ep
+	if !last {
+		ep = nil
+	}
 	for jp := p0; jp < p1; jp++ {
-		bp := bPack[jp*nr*kb : (jp+1)*nr*kb]
+		bp := bPack[jp*bStride+bOff:][:nr*kb]
 		j := jp * nr
 		cols := min(nr, nb-j)
 		for ip := 0; ip*mr < mb; ip++ {
@@ -259,15 +290,13 @@ func (g *gemmCall[T]) macroKernel(aPack []T, mb, i0 int, bPack []T, nb, jc, p0, 
 			off := (i0+i)*g.ldc + jc + j
 			if rows == mr && cols == nr {
 				kernel(kb, g.alpha, ap, bp, g.c[off:], g.ldc)
-				continue
+			} else {
+				clear(tile)
+				kernel(kb, g.alpha, ap, bp, tile, nr)
+				addTile(g.c[off:], g.ldc, tile, nr, rows, cols)
 			}
-			clear(tile)
-			kernel(kb, g.alpha, ap, bp, tile, nr)
-			for r := range rows {
-				dst := g.c[off+r*g.ldc : off+r*g.ldc+cols]
-				for s, v := range tile[r*nr : r*nr+cols] {
-					dst[s] += v
-				}
+			if ep != nil {
+				ep.apply(g.c[off:], g.ldc, i0+i, jc+j, rows, cols)
 			}
 		}
 	}
@@ -283,7 +312,9 @@ func packPanels[T Float](dst, x []T, rs, ds, r0, rows, d0, depth, w int) {
 		panel := dst[q*w*depth : (q+1)*w*depth]
 		cnt := min(w, rows-q*w)
 		base := (r0+q*w)*rs + d0*ds
-		if ds == 1 {
+		if ds == 1 && transposePanel(panel, x, rs, base, cnt, depth, w) {
+			// done by blocks of 8x8 (float32 with AVX2)
+		} else if ds == 1 {
 			for r := range cnt {
 				src := x[base+r*rs : base+r*rs+depth]
 				for d, v := range src {
@@ -310,3 +341,23 @@ func packPanels[T Float](dst, x []T, rs, ds, r0, rows, d0, depth, w int) {
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
 func roundUp(a, b int) int { return ceilDiv(a, b) * b }
+
+// addTile adds the rows x cols top-left corner of tile (row stride nr) to
+// C at c (row stride ldc).
+func addTile[T Float](c []T, ldc int, tile []T, nr, rows, cols int) {
+	if add32 := addVecReluKernel; add32 != nil {
+		if c32, ok := any(c).([]float32); ok {
+			t32 := any(tile).([]float32)
+			for r := range rows {
+				add32(c32[r*ldc:][:cols], t32[r*nr:][:cols], false)
+			}
+			return
+		}
+	}
+	for r := range rows {
+		dst := c[r*ldc:][:cols]
+		for s, v := range tile[r*nr : r*nr+cols] {
+			dst[s] += v
+		}
+	}
+}

@@ -36,6 +36,31 @@ var (
 	kernelName = "go"
 )
 
+// sgemmKernelFew, when its fn is set, is a float32 kernel with fewer rows
+// than sgemmKernel and the same nr (so B panels are packed alike), for
+// products whose few rows would leave much of sgemmKernel's tile empty.
+var sgemmKernelFew microKernel[float32]
+
+// fewRowsMax is the most rows of C for which kernelForRows considers
+// sgemmKernelFew.
+const fewRowsMax = 48
+
+// kernelForRows returns the micro-kernel for a product whose C has m
+// rows: sgemmKernelFew when there is one and it needs fewer padded rows
+// than the full kernel (6 or 16 rows, say, against tiles of 12), else
+// kernelFor's.
+func kernelForRows[T Float](m int) microKernel[T] {
+	k := kernelFor[T]()
+	if m > fewRowsMax || sgemmKernelFew.fn == nil || sgemmKernelFew.nr != k.nr {
+		return k
+	}
+	few, ok := any(sgemmKernelFew).(microKernel[T])
+	if !ok || roundUp(m, few.mr) >= roundUp(m, k.mr) {
+		return k
+	}
+	return few
+}
+
 // kernelFor returns the micro-kernel for T: the float32 or float64 one, or the
 // portable kernel for other types whose underlying type is a float.
 func kernelFor[T Float]() microKernel[T] {

@@ -22,6 +22,9 @@ func dgemm6x8AVX2(kc int, alpha float64, a, b, c *float64, ldc int)
 func sgemm12x32AVX512(kc int, alpha float32, a, b, c *float32, ldc int)
 
 //go:noescape
+func sgemm6x32AVX512(kc int, alpha float32, a, b, c *float32, ldc int)
+
+//go:noescape
 func dgemm12x16AVX512(kc int, alpha float64, a, b, c *float64, ldc int)
 
 // init picks the widest kernels the CPU (and OS) support: AVX-512 when
@@ -30,6 +33,7 @@ func init() {
 	switch {
 	case cpu.X86.HasAVX512F && !noAVX512:
 		sgemmKernel = microKernel[float32]{mr: 12, nr: 32, fn: sgemm12x32}
+		sgemmKernelFew = microKernel[float32]{mr: 6, nr: 32, fn: sgemm6x32}
 		dgemmKernel = microKernel[float64]{mr: 12, nr: 16, fn: dgemm12x16}
 		kernelName = "avx512"
 	case cpu.X86.HasAVX2 && cpu.X86.HasFMA:
@@ -68,6 +72,12 @@ func dgemm6x8(kc int, alpha float64, a, b, c []float64, ldc int) {
 func sgemm12x32(kc int, alpha float32, a, b, c []float32, ldc int) {
 	if panelsFit(12, 32, kc, a, b, c, ldc) {
 		sgemm12x32AVX512(kc, alpha, &a[0], &b[0], &c[0], ldc)
+	}
+}
+
+func sgemm6x32(kc int, alpha float32, a, b, c []float32, ldc int) {
+	if panelsFit(6, 32, kc, a, b, c, ldc) {
+		sgemm6x32AVX512(kc, alpha, &a[0], &b[0], &c[0], ldc)
 	}
 }
 

@@ -104,6 +104,10 @@ func (l *poolLoop[T]) maxPlane(p int) {
 	g, in, out := l.g, l.in, l.out
 	inSz, outSz := g.planeSizes()
 	src, dst := in[p*inSz:(p+1)*inSz], out[p*outSz:(p+1)*outSz]
+	if g.is2x2() {
+		maxPool2x2(g, src, dst)
+		return
+	}
 	for oh := range g.OutH {
 		for ow := range g.OutW {
 			m := T(math.Inf(-1))
@@ -129,11 +133,95 @@ func (l *poolLoop[T]) maxBackwardPlane(p int) {
 	inSz, outSz := g.planeSizes()
 	src, gi := in[p*inSz:(p+1)*inSz], gradIn[p*inSz:(p+1)*inSz]
 	gout := gradOut[p*outSz : (p+1)*outSz]
+	if g.is2x2() {
+		maxPool2x2Backward(g, src, gout, gi)
+		return
+	}
 	for oh := range g.OutH {
 		for ow := range g.OutW {
 			if at := argmax(src, g.InW, g.window(oh, ow, false)); at >= 0 {
 				gi[at] += gout[oh*g.OutW+ow]
 			}
+		}
+	}
+}
+
+// is2x2 reports whether every window is an unclipped 2x2 block at stride
+// 2, the most common pooling, which has a loop of its own.
+func (g PoolGeom) is2x2() bool {
+	return g.KernelH == 2 && g.KernelW == 2 && g.StrideH == 2 && g.StrideW == 2 &&
+		g.PadH == 0 && g.PadW == 0 && g.OutH > 0 && g.OutW > 0 && 2*g.OutH <= g.InH && 2*g.OutW <= g.InW
+}
+
+// maxPool2x2 is MaxPool of one plane for is2x2 geometries. It picks the
+// same element as argmax: the first maximum in row-major order.
+func maxPool2x2[T Float](g PoolGeom, src, dst []T) {
+	k32, _ := any(maxPool2x2Kernel).(func(r0, r1, out []T))
+	for oh := range g.OutH {
+		r0 := src[2*oh*g.InW:][:2*g.OutW]
+		r1 := src[(2*oh+1)*g.InW:][:2*g.OutW]
+		out := dst[oh*g.OutW:][:g.OutW]
+		if k32 != nil {
+			k32(r0, r1, out)
+			continue
+		}
+		maxPool2x2Row(r0, r1, out, 0)
+	}
+}
+
+// maxPool2x2Row pools outputs from..len(out)-1 of the rows r0 and r1.
+func maxPool2x2Row[T Float](r0, r1, out []T, from int) {
+	for ow := from; ow < len(out); ow++ {
+		m := r0[2*ow]
+		if v := r0[2*ow+1]; v > m {
+			m = v
+		}
+		if v := r1[2*ow]; v > m {
+			m = v
+		}
+		if v := r1[2*ow+1]; v > m {
+			m = v
+		}
+		out[ow] = m
+	}
+}
+
+// maxPool2x2Backward is MaxPoolBackward of one plane for is2x2 geometries.
+func maxPool2x2Backward[T Float](g PoolGeom, src, gout, gi []T) {
+	k32, _ := any(maxPool2x2BackKernel).(func(r0, r1, gout, g0, g1 []T))
+	for oh := range g.OutH {
+		i0 := 2 * oh * g.InW
+		i1 := i0 + g.InW
+		r0, r1 := src[i0:][:2*g.OutW], src[i1:][:2*g.OutW]
+		g0, g1 := gi[i0:][:2*g.OutW], gi[i1:][:2*g.OutW]
+		d := gout[oh*g.OutW:][:g.OutW]
+		if k32 != nil {
+			k32(r0, r1, d, g0, g1)
+			continue
+		}
+		maxPool2x2BackRow(r0, r1, d, g0, g1, 0)
+	}
+}
+
+// maxPool2x2BackRow is the gradient of outputs from..len(d)-1 of one row.
+func maxPool2x2BackRow[T Float](r0, r1, d, g0, g1 []T, from int) {
+	for ow := from; ow < len(d); ow++ {
+		v := d[ow]
+		j := 2 * ow
+		m, row, col := r0[j], 0, j
+		if x := r0[j+1]; x > m {
+			m, col = x, j+1
+		}
+		if x := r1[j]; x > m {
+			m, row, col = x, 1, j
+		}
+		if x := r1[j+1]; x > m {
+			row, col = 1, j+1
+		}
+		if row == 0 {
+			g0[col] += v
+		} else {
+			g1[col] += v
 		}
 	}
 }

@@ -34,6 +34,10 @@ func poolGeoms() []PoolGeom {
 		{Planes: 1, InH: 6, InW: 6, OutH: 4, OutW: 4, KernelH: 3, KernelW: 3, StrideH: 2, StrideW: 2, PadH: 1, PadW: 1},
 		{Planes: 1, InH: 1, InW: 9, OutH: 1, OutW: 5, KernelH: 1, KernelW: 3, StrideH: 1, StrideW: 2, PadW: 1},
 		{Planes: 40, InH: 24, InW: 24, OutH: 12, OutW: 12, KernelH: 2, KernelW: 2, StrideH: 2, StrideW: 2}, // parallel
+		// 2x2 stride 2 on odd sizes: "valid" drops the last row and column
+		// (the fast path), "full" keeps clipped windows (the general path).
+		{Planes: 3, InH: 5, InW: 7, OutH: 2, OutW: 3, KernelH: 2, KernelW: 2, StrideH: 2, StrideW: 2},
+		{Planes: 3, InH: 5, InW: 7, OutH: 3, OutW: 4, KernelH: 2, KernelW: 2, StrideH: 2, StrideW: 2},
 	}
 }
 
@@ -42,7 +46,9 @@ func TestMaxPool(t *testing.T) {
 	for gi, g := range poolGeoms() {
 		inSz, outSz := g.InH*g.InW, g.OutH*g.OutW
 		in := randSlice[float64](r, g.Planes*inSz)
-		in[0] = in[1] // a tie: the first maximum gets the gradient
+		for i := range in {
+			in[i] = math.Round(2 * in[i]) // many ties: the first maximum gets the gradient
+		}
 		out := make([]float64, g.Planes*outSz)
 		MaxPool(g, in, out)
 		gradOut := randSlice[float64](r, len(out))
@@ -137,5 +143,65 @@ func TestAvgPoolCountIncludePad(t *testing.T) {
 	AvgPool(g, in, out, true, true)
 	if out[0] != 4 {
 		t.Fatalf("sum: got %v, want 4", out[0])
+	}
+}
+
+// TestMaxPool2x2Float32 checks the float32 2x2 loop (vectorised where the
+// CPU allows) against the first-maximum rule, with ties and NaNs, on
+// widths around the vector length.
+func TestMaxPool2x2Float32(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 18))
+	for _, outW := range []int{1, 7, 8, 9, 12, 16, 29} {
+		g := PoolGeom{Planes: 3, InH: 6, InW: 2*outW + 1, OutH: 3, OutW: outW, KernelH: 2, KernelW: 2, StrideH: 2, StrideW: 2}
+		in := make([]float32, g.Planes*g.InH*g.InW)
+		for i := range in {
+			in[i] = float32(math.Round(4 * (r.Float64() - 0.5)))
+			if r.IntN(10) == 0 {
+				in[i] = float32(math.NaN())
+			}
+		}
+		out := make([]float32, g.Planes*g.OutH*g.OutW)
+		MaxPool(g, in, out)
+		gradOut := make([]float32, len(out))
+		for i := range gradOut {
+			gradOut[i] = float32(r.Float64()*2 - 1)
+		}
+		gradIn := make([]float32, len(in))
+		for i := range gradIn {
+			gradIn[i] = float32(r.Float64()*2 - 1)
+		}
+		wantIn := append([]float32(nil), gradIn...)
+		MaxPoolBackward(g, in, gradOut, gradIn)
+		for p := range g.Planes {
+			for oh := range g.OutH {
+				for ow := range g.OutW {
+					var m float32
+					for i, idx := range []int{0, 1, g.InW, g.InW + 1} {
+						v := in[p*g.InH*g.InW+2*oh*g.InW+2*ow+idx]
+						if i == 0 || v > m {
+							m = v
+						}
+					}
+					got := out[(p*g.OutH+oh)*g.OutW+ow]
+					if !(got == m || (got != got && m != m)) {
+						t.Fatalf("outW %d: out[%d,%d,%d] = %v, want %v", outW, p, oh, ow, got, m)
+					}
+					at := -1
+					var best float32
+					for i, idx := range []int{0, 1, g.InW, g.InW + 1} {
+						k := p*g.InH*g.InW + 2*oh*g.InW + 2*ow + idx
+						if i == 0 || in[k] > best {
+							best, at = in[k], k
+						}
+					}
+					wantIn[at] += gradOut[(p*g.OutH+oh)*g.OutW+ow]
+				}
+			}
+		}
+		for i := range wantIn {
+			if gradIn[i] != wantIn[i] {
+				t.Fatalf("outW %d: gradIn[%d] = %v, want %v", outW, i, gradIn[i], wantIn[i])
+			}
+		}
 	}
 }

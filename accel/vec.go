@@ -127,3 +127,84 @@ func dotLeaf[T Float](x, y []T) T {
 	}
 	return (s0 + s1) + (s2 + s3)
 }
+
+// ReluGrad sets out[i] = g[i] * (y[i] > 0 ? 1 : 0) over len(g) elements:
+// the gradient of relu, read from relu's output y. A NaN or infinite g
+// gives NaN where y <= 0, as the product does. Large slices are spread
+// over the workers.
+func ReluGrad[T Float](g, y, out []T) {
+	y, out = y[:len(g)], out[:len(g)]
+	l := reluGradLoop[T]{g, y, out}
+	if RunsInline(len(g), vecGrain) {
+		l.Range(0, len(g))
+		return
+	}
+	ParallelRange(len(g), vecGrain, l)
+}
+
+// reluGradLoop is ReluGrad's loop.
+type reluGradLoop[T Float] struct{ g, y, out []T }
+
+func (l *reluGradLoop[T]) Range(lo, hi int) {
+	if k, ok := any(reluGradKernel).(func(g, y, out []T)); ok && k != nil {
+		k(l.g[lo:hi], l.y[lo:hi], l.out[lo:hi])
+		return
+	}
+	reluGradGo(l.g[lo:hi], l.y[lo:hi], l.out[lo:hi])
+}
+
+func reluGradGo[T Float](g, y, out []T) {
+	y, out = y[:len(g)], out[:len(g)]
+	for i, v := range g {
+		var m T
+		if y[i] > 0 {
+			m = 1
+		}
+		out[i] = v * m
+	}
+}
+
+// Relu sets y[i] = max(x[i], 0) over len(x) elements; a NaN stays NaN.
+// x and y may be the same slice. Large slices are spread over the workers.
+func Relu[T Float](x, y []T) {
+	y = y[:len(x)]
+	l := reluLoop[T]{x, y}
+	if RunsInline(len(x), vecGrain) {
+		l.Range(0, len(x))
+		return
+	}
+	ParallelRange(len(x), vecGrain, l)
+}
+
+// reluLoop is Relu's loop.
+type reluLoop[T Float] struct{ x, y []T }
+
+func (l *reluLoop[T]) Range(lo, hi int) {
+	if k, ok := any(reluKernel).(func(x, y []T)); ok && k != nil {
+		k(l.x[lo:hi], l.y[lo:hi])
+		return
+	}
+	reluGo(l.x[lo:hi], l.y[lo:hi])
+}
+
+func reluGo[T Float](x, y []T) {
+	y = y[:len(x)]
+	for i, v := range x {
+		y[i] = max(v, 0)
+	}
+}
+
+// addSlice adds src into dst element by element (len(src) elements), with
+// the vector kernel for float32 when there is one.
+func addSlice[T Float](dst, src []T) {
+	if k := addVecReluKernel; k != nil && len(src) >= 8 {
+		if d32, ok := any(dst).([]float32); ok {
+			k(d32[:len(src)], any(src).([]float32), false)
+			return
+		}
+	}
+	dst = dst[:len(src)]
+	for i, v := range src {
+		dst[i] += v
+	}
+}

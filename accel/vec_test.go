@@ -69,3 +69,68 @@ func TestSumDeterministic(t *testing.T) {
 		}
 	}
 }
+
+func testReluGrad[T Float](t *testing.T) {
+	r := rand.New(rand.NewPCG(51, 52))
+	for _, n := range []int{0, 5, 8, 37, 1 << 16} {
+		g, y := make([]T, n), make([]T, n)
+		for i := range g {
+			g[i], y[i] = T(r.Float64()*2-1), T(r.Float64()*2-1)
+			switch i % 11 {
+			case 3:
+				g[i] = T(math.Inf(1))
+			case 5:
+				g[i] = T(math.NaN())
+			case 7:
+				y[i] = 0
+			case 9:
+				y[i] = T(math.NaN())
+			}
+		}
+		out := make([]T, n)
+		ReluGrad(g, y, out)
+		for i := range g {
+			var m T
+			if y[i] > 0 {
+				m = 1
+			}
+			want := g[i] * m
+			if !(out[i] == want || (out[i] != out[i] && want != want)) {
+				t.Fatalf("n=%d: out[%d] = %v, want %v (g %v, y %v)", n, i, out[i], want, g[i], y[i])
+			}
+		}
+	}
+}
+
+func TestReluGradFloat32(t *testing.T) { testReluGrad[float32](t) }
+func TestReluGradFloat64(t *testing.T) { testReluGrad[float64](t) }
+
+func testRelu[T Float](t *testing.T) {
+	r := rand.New(rand.NewPCG(53, 54))
+	for _, n := range []int{0, 5, 8, 37, 1 << 16} {
+		x := make([]T, n)
+		for i := range x {
+			x[i] = T(r.Float64()*2 - 1)
+			if i%13 == 4 {
+				x[i] = T(math.NaN())
+			}
+		}
+		y := make([]T, n)
+		Relu(x, y)
+		for i, v := range x {
+			want := max(v, 0)
+			if !(y[i] == want || (y[i] != y[i] && want != want)) {
+				t.Fatalf("n=%d: y[%d] = %v, want %v", n, i, y[i], want)
+			}
+		}
+		Relu(x, x) // in place
+		for i := range x {
+			if !(x[i] == y[i] || (x[i] != x[i] && y[i] != y[i])) {
+				t.Fatalf("n=%d: in place [%d] = %v, want %v", n, i, x[i], y[i])
+			}
+		}
+	}
+}
+
+func TestReluFloat32(t *testing.T) { testRelu[float32](t) }
+func TestReluFloat64(t *testing.T) { testRelu[float64](t) }

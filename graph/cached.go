@@ -94,7 +94,8 @@ func (c *CachedOp) program(args []*eager.NDArray) (*program, error) {
 	}
 	// The common case: the same shapes and dtypes as the last call.
 	c.mu.Lock()
-	if p := c.last; p != nil && p.accepts(args) {
+	hooked := c.hook != nil
+	if p := c.last; p != nil && p.accepts(args) && p.hooked == hooked {
 		c.mu.Unlock()
 		return p, nil
 	}
@@ -106,13 +107,16 @@ func (c *CachedOp) program(args []*eager.NDArray) (*program, error) {
 		shapes[i], dtypes[i] = a.Shape(), a.DType()
 		fmt.Fprintf(&key, "%v %v;", shapes[i], dtypes[i])
 	}
+	if hooked {
+		key.WriteString("hooked")
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if p, ok := c.progs[key.String()]; ok {
 		c.last = p
 		return p, nil
 	}
-	if c.opts.StaticShape && len(c.progs) > 0 {
+	if c.opts.StaticShape && len(c.progs) > 0 && !c.onlyHookDiffers(key.String()) {
 		return nil, fmt.Errorf("graph: this graph was hybridized with StaticShape for inputs %s; got %s (hybridize again without StaticShape to accept other shapes)",
 			c.describe(c.last), key.String())
 	}
@@ -121,7 +125,7 @@ func (c *CachedOp) program(args []*eager.NDArray) (*program, error) {
 		d := DefaultPassOptions()
 		passes = &d
 	}
-	p, err := compile(c.outs, c.inputs, shapes, dtypes, passes)
+	p, err := compile(c.outs, c.inputs, shapes, dtypes, passes, hooked)
 	if err != nil {
 		return nil, err
 	}
@@ -131,6 +135,16 @@ func (c *CachedOp) program(args []*eager.NDArray) (*program, error) {
 	c.progs[key.String()] = p
 	c.last = p
 	return p, nil
+}
+
+// onlyHookDiffers reports whether a program is cached for the same input
+// shapes and dtypes as key, compiled with or without an op hook where key
+// is the other way.
+func (c *CachedOp) onlyHookDiffers(key string) bool {
+	base := strings.TrimSuffix(key, "hooked")
+	_, plain := c.progs[base]
+	_, hooked := c.progs[base+"hooked"]
+	return plain || hooked
 }
 
 func (c *CachedOp) describe(p *program) string {
@@ -143,7 +157,7 @@ func (c *CachedOp) describe(p *program) string {
 
 // bind puts the inputs into a new frame of p.
 func (c *CachedOp) bind(p *program, args []*eager.NDArray) []ops.Value {
-	frame := p.newFrame()
+	frame := p.newFrame() // Backward may follow
 	for i, a := range args {
 		frame[p.varSlot[i]] = a.Value()
 	}
@@ -175,7 +189,7 @@ func (c *CachedOp) Forward(training bool, args ...*eager.NDArray) ([]*eager.NDAr
 func (c *CachedOp) forward(p *program, training bool, args []*eager.NDArray) ([]*eager.NDArray, error) {
 	frame := c.bind(p, args)
 	r, unlock := randFor(p)
-	err := p.run(frame, 0, p.nForward, training, r, c.hook)
+	err := p.run(frame, 0, p.nForward, training, r, c.hook, p.static != nil)
 	unlock()
 	if err != nil {
 		return nil, err
@@ -210,7 +224,7 @@ func (c *CachedOp) Backward(headGrads ...*eager.NDArray) ([]*eager.NDArray, erro
 		}
 		frame[p.headSlot[i]] = headGrads[i].Value()
 	}
-	if err := p.run(frame, p.nForward, len(p.steps), true, nil, c.hook); err != nil {
+	if err := p.run(frame, p.nForward, len(p.steps), true, nil, c.hook, p.static != nil); err != nil {
 		return nil, err
 	}
 	return p.arrays(frame, p.gradSlot, &p.gradArrays), nil
@@ -280,7 +294,7 @@ func (c *CachedOp) defineOps() {
 			for i, h := range in {
 				frame[p.headSlot[i]] = h
 			}
-			if err := p.run(frame, p.nForward, len(p.steps), true, nil, a.c.hook); err != nil {
+			if err := p.run(frame, p.nForward, len(p.steps), true, nil, a.c.hook, p.static != nil); err != nil {
 				return err
 			}
 			for i, s := range p.gradSlot {
@@ -332,7 +346,7 @@ func (c *CachedOp) defineOps() {
 				r, unlock = eager.LockRand()
 				defer unlock()
 			}
-			if err := p.run(frame, 0, p.nForward, env.Training, r, a.c.hook); err != nil {
+			if err := p.run(frame, 0, p.nForward, env.Training, r, a.c.hook, !recorded); err != nil {
 				return err
 			}
 			for i, s := range p.outSlot {

@@ -36,9 +36,13 @@
 //
 // Each pass is a function from a graph to a new graph and a PassReport
 // that says what changed: InferShapes, EliminateDeadCode,
-// EliminateCommonSubexpressions, FoldConstants and FuseElementwise (a
-// chain of element-wise ops becomes one loop with no intermediate
-// buffers). Optimize runs them in order. PlanMemory assigns buffers by
+// EliminateCommonSubexpressions, FoldConstants, FuseActivation (a
+// Convolution or FullyConnected and the relu that alone reads it become
+// one node, whose kernel adds the bias and applies relu to each tile of
+// the product while it is in cache) and FuseElementwise (a chain of
+// element-wise ops becomes one loop with no intermediate buffers).
+// Optimize runs them in order. Fused nodes exist only inside the
+// executor: saved graphs keep MXNet's ops. PlanMemory assigns buffers by
 // liveness: values whose lives do not overlap share one, and element-wise
 // ops write over their input when it dies there.
 //
@@ -49,11 +53,12 @@
 // gradient graph built, the passes run over forward and backward together,
 // buffers planned, every value numbered. StaticAlloc keeps the buffers
 // across calls; StaticShape keeps one program. Call runs it as one node of
-// the eager autograd tape (Record and Backward flow through it); a Call
-// outside Record has no backward to prepare for, so it runs the forward
-// alone, in buffers planned for the forward only (the static ones with
-// StaticAlloc). Forward and Backward run it directly. SetOpHook sees every
-// op's output as it runs.
+// the eager autograd tape (Record and Backward flow through it); Forward
+// and Backward run it directly. SetOpHook sees every op's output as it
+// runs (programs compiled while a hook is set keep layers and their relu
+// apart, so that the layer's output is seen too). A call that the tape
+// does not record keeps nothing once its outputs are copied out, so its
+// buffers serve the next such call.
 //
 // Memory, measured by BenchmarkLeNetTrainingStep: one forward+backward of
 // the tutorial's LeNet at batch 256 allocates about 30 MB eagerly, about

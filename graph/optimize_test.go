@@ -181,6 +181,7 @@ FoldConstants: 2 changes
 EliminateDeadCode: 2 changes
   removed unused variable const0
   removed unused variable const1
+FuseActivation: no changes
 FuseElementwise: 1 change
   fused broadcast_add0 -> relu0 -> broadcast_add1 -> relu1 -> broadcast_mul0 -> sigmoid0 into fused0`)
 	checkText(t, "after", out.String(), `graph(x: 2x3 float32, _mul_scalar0: 3 float32 const, _mul_scalar1: 3 float32 const):

@@ -45,7 +45,7 @@ type PassOptions struct {
 	DCE           bool // EliminateDeadCode, before and after folding
 	CSE           bool // EliminateCommonSubexpressions
 	FoldConstants bool // FoldConstants
-	Fuse          bool // FuseElementwise
+	Fuse          bool // FuseActivation, then FuseElementwise
 }
 
 // DefaultPassOptions turns every pass on.
@@ -55,10 +55,17 @@ func DefaultPassOptions() PassOptions {
 
 // Optimize runs the chosen passes in order: shape inference, dead code
 // elimination, common subexpressions, constant folding, dead code again
-// (folding leaves its inputs behind), and element-wise fusion. Fusion
-// makes nodes with no gradient, so differentiate before optimizing. It
+// (folding leaves its inputs behind), and fusion: layers with their relu,
+// then element-wise chains. Fusion makes nodes with no gradient, so
+// differentiate before optimizing. It
 // returns the new graph and one report per pass run.
 func Optimize(g *Graph, opt PassOptions) (*Graph, []PassReport, error) {
+	return optimize(g, opt, true)
+}
+
+// optimize is Optimize; without fuseLayers it leaves out FuseActivation,
+// so that every layer's output stays visible (to an op hook).
+func optimize(g *Graph, opt PassOptions, fuseLayers bool) (*Graph, []PassReport, error) {
 	g, rep, err := InferShapes(g)
 	reports := []PassReport{rep}
 	if err != nil {
@@ -75,6 +82,7 @@ func Optimize(g *Graph, opt PassOptions) (*Graph, []PassReport, error) {
 	run(opt.CSE, EliminateCommonSubexpressions)
 	run(opt.FoldConstants, FoldConstants)
 	run(opt.DCE && opt.FoldConstants, EliminateDeadCode)
+	run(opt.Fuse && fuseLayers, FuseActivation)
 	run(opt.Fuse, FuseElementwise)
 	return g, reports, nil
 }

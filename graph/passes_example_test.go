@@ -47,6 +47,7 @@ func ExampleOptimize() {
 	//   folded _mul_scalar0 (constant 3 float32)
 	// EliminateDeadCode: 1 change
 	//   removed unused variable const0
+	// FuseActivation: no changes
 	// FuseElementwise: 1 change
 	//   fused broadcast_add0 -> tanh0 -> _mul_scalar1 -> broadcast_add1 -> relu0 into fused0
 	// graph(x: 2x3 float32, _mul_scalar0: 3 float32 const):

@@ -26,6 +26,7 @@ type program struct {
 	headSlot []int // head-gradient variables of the backward part
 	gradSlot []int // gradient of each input (-1 when it has none)
 	gradErr  error // why there is no backward part, if there is none
+	hooked   bool  // compiled for an op hook: layers are not fused with their relu
 	// plan shares buffers between values whose lives do not overlap;
 	// slotBuffer maps each slot to its buffer (-1 for inputs and
 	// constants), reused marks slots whose buffer held another value
@@ -100,8 +101,10 @@ func (t *slotTable) slot(e Entry) int {
 // the gradient graph with respect to the float inputs that are not
 // auxiliary states, and numbers every value.
 //
-// passes, when not nil, are run on the joint forward and backward graph.
-func compile(outs []Entry, inputs []string, shapes []ops.Shape, dtypes []ops.DType, passes *PassOptions) (*program, error) {
+// passes, when not nil, are run on the joint forward and backward graph;
+// with hooked, layers are not fused with their relu, so that an op hook
+// sees every op's output.
+func compile(outs []Entry, inputs []string, shapes []ops.Shape, dtypes []ops.DType, passes *PassOptions, hooked bool) (*program, error) {
 	copied := copyGraph(outs)
 	fwd := NewGraph(copied)
 	byName := map[string]*Node{}
@@ -117,7 +120,7 @@ func compile(outs []Entry, inputs []string, shapes []ops.Shape, dtypes []ops.DTy
 	if err := InferGraph(fwd); err != nil {
 		return nil, err
 	}
-	p := &program{}
+	p := &program{hooked: hooked}
 	// The backward part: gradients of every output with respect to the
 	// float inputs, weighted by one head-gradient variable per output.
 	aux := fwd.auxVars()
@@ -140,7 +143,7 @@ func compile(outs []Entry, inputs []string, shapes []ops.Shape, dtypes []ops.DTy
 	}
 	all := NewGraph(append(append([]Entry{}, copied...), grads...))
 	if passes != nil {
-		if all, _, err = Optimize(all, *passes); err != nil {
+		if all, _, err = optimize(all, *passes, !hooked); err != nil {
 			return nil, err
 		}
 	}
@@ -296,7 +299,7 @@ func (p *program) newFrame() []ops.Value {
 // ownFrame returns a frame of freshly allocated planned buffers, for a
 // call that keeps its values (a call on the autograd tape).
 func (p *program) ownFrame() []ops.Value {
-	frame := p.allocate()
+	frame := p.allocate(false)
 	for _, c := range p.consts {
 		frame[c.slot] = c.value
 	}
@@ -314,7 +317,11 @@ func (p *program) borrowFrame() []ops.Value {
 		p.spare = p.spare[:n-1]
 		return f
 	}
-	return p.ownFrame()
+	frame := p.allocate(true) // no backward follows
+	for _, c := range p.consts {
+		frame[c.slot] = c.value
+	}
+	return frame
 }
 
 // returnFrame keeps frame for a later call, forgetting its inputs.
@@ -334,15 +341,47 @@ func (p *program) returnFrame(frame []ops.Value) {
 const maxSpareFrames = 4
 
 // allocate makes the plan's buffers and returns a frame whose op-output
-// slots are views of them.
-func (p *program) allocate() []ops.Value {
+// slots are views of them. With forwardOnly, only the buffers that some
+// forward step reads or writes are made: a call that is never
+// differentiated does not pay for the backward half's. A backward step
+// whose output slot has no buffer then gets a fresh one when it runs.
+func (p *program) allocate(forwardOnly bool) []ops.Value {
+	return p.frameOf(p.buffers(forwardOnly))
+}
+
+// buffers makes the plan's buffers (see allocate); unmade ones are nil.
+func (p *program) buffers(forwardOnly bool) []any {
+	var need []bool
+	if forwardOnly {
+		need = make([]bool, len(p.plan.Buffers))
+		mark := func(slot int) {
+			if b := p.slotBuffer[slot]; b >= 0 {
+				need[b] = true
+			}
+		}
+		for _, s := range p.steps[:p.nForward] {
+			for _, i := range s.in {
+				mark(i)
+			}
+			for _, o := range s.out {
+				mark(o)
+			}
+		}
+	}
 	bufs := make([]any, len(p.plan.Buffers))
 	for i, b := range p.plan.Buffers {
-		bufs[i] = ops.MakeData(b.DType, b.Elems)
+		if need == nil || need[i] {
+			bufs[i] = ops.MakeData(b.DType, b.Elems)
+		}
 	}
+	return bufs
+}
+
+// frameOf returns a frame whose op-output slots are views of bufs.
+func (p *program) frameOf(bufs []any) []ops.Value {
 	frame := make([]ops.Value, len(p.shapes))
 	for id, b := range p.slotBuffer {
-		if b >= 0 {
+		if b >= 0 && bufs[b] != nil {
 			data := bufs[b]
 			if n := p.shapes[id].Size(); n != p.plan.Buffers[b].Elems {
 				data = ops.SliceData(data, n) // a new slice header, boxed
@@ -356,7 +395,7 @@ func (p *program) allocate() []ops.Value {
 // allocateStatic keeps one set of planned buffers for every call, and the
 // executor's scratch with them.
 func (p *program) allocateStatic() {
-	p.static = p.allocate()
+	p.static = p.allocate(false)
 	p.state = p.newRunState()
 }
 
@@ -400,11 +439,14 @@ type hookSpec struct {
 	all bool
 }
 
-// run executes steps[from:to] on frame.
+// run executes steps[from:to] on frame. dirty says that the frame's
+// buffers hold values of an earlier call (static or reused buffers), so
+// that every output is cleared before a kernel that may accumulate into
+// it runs.
 //
 // With StaticAlloc the run uses the program's scratch and allocates
 // nothing itself; the kernels' own scratch comes from pools.
-func (p *program) run(frame []ops.Value, from, to int, training bool, r *rand.Rand, hook *hookSpec) error {
+func (p *program) run(frame []ops.Value, from, to int, training bool, r *rand.Rand, hook *hookSpec, dirty bool) error {
 	st := p.state
 	if st == nil {
 		st = p.newRunState()
@@ -421,7 +463,7 @@ func (p *program) run(frame []ops.Value, from, to int, training bool, r *rand.Ra
 			switch {
 			case frame[o].Data == nil:
 				frame[o] = ops.NewValue(p.shapes[o], p.dtypes[o])
-			case (p.reused[o] || p.static != nil) && !p.inPlaceSlot[o]:
+			case (p.reused[o] || dirty) && !p.inPlaceSlot[o]:
 				// Kernels may accumulate into their output (col2im,
 				// scatter-adds): a reused buffer starts from zero.
 				ops.ClearData(frame[o].Data)

@@ -46,8 +46,11 @@ type activation struct {
 }
 
 var activations = map[string]activation{
+	// relu's gradient reads the output (y > 0 exactly where x > 0), so
+	// that the input is not kept for backward and a layer feeding relu can
+	// be fused with it (graph.FuseActivation).
 	"relu": {func(x float64) float64 { return max(x, 0) },
-		func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.GreaterScalar(x, 0)) }},
+		func(f F, x, y, g Tensor) Tensor { return f.backwardRelu(g, y) }},
 	"sigmoid": {sigmoid,
 		func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.Mul(y, f.RminusScalar(y, 1))) }},
 	"tanh": {math.Tanh,
@@ -79,6 +82,9 @@ func init() {
 		Kernel: func(_ *Env, a *ActivationAttrs, in, out []Value) error {
 			if err := requireFloat(in[0]); err != nil {
 				return err
+			}
+			if a.ActType == "relu" && fastUnary(unaryRelu, in[0], out[0]) {
+				return nil
 			}
 			return mapUnary(in[0], out[0], activations[a.ActType].f)
 		},

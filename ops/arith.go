@@ -17,21 +17,22 @@ type binaryMath struct {
 	grad func(f F, a, b, out, g Tensor) (Tensor, Tensor)
 	low  float64 // sample input range, when the default [-1, 1] is unsuitable
 	high float64
+	kind arithKind // the float fast path (fastpath.go), or 0
 }
 
 var opBroadcastAdd, opBroadcastSub, opBroadcastMul, opBroadcastDiv, opBroadcastMod, opBroadcastPower, opBroadcastMaximum, opBroadcastMinimum, opBroadcastHypot, opElemwiseAdd, opElemwiseSub, opElemwiseMul, opElemwiseDiv *Op
 
 func init() {
-	opBroadcastAdd = registerBroadcast(binaryMath{name: "broadcast_add", aliases: []string{"broadcast_plus", "_add", "_plus"},
+	opBroadcastAdd = registerBroadcast(binaryMath{name: "broadcast_add", kind: arithAdd, aliases: []string{"broadcast_plus", "_add", "_plus"},
 		doc: "a + b with numpy broadcasting.", f: func(x, y float64) float64 { return x + y },
 		grad: func(f F, a, b, out, g Tensor) (Tensor, Tensor) { return g, g }})
-	opBroadcastSub = registerBroadcast(binaryMath{name: "broadcast_sub", aliases: []string{"broadcast_minus", "_sub", "_minus"},
+	opBroadcastSub = registerBroadcast(binaryMath{name: "broadcast_sub", kind: arithSub, aliases: []string{"broadcast_minus", "_sub", "_minus"},
 		doc: "a - b with numpy broadcasting.", f: func(x, y float64) float64 { return x - y },
 		grad: func(f F, a, b, out, g Tensor) (Tensor, Tensor) { return g, f.Negative(g) }})
-	opBroadcastMul = registerBroadcast(binaryMath{name: "broadcast_mul", aliases: []string{"_mul"},
+	opBroadcastMul = registerBroadcast(binaryMath{name: "broadcast_mul", kind: arithMul, aliases: []string{"_mul"},
 		doc: "a * b with numpy broadcasting.", f: func(x, y float64) float64 { return x * y },
 		grad: func(f F, a, b, out, g Tensor) (Tensor, Tensor) { return f.Mul(g, b), f.Mul(g, a) }})
-	opBroadcastDiv = registerBroadcast(binaryMath{name: "broadcast_div", aliases: []string{"_div"},
+	opBroadcastDiv = registerBroadcast(binaryMath{name: "broadcast_div", kind: arithDiv, aliases: []string{"_div"},
 		doc: "a / b with numpy broadcasting.", f: func(x, y float64) float64 { return x / y },
 		grad: func(f F, a, b, out, g Tensor) (Tensor, Tensor) {
 			gb := f.Div(g, b)
@@ -102,7 +103,12 @@ func registerBroadcast(m binaryMath) *Op {
 			s, err := BroadcastShapes(in[0], in[1])
 			return []Shape{s}, err
 		},
-		Kernel:      func(_ *Env, _ *NoAttrs, in, out []Value) error { return mapBinary(in[0], in[1], out[0], m.f) },
+		Kernel: func(_ *Env, _ *NoAttrs, in, out []Value) error {
+			if fastBinary(m.kind, in[0], in[1], out[0]) {
+				return nil
+			}
+			return mapBinary(in[0], in[1], out[0], m.f)
+		},
 		Elementwise: m.elementwise,
 		Samples: []Sample{
 			{Inputs: []Shape{{2, 3}, {2, 3}}, Low: low, High: high},
@@ -137,7 +143,12 @@ func registerElemwise(name string, bop *Op) *Op {
 			}
 			return []Shape{s}, err
 		},
-		Kernel:      func(_ *Env, _ *NoAttrs, in, out []Value) error { return mapBinary(in[0], in[1], out[0], m.f) },
+		Kernel: func(_ *Env, _ *NoAttrs, in, out []Value) error {
+			if fastBinary(m.kind, in[0], in[1], out[0]) {
+				return nil
+			}
+			return mapBinary(in[0], in[1], out[0], m.f)
+		},
 		Elementwise: m.elementwise,
 		Grad: func(f F, _ *NoAttrs, in, out, g []Tensor) []Tensor {
 			ga, gb := m.grad(f, in[0], in[1], out[0], g[0])

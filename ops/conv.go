@@ -73,12 +73,7 @@ func init() {
 			if !a.NoBias {
 				bias = in[2]
 			}
-			switch x := in[0].Data.(type) {
-			case []float32:
-				convForward(p, x, in[1].Data.([]float32), optionalFloats[float32](bias), out[0].Data.([]float32))
-			case []float64:
-				convForward(p, x, in[1].Data.([]float64), optionalFloats[float64](bias), out[0].Data.([]float64))
-			}
+			convKernel(p, in[0], in[1], bias, out[0], false)
 			return nil
 		},
 		Grad: func(f F, a *ConvolutionAttrs, in, _, g []Tensor) []Tensor {
@@ -725,20 +720,50 @@ func putCol[T accel.Float](bp *[]T) {
 	}
 }
 
-// convForward computes, per image and group, maps = W * im2col(image),
-// then adds the bias. Images are spread over the workers.
-func convForward[T accel.Float](p convPlan, image, weight, bias, maps []T) {
-	accel.ParallelRange(p.batch, 1, convForwardLoop[T]{p, image, weight, bias, maps})
+// convKernel runs a convolution forward on float values (checked by the
+// caller), with relu applied to the output when relu is set.
+func convKernel(p convPlan, x, w, bias, y Value, relu bool) {
+	switch xd := x.Data.(type) {
+	case []float32:
+		convForward(p, xd, w.Data.([]float32), optionalFloats[float32](bias), y.Data.([]float32), relu)
+	case []float64:
+		convForward(p, xd, w.Data.([]float64), optionalFloats[float64](bias), y.Data.([]float64), relu)
+	}
 }
 
-// convForwardLoop is convForward's loop over images.
+// packedConvMax is the largest column matrix, in elements, that a
+// convolution writes straight into Gemm's packed layout (convPacked);
+// larger ones keep the blocked im2col + Gemm path, whose packing works in
+// cache-sized blocks. (A variable so that tests can compare the paths.)
+var packedConvMax = 1 << 18
+
+// convForward computes, per image and group, maps = W * im2col(image),
+// then adds the bias (and applies relu when asked). Images are spread over
+// the workers. Small column matrices take convPacked.
+func convForward[T accel.Float](p convPlan, image, weight, bias, maps []T, relu bool) {
+	k, cols := p.colRows(), p.colCols()
+	if accel.PackedBLen[T](k, cols) <= packedConvMax {
+		convPacked(p, image, weight, bias, maps, relu)
+		return
+	}
+	convBlocked(p, image, weight, bias, maps, relu)
+}
+
+// convBlocked is convForward through accel.Im2col and accel.Gemm, whose
+// packing works in cache-sized blocks: the path of large images.
+func convBlocked[T accel.Float](p convPlan, image, weight, bias, maps []T, relu bool) {
+	accel.ParallelRange(p.batch, 1, convForwardLoop[T]{p, image, weight, bias, maps, relu})
+}
+
+// convForwardLoop is convBlocked's loop over images.
 type convForwardLoop[T accel.Float] struct {
 	p                         convPlan
 	image, weight, bias, maps []T
+	relu                      bool
 }
 
 func (l *convForwardLoop[T]) Range(lo, hi int) {
-	p, image, weight, bias, maps := l.p, l.image, l.weight, l.bias, l.maps
+	p, image, weight, bias, maps, relu := l.p, l.image, l.weight, l.bias, l.maps, l.relu
 	k, cols := p.colRows(), p.colCols()
 	{
 		bp := colScratch[T](p)
@@ -758,9 +783,71 @@ func (l *convForwardLoop[T]) Range(lo, hi int) {
 				out := maps[(n*p.groups+g)*p.mapsSize():][:p.mapsSize()]
 				accel.Gemm(false, false, p.maps, cols, k, 1, weight[g*p.maps*k:], k, src, cols, 0, out, cols)
 			}
+			out := maps[n*p.groups*p.mapsSize():][:p.groups*p.mapsSize()]
 			if bias != nil {
-				addBias(maps[n*p.groups*p.mapsSize():][:p.groups*p.mapsSize()], bias, cols)
+				addBias(out, bias, cols)
 			}
+			if relu {
+				reluInPlace(out)
+			}
+		}
+	}
+}
+
+// convPacked is convForward for small images: the column matrix is
+// written directly in the packed panel layout of accel.GemmPackedB (one
+// copy instead of im2col's plus Gemm's packing), and the bias and relu are
+// applied to each output tile while it is in cache.
+func convPacked[T accel.Float](p convPlan, image, weight, bias, maps []T, relu bool) {
+	k, cols := p.colRows(), p.colCols()
+	plen := accel.PackedBLen[T](k, cols)
+	// The filters are packed once for all images.
+	alen := accel.PackedALen[T](p.maps, k)
+	ap := getScratch[T](p.groups * alen)
+	defer putScratch(ap)
+	for g := range p.groups {
+		accel.PackA(false, p.maps, k, weight[g*p.maps*k:], k, (*ap)[g*alen:])
+	}
+	l := accel.GetRecycled[convPackedLoop[T]]()
+	*l = convPackedLoop[T]{p: p, image: image, bias: bias, maps: maps, filters: *ap, alen: alen, plen: plen, relu: relu}
+	accel.ParallelLoop(p.batch, 1, l)
+	accel.Recycle(l)
+}
+
+// convPackedLoop is convPacked's loop over images.
+type convPackedLoop[T accel.Float] struct {
+	p                          convPlan
+	image, bias, maps, filters []T // filters: packed, alen per group
+	alen, plen                 int
+	relu                       bool
+}
+
+func (l *convPackedLoop[T]) Range(lo, hi int) {
+	p, image, bias, maps := l.p, l.image, l.bias, l.maps
+	k, cols := p.colRows(), p.colCols()
+	bp := getScratch[T](l.plen)
+	defer putScratch(bp)
+	ep := accel.GetRecycled[accel.Epilogue[T]]() // recycled: it escapes into the product
+	*ep = accel.Epilogue[T]{Relu: l.relu}
+	defer accel.Recycle(ep)
+	for n := lo; n < hi; n++ {
+		for g := range p.groups {
+			img := image[(n*p.groups+g)*p.imageSize():][:p.imageSize()]
+			accel.Im2colPacked(p.geom, img, *bp)
+			out := maps[(n*p.groups+g)*p.mapsSize():][:p.mapsSize()]
+			if bias != nil {
+				ep.RowBias = bias[g*p.maps : (g+1)*p.maps]
+			}
+			accel.GemmPacked(p.maps, cols, k, l.filters[g*l.alen:], *bp, 0, out, cols, ep)
+		}
+	}
+}
+
+// reluInPlace sets the negative elements of x to 0 (NaN stays NaN).
+func reluInPlace[T accel.Float](x []T) {
+	for i, v := range x {
+		if v < 0 {
+			x[i] = 0
 		}
 	}
 }
@@ -819,7 +906,9 @@ func addBias[T accel.Float](x, bias []T, plane int) {
 // convWeightGrad computes, per group, dW = sum over images of
 // maps * im2col(image)^T. Each worker sums a contiguous run of images into
 // its own buffer; the buffers are then added in order, so the result does
-// not depend on scheduling.
+// not depend on scheduling. Small column matrices are written transposed
+// straight into Gemm's packed layout (accel.Im2colPackedT), which skips
+// Gemm's own packing of them.
 func convWeightGrad[T accel.Float](p convPlan, maps, image, dw []T) {
 	chunks := max(1, min(p.batch, accel.Workers(), maxWeightGradChunks))
 	l := accel.GetRecycled[convWeightGradLoop[T]]()
@@ -853,8 +942,14 @@ type convWeightGradLoop[T accel.Float] struct {
 func (l *convWeightGradLoop[T]) Range(lo, hi int) {
 	p, maps, image, chunks, partial := l.p, l.maps, l.image, l.chunks, l.partial[:]
 	k, cols := p.colRows(), p.colCols()
+	packed := accel.PackedBLen[T](cols, k) <= packedConvMax
 	{
-		bp := colScratch[T](p)
+		var bp *[]T
+		if packed {
+			bp = getScratch[T](accel.PackedBLen[T](cols, k))
+		} else {
+			bp = colScratch[T](p)
+		}
 		defer putCol(bp)
 		var col []T
 		if bp != nil {
@@ -866,12 +961,17 @@ func (l *convWeightGradLoop[T]) Range(lo, hi int) {
 			for n := c * p.batch / chunks; n < (c+1)*p.batch/chunks; n++ {
 				for g := range p.groups {
 					img := image[(n*p.groups+g)*p.imageSize():][:p.imageSize()]
+					gy := maps[(n*p.groups+g)*p.mapsSize():][:p.mapsSize()]
+					if packed {
+						accel.Im2colPackedT(p.geom, img, col)
+						accel.GemmPackedB(false, p.maps, k, cols, gy, cols, col, beta, acc[g*p.maps*k:], k, nil)
+						continue
+					}
 					src := img
 					if col != nil {
 						accel.Im2col(p.geom, img, col)
 						src = col
 					}
-					gy := maps[(n*p.groups+g)*p.mapsSize():][:p.mapsSize()]
 					accel.Gemm(false, true, p.maps, k, cols, 1, gy, cols, src, cols, beta, acc[g*p.maps*k:], k)
 				}
 				beta = 1

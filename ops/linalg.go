@@ -358,23 +358,8 @@ func init() {
 			}
 			return nil
 		},
-		Shape: fullyConnectedShape,
-		Kernel: func(_ *Env, a *FullyConnectedAttrs, in, out []Value) error {
-			data := in[0].Shape
-			rows, k := fcRows(a, data), fcInUnits(a, data)
-			if err := gemm(false, true, rows, a.NumHidden, k, in[0], in[1], out[0]); err != nil {
-				return err
-			}
-			if !a.NoBias {
-				switch o := out[0].Data.(type) {
-				case []float32:
-					addRows(o, in[2].Data.([]float32))
-				case []float64:
-					addRows(o, in[2].Data.([]float64))
-				}
-			}
-			return nil
-		},
+		Shape:  fullyConnectedShape,
+		Kernel: func(_ *Env, a *FullyConnectedAttrs, in, out []Value) error { return fcKernel(a, in, out[0], false) },
 		Grad: func(f F, a *FullyConnectedAttrs, in, _, g []Tensor) []Tensor {
 			data, weight := in[0], in[1]
 			ds := data.Shape()
@@ -399,27 +384,36 @@ func init() {
 	})
 }
 
-// addRows adds bias to every row of o.
-func addRows[T accel.Float](o, bias []T) {
-	l, rows := addRowsLoop[T]{o, bias}, len(o)/len(bias)
-	if accel.RunsInline(rows, 64) {
-		l.Range(0, rows) // small: no hand-off at all
-		return
+// fcKernel computes FullyConnected, out = data·weightᵀ + bias, with relu
+// applied when relu is set; the bias and relu are applied by the product's
+// epilogue, tile by tile.
+func fcKernel(a *FullyConnectedAttrs, in []Value, out Value, relu bool) error {
+	if err := requireFloat(in...); err != nil {
+		return err
 	}
-	accel.ParallelRange(rows, 64, l)
+	data := in[0].Shape
+	rows, k := fcRows(a, data), fcInUnits(a, data)
+	var bias Value
+	if !a.NoBias {
+		bias = in[2]
+	}
+	switch o := out.Data.(type) {
+	case []float32:
+		fcForward(rows, a.NumHidden, k, in[0].Data.([]float32), in[1].Data.([]float32), optionalFloats[float32](bias), o, relu)
+	case []float64:
+		fcForward(rows, a.NumHidden, k, in[0].Data.([]float64), in[1].Data.([]float64), optionalFloats[float64](bias), o, relu)
+	}
+	return nil
 }
 
-// addRowsLoop is addRows's loop over rows.
-type addRowsLoop[T accel.Float] struct{ o, bias []T }
-
-func (l *addRowsLoop[T]) Range(lo, hi int) {
-	o, bias, n := l.o, l.bias, len(l.bias)
-	for r := lo; r < hi; r++ {
-		row := o[r*n : (r+1)*n]
-		for j := range row {
-			row[j] += bias[j]
-		}
+func fcForward[T accel.Float](rows, hidden, k int, x, w, bias, y []T, relu bool) {
+	var ep *accel.Epilogue[T]
+	if bias != nil || relu {
+		ep = accel.GetRecycled[accel.Epilogue[T]]() // recycled: it escapes into the product
+		*ep = accel.Epilogue[T]{ColBias: bias, Relu: relu}
+		defer accel.Recycle(ep)
 	}
+	accel.GemmEpilogue(false, true, rows, hidden, k, x, k, w, k, y, hidden, ep)
 }
 
 // fullyConnectedShape infers the output shape and fills the weight's and

@@ -104,6 +104,12 @@ func (a *ReduceAttrs) reduceCount(in Shape) int {
 // in float64. finish, when not nil, maps each folded value and its count.
 // The input is read in its own dtype; the float64 accumulator is pooled.
 func Reduce(in Value, kept Shape, out Value, init float64, fold func(acc, x float64) float64, finish func(acc float64, n int) float64) error {
+	return reduce(in, kept, out, init, fold, finish, false)
+}
+
+// reduce is Reduce; sum says that fold is acc + x, which then runs as an
+// inline loop (with the same order of additions, so the same result).
+func reduce(in Value, kept Shape, out Value, init float64, fold func(acc, x float64) float64, finish func(acc float64, n int) float64, sum bool) error {
 	accp := getFloat64s(kept.Size())
 	defer putFloat64s(accp)
 	acc := *accp
@@ -112,17 +118,17 @@ func Reduce(in Value, kept Shape, out Value, init float64, fold func(acc, x floa
 	}
 	switch x := in.Data.(type) {
 	case []float32:
-		reduceLoop(x, in.Shape, kept, acc, fold)
+		reduceAny(x, in.Shape, kept, acc, fold, sum)
 	case []float64:
-		reduceLoop(x, in.Shape, kept, acc, fold)
+		reduceAny(x, in.Shape, kept, acc, fold, sum)
 	case []uint8:
-		reduceLoop(x, in.Shape, kept, acc, fold)
+		reduceAny(x, in.Shape, kept, acc, fold, sum)
 	case []int8:
-		reduceLoop(x, in.Shape, kept, acc, fold)
+		reduceAny(x, in.Shape, kept, acc, fold, sum)
 	case []int32:
-		reduceLoop(x, in.Shape, kept, acc, fold)
+		reduceAny(x, in.Shape, kept, acc, fold, sum)
 	case []int64:
-		reduceLoop(x, in.Shape, kept, acc, fold)
+		reduceAny(x, in.Shape, kept, acc, fold, sum)
 	default:
 		return fmt.Errorf("dtype %v is not supported", in.DType)
 	}
@@ -149,6 +155,34 @@ func Reduce(in Value, kept Shape, out Value, init float64, fold func(acc, x floa
 		return fmt.Errorf("output dtype %v is not supported", out.DType)
 	}
 	return nil
+}
+
+func reduceAny[T Number](x []T, shape, kept Shape, acc []float64, fold func(acc, x float64) float64, sum bool) {
+	if sum {
+		reduceSumLoop(x, shape, kept, acc)
+		return
+	}
+	reduceLoop(x, shape, kept, acc, fold)
+}
+
+// reduceSumLoop is reduceLoop for fold = acc + x: a run that folds into
+// one element (a reduced last axis) is summed in a local variable.
+func reduceSumLoop[T Number](x []T, shape, kept Shape, acc []float64) {
+	it := newBroadcastIter(shape, shape, kept)
+	it.run(func(o, _, io, n, _, so int) {
+		xs := x[o : o+n]
+		if so == 0 {
+			s := acc[io]
+			for _, v := range xs {
+				s += float64(v)
+			}
+			acc[io] = s
+			return
+		}
+		for j, v := range xs {
+			acc[io+j*so] += float64(v)
+		}
+	})
 }
 
 func reduceLoop[T Number](x []T, shape, kept Shape, acc []float64, fold func(acc, x float64) float64) {
@@ -204,7 +238,7 @@ func reduceDef(name string, aliases []string, doc string, init float64, fold fun
 		},
 		Kernel: func(_ *Env, a *ReduceAttrs, in, out []Value) error {
 			var buf [maxIterDims]int
-			return Reduce(in[0], a.keptShapeTo(buf[:0], in[0].Shape), out[0], init, fold, finish)
+			return reduce(in[0], a.keptShapeTo(buf[:0], in[0].Shape), out[0], init, fold, finish, name == "sum" || name == "mean")
 		},
 		Grad: func(f F, a *ReduceAttrs, in, out, g []Tensor) []Tensor {
 			return []Tensor{grad(f, a, in[0], out[0], g[0])}

@@ -23,6 +23,7 @@ func init() {
 		"FoldConstants":                 reflect.ValueOf(graph.FoldConstants),
 		"FromEntries":                   reflect.ValueOf(graph.FromEntries),
 		"FromJSON":                      reflect.ValueOf(graph.FromJSON),
+		"FuseActivation":                reflect.ValueOf(graph.FuseActivation),
 		"FuseElementwise":               reflect.ValueOf(graph.FuseElementwise),
 		"Gradients":                     reflect.ValueOf(graph.Gradients),
 		"Group":                         reflect.ValueOf(graph.Group),

@@ -32,6 +32,7 @@ func init() {
 		"Int32":            reflect.ValueOf(ops.Int32),
 		"Int64":            reflect.ValueOf(ops.Int64),
 		"Int8":             reflect.ValueOf(ops.Int8),
+		"IsRelu":           reflect.ValueOf(ops.IsRelu),
 		"Keepdims":         reflect.ValueOf(ops.Keepdims),
 		"Lookup":           reflect.ValueOf(ops.Lookup),
 		"MakeData":         reflect.ValueOf(ops.MakeData),
@@ -54,6 +55,7 @@ func init() {
 		"Unknown":          reflect.ValueOf(ops.Unknown),
 		"ValueString":      reflect.ValueOf(ops.ValueString),
 		"WithDType":        reflect.ValueOf(ops.WithDType),
+		"WithRelu":         reflect.ValueOf(ops.WithRelu),
 
 		// type definitions
 		"ActivationAttrs":     reflect.ValueOf((*ops.ActivationAttrs)(nil)),

@@ -1,0 +1,50 @@
+package accel
+
+// sdotKernel is the float32 dot product of equal-length slices used by
+// small products (see gemmDots), or nil when no vector kernel is available.
+// kernel_amd64.go sets it on CPUs with AVX2 and FMA.
+var sdotKernel func(x, y []float32) float32
+
+// addReluKernel (x[i] += b, then relu) and addVecReluKernel (x[i] += b[i],
+// then relu) are the float32 epilogue loops, or nil when there are no
+// vector kernels; kernel code falls back to Go loops.
+var (
+	addReluKernel    func(x []float32, b float32, relu bool)
+	addVecReluKernel func(x, b []float32, relu bool)
+)
+
+// maxPool2x2Kernel pools two float32 rows into one (see maxPool2x2), or
+// is nil when there is no vector kernel.
+var maxPool2x2Kernel func(r0, r1, out []float32)
+
+// gatherRunsKernel is Im2colPacked's copy of unit-stride runs for float32
+// (see gatherRuns32), or nil when there is no vector kernel. It returns
+// how many leading rows it copied; the caller copies the others.
+var gatherRunsKernel func(dst []float32, w int, src []float32, tapBase []int, runs []int) int
+
+// reluGradKernel is ReluGrad for float32, or nil when there is no vector
+// kernel.
+var reluGradKernel func(g, y, out []float32)
+
+// transposeKernel packs rows of float32 into a depth-major panel by
+// blocks (see transposePanel32), or is nil when there is no vector kernel.
+var transposeKernel func(panel, x []float32, rs, base, cnt, depth, w int)
+
+// transposePanel packs, when a vector kernel exists for T, the cnt rows
+// x[base+r*rs:][:depth] into panel with element (r, d) at d*w+r, and
+// reports whether it did.
+func transposePanel[T Float](panel, x []T, rs, base, cnt, depth, w int) bool {
+	k, ok := any(transposeKernel).(func(panel, x []T, rs, base, cnt, depth, w int))
+	if !ok || k == nil {
+		return false
+	}
+	k(panel, x, rs, base, cnt, depth, w)
+	return true
+}
+
+// reluKernel is Relu for float32, or nil when there is no vector kernel.
+var reluKernel func(x, y []float32)
+
+// maxPool2x2BackKernel is the gradient of a float32 row of 2x2 pooling
+// (see maxPool2x2Backward), or nil when there is no vector kernel.
+var maxPool2x2BackKernel func(r0, r1, gout, g0, g1 []float32)

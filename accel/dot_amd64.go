@@ -1,0 +1,237 @@
+//go:build !purego
+
+package accel
+
+import "golang.org/x/sys/cpu"
+
+// sdotAVX2 returns the dot product of n float32s at x and y; n is a
+// positive multiple of 8.
+//
+//go:noescape
+func sdotAVX2(n int, x, y *float32) float32
+
+// addReluAVX2 adds b to the n float32s at x and, with relu, sets the
+// negative ones to 0; n is a positive multiple of 8.
+//
+//go:noescape
+func addReluAVX2(n int, x *float32, b float32, relu bool)
+
+// addVecReluAVX2 adds the n float32s at b to those at x and, with relu,
+// sets the negative sums to 0; n is a positive multiple of 8.
+//
+//go:noescape
+func addVecReluAVX2(n int, x, b *float32, relu bool)
+
+// maxPool2x2AVX2 writes n outputs of 2x2 stride-2 max pooling of the
+// rows r0 and r1 (2n elements each) to out; n is a positive multiple of 8.
+//
+//go:noescape
+func maxPool2x2AVX2(n int, r0, r1, out *float32)
+
+// maxPool2x2x4AVX is maxPool2x2AVX2 for exactly 4 outputs.
+//
+//go:noescape
+func maxPool2x2x4AVX(r0, r1, out *float32)
+
+// gatherRunsAVX2 copies, for each tap r < ntaps and each run (t, o, n) of
+// the nruns triples at runs, n float32s from src[tapBase[r]+o:] to
+// dst[r*w+t:]; ntaps, nruns and every n are at least 1.
+//
+//go:noescape
+func gatherRunsAVX2(dst *float32, w int, src *float32, tapBase *int, ntaps int, runs *int, nruns int)
+
+// reluGradAVX2 sets out[i] = gr[i] * (y[i] > 0 ? 1 : 0) for n float32s;
+// n is a positive multiple of 8.
+//
+//go:noescape
+func reluGradAVX2(n int, gr, y, out *float32)
+
+// transpose8x8AVX sets dst[j*ds+i] = src[i*ss+j] for i, j < 8.
+//
+//go:noescape
+func transpose8x8AVX(src *float32, ss int, dst *float32, ds int)
+
+// reluAVX2 sets y[i] = max(x[i], 0), NaN kept, for n float32s; n is a
+// positive multiple of 8.
+//
+//go:noescape
+func reluAVX2(n int, x, y *float32)
+
+// maxPool2x2BackAVX2 adds each of n gradients gout to gi0 or gi1 at the
+// first maximum of its 2x2 block of r0 and r1; n is a positive multiple
+// of 8.
+//
+//go:noescape
+func maxPool2x2BackAVX2(n int, r0, r1, gout, gi0, gi1 *float32)
+
+func init() {
+	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
+		maxPool2x2BackKernel = maxPool2x2BackRow32
+		reluKernel = relu32
+		transposeKernel = transposePanel32
+		reluGradKernel = reluGrad32
+		gatherRunsKernel = gatherRuns32
+		maxPool2x2Kernel = maxPool2x2Row32
+		sdotKernel = sdot
+		addReluKernel = addRelu32
+		addVecReluKernel = addVecRelu32
+	}
+}
+
+// addRelu32 is x[i] += b then relu, when relu is set: the assembly kernel
+// for the multiple-of-8 head, then the tail in Go.
+func addRelu32(x []float32, b float32, relu bool) {
+	n := len(x) &^ 7
+	if n > 0 {
+		addReluAVX2(n, &x[0], b, relu)
+	}
+	for i := n; i < len(x); i++ {
+		v := x[i] + b
+		if relu && v < 0 {
+			v = 0
+		}
+		x[i] = v
+	}
+}
+
+// addVecRelu32 is x[i] += b[i] then relu, when relu is set.
+func addVecRelu32(x, b []float32, relu bool) {
+	b = b[:len(x)]
+	n := len(x) &^ 7
+	if n > 0 {
+		addVecReluAVX2(n, &x[0], &b[0], relu)
+	}
+	for i := n; i < len(x); i++ {
+		v := x[i] + b[i]
+		if relu && v < 0 {
+			v = 0
+		}
+		x[i] = v
+	}
+}
+
+// sdot is the dot product of x and y[:len(x)]: the assembly kernel for the
+// multiple-of-8 head, then the tail in Go.
+func sdot(x, y []float32) float32 {
+	y = y[:len(x)]
+	n := len(x) &^ 7
+	var s float32
+	if n > 0 {
+		s = sdotAVX2(n, &x[0], &y[0])
+	}
+	for i := n; i < len(x); i++ {
+		s += x[i] * y[i]
+	}
+	return s
+}
+
+// maxPool2x2Row32 pools the rows r0 and r1 into out (len(out) outputs):
+// the assembly kernel for the multiple-of-8 head, then the tail in Go.
+func maxPool2x2Row32(r0, r1, out []float32) {
+	n := len(out) &^ 7
+	if n > 0 {
+		_, _ = r0[2*n-1], r1[2*n-1]
+		maxPool2x2AVX2(n, &r0[0], &r1[0], &out[0])
+	}
+	if len(out)-n >= 4 {
+		_, _, _ = r0[2*n+7], r1[2*n+7], out[n+3]
+		maxPool2x2x4AVX(&r0[2*n], &r1[2*n], &out[n])
+		n += 4
+	}
+	maxPool2x2Row(r0, r1, out, n)
+}
+
+// gatherRuns32 copies the runs (t, o, n) (triples in increasing t) of
+// the leading rows r of dst whose copies, including the whole block of 8
+// that a run shorter than 8 copies, stay inside src and the row:
+// src[tapBase[r]+o:] to dst[r*w+t:]. It returns how many rows it did (the
+// rows are in order of tapBase, so the ones it leaves are those reading
+// nearest the end of src; the caller copies them).
+func gatherRuns32(dst []float32, w int, src []float32, tapBase []int, runs []int) int {
+	if len(tapBase) == 0 || len(runs) < 3 {
+		return 0
+	}
+	runs = runs[:len(runs)/3*3]
+	reach := 0 // how far past tapBase[r] the copies of one row read
+	for i := 0; i < len(runs); i += 3 {
+		t, o, n := runs[i], runs[i+1], runs[i+2]
+		if n < 1 || t < 0 || t+n > w || o < 0 || (i > 0 && t < runs[i-3]+runs[i-1]) {
+			panic("accel: gatherRuns32: a run is out of range")
+		}
+		if n < 8 {
+			if t+8 > w {
+				return 0
+			}
+			n = 8
+		}
+		reach = max(reach, o+n)
+	}
+	rows := 0
+	for rows < len(tapBase) && tapBase[rows] >= 0 && tapBase[rows]+reach <= len(src) {
+		rows++
+	}
+	if rows == 0 {
+		return 0
+	}
+	_ = dst[rows*w-1]
+	gatherRunsAVX2(&dst[0], w, &src[0], &tapBase[0], rows, &runs[0], len(runs)/3)
+	return rows
+}
+
+// reluGrad32 is ReluGrad for float32: the assembly kernel for the
+// multiple-of-8 head, then the tail in Go.
+func reluGrad32(g, y, out []float32) {
+	y, out = y[:len(g)], out[:len(g)]
+	n := len(g) &^ 7
+	if n > 0 {
+		reluGradAVX2(n, &g[0], &y[0], &out[0])
+	}
+	reluGradGo(g[n:], y[n:], out[n:])
+}
+
+// transposePanel32 packs rows x[base+r*rs:][:depth] for r < cnt into the
+// depth-major panel (element (r, d) at d*w+r) by 8x8 blocks, the edges in
+// Go.
+func transposePanel32(panel, x []float32, rs, base, cnt, depth, w int) {
+	r8, d8 := cnt&^7, depth&^7
+	if r8 > 0 && d8 > 0 {
+		_ = x[base+(r8-1)*rs+d8-1]
+		_ = panel[(d8-1)*w+r8-1]
+		for r := 0; r < r8; r += 8 {
+			for d := 0; d < d8; d += 8 {
+				transpose8x8AVX(&x[base+r*rs+d], rs, &panel[d*w+r], w)
+			}
+		}
+	}
+	for r := range cnt {
+		lo := d8
+		if r >= r8 {
+			lo = 0
+		}
+		for d := lo; d < depth; d++ {
+			panel[d*w+r] = x[base+r*rs+d]
+		}
+	}
+}
+
+// relu32 is Relu for float32: the assembly kernel for the multiple-of-8
+// head, then the tail in Go.
+func relu32(x, y []float32) {
+	y = y[:len(x)]
+	n := len(x) &^ 7
+	if n > 0 {
+		reluAVX2(n, &x[0], &y[0])
+	}
+	reluGo(x[n:], y[n:])
+}
+
+// maxPool2x2BackRow32 is the gradient of one output row of 2x2 pooling:
+// the assembly kernel for the multiple-of-8 head, the tail in Go.
+func maxPool2x2BackRow32(r0, r1, gout, g0, g1 []float32) {
+	n := len(gout) &^ 7
+	if n > 0 {
+		_, _, _, _ = r0[2*n-1], r1[2*n-1], g0[2*n-1], g1[2*n-1]
+		maxPool2x2BackAVX2(n, &r0[0], &r1[0], &gout[0], &g0[0], &g1[0])
+	}
+	maxPool2x2BackRow(r0, r1, gout, g0, g1, n)
+}

@@ -1,0 +1,535 @@
+package accel
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// Fused epilogues, pre-packed operands and small products.
+//
+// A layer such as a convolution or a dense layer computes a product, adds a
+// bias and applies a rectifier. Done as three passes, the bias and the
+// rectifier each read and write the whole output again. GemmEpilogue and
+// GemmPackedB instead finish each mr x nr tile of C while it is still in the
+// L1 cache: once the last depth block of a tile is accumulated, the bias is
+// added and the rectifier applied to that tile only.
+//
+// GemmPackedB also skips Gemm's packing of op(B): the caller hands B already
+// in the packed panel layout (Im2colPacked writes a convolution's column
+// matrix straight into it), which saves one full copy of the column matrix.
+
+// Epilogue says what to do with each finished element of C: add a bias per
+// row (RowBias, one value per row of C) and a bias per column (ColBias, one
+// per column), in that order, then with Relu replace negative values by 0
+// (NaN stays NaN). Nil biases are skipped; the zero Epilogue changes
+// nothing.
+type Epilogue[T Float] struct {
+	RowBias []T
+	ColBias []T
+	Relu    bool
+}
+
+// active reports whether the epilogue changes anything.
+func (e *Epilogue[T]) active() bool {
+	return e != nil && (e.RowBias != nil || e.ColBias != nil || e.Relu)
+}
+
+// check panics when a bias is too short for an m x n C.
+func (e *Epilogue[T]) check(m, n int) {
+	if e == nil {
+		return
+	}
+	if e.RowBias != nil && len(e.RowBias) < m {
+		panic("accel: Epilogue.RowBias is shorter than the rows of C")
+	}
+	if e.ColBias != nil && len(e.ColBias) < n {
+		panic("accel: Epilogue.ColBias is shorter than the columns of C")
+	}
+}
+
+// apply finishes the rows x cols block of C at c (row stride ldc), whose
+// first element is element (r0, c0) of C.
+func (e *Epilogue[T]) apply(c []T, ldc, r0, c0, rows, cols int) {
+	if x32, ok := any(c).([]float32); ok && addReluKernel != nil {
+		e32 := any(e).(*Epilogue[float32])
+		e32.apply32(x32, ldc, r0, c0, rows, cols)
+		return
+	}
+	for r := range rows {
+		row := c[r*ldc:][:cols]
+		if e.RowBias != nil {
+			b := e.RowBias[r0+r]
+			for j := range row {
+				row[j] += b
+			}
+		}
+		if e.ColBias != nil {
+			cb := e.ColBias[c0:][:cols]
+			for j := range row {
+				row[j] += cb[j]
+			}
+		}
+		if e.Relu {
+			for j, v := range row {
+				if v < 0 {
+					row[j] = 0
+				}
+			}
+		}
+	}
+}
+
+// apply32 is apply with the vector kernels.
+func (e *Epilogue[T]) apply32(c []float32, ldc, r0, c0, rows, cols int) {
+	rb, _ := any(e.RowBias).([]float32)
+	cb, _ := any(e.ColBias).([]float32)
+	for r := range rows {
+		row := c[r*ldc:][:cols]
+		var b float32
+		if rb != nil {
+			b = rb[r0+r]
+		}
+		if cb != nil {
+			if rb != nil {
+				addReluKernel(row, b, false)
+			}
+			addVecReluKernel(row, cb[c0:][:cols], e.Relu)
+			continue
+		}
+		addReluKernel(row, b, e.Relu)
+	}
+}
+
+// epilogueWholeMax is the size of C, in elements, up to which the
+// epilogue runs once over the whole of C after the product (C is still in
+// cache, and long rows make fewer, longer vector loops) rather than tile
+// by tile.
+const epilogueWholeMax = 1 << 14
+
+// tileEpilogue returns ep when it is to be applied tile by tile, nil when
+// C is small enough to take it whole afterwards.
+func tileEpilogue[T Float](ep *Epilogue[T], m, n int) *Epilogue[T] {
+	if m*n <= epilogueWholeMax {
+		return nil
+	}
+	return ep
+}
+
+// GemmEpilogue computes C = op(A)*op(B) and then applies ep to every
+// element of C, tile by tile while the tile is in cache. The arguments are
+// those of Gemm with alpha 1 and beta 0; ep may be nil.
+func GemmEpilogue[T Float](transA, transB bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int, ep *Epilogue[T]) {
+	checkGemm(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
+	ep.check(m, n)
+	if !ep.active() {
+		ep = nil
+	}
+	if m == 0 || n == 0 {
+		return
+	}
+	if !transA && transB && k > 0 && m <= dotRowsMax && dotsFor[T]() != nil {
+		gemmDots(m, n, k, 1, a, lda, b, ldb, 0, c, ldc, ep)
+		return
+	}
+	scaleMatrix(m, n, 0, c, ldc)
+	if k == 0 {
+		if ep != nil {
+			ep.apply(c, ldc, 0, 0, m, n)
+		}
+		return
+	}
+	g := getObj[gemmCall[T]]() // recycled: the parallel loops hand it to other goroutines
+	*g = gemmCall[T]{m: m, n: n, k: k, alpha: 1, c: c, ldc: ldc, kern: kernelForRows[T](m), ep: tileEpilogue(ep, m, n)}
+	g.a, g.ars, g.ads = a, lda, 1
+	if transA {
+		g.ars, g.ads = 1, lda
+	}
+	g.b, g.brs, g.bds = b, 1, ldb
+	if transB {
+		g.brs, g.bds = ldb, 1
+	}
+	g.run()
+	tiled := g.ep != nil
+	putObj(g)
+	if ep != nil && !tiled {
+		ep.apply(c, ldc, 0, 0, m, n)
+	}
+}
+
+// PanelWidth is the width of the column panels of a packed B operand for
+// element type T: the micro-kernel's nr.
+func PanelWidth[T Float]() int { return kernelFor[T]().nr }
+
+// PackedBLen is the number of elements of a k x n matrix packed for
+// GemmPackedB: k times n rounded up to a whole number of panels.
+func PackedBLen[T Float](k, n int) int { return k * roundUp(n, PanelWidth[T]()) }
+
+// GemmPackedB computes C = op(A)*B + beta*C, then applies ep (which may be
+// nil), for a k x n matrix B packed by the caller: column panels of
+// PanelWidth columns, each stored depth-major over the full depth, so that
+// element (p, j) of B is at bPacked[(j/w)*w*k + p*w + j%w] with
+// w = PanelWidth, and the columns past n in the last panel are zero.
+// Im2colPacked writes this layout for a convolution's column matrix, and
+// Im2colPackedT for its transpose. With beta 0, C is not read.
+func GemmPackedB[T Float](transA bool, m, n, k int, a []T, lda int, bPacked []T, beta T, c []T, ldc int, ep *Epilogue[T]) {
+	if m < 0 || n < 0 || k < 0 {
+		panic("accel: GemmPackedB with a negative size")
+	}
+	rowsA, colsA := m, k
+	if transA {
+		rowsA, colsA = k, m
+	}
+	checkMatrix("A", rowsA, colsA, len(a), lda)
+	checkMatrix("C", m, n, len(c), ldc)
+	if need := PackedBLen[T](k, n); len(bPacked) < need && m > 0 && k > 0 {
+		panic("accel: GemmPackedB: the packed B is shorter than k x n in panels")
+	}
+	ep.check(m, n)
+	if !ep.active() {
+		ep = nil
+	}
+	if m == 0 || n == 0 {
+		return
+	}
+	scaleMatrix(m, n, beta, c, ldc)
+	if k == 0 {
+		if ep != nil {
+			ep.apply(c, ldc, 0, 0, m, n)
+		}
+		return
+	}
+	g := getObj[gemmCall[T]]() // recycled: the parallel loops hand it to other goroutines
+	*g = gemmCall[T]{m: m, n: n, k: k, alpha: 1, c: c, ldc: ldc, kern: kernelForRows[T](m), ep: tileEpilogue(ep, m, n), bPre: bPacked}
+	g.a, g.ars, g.ads = a, lda, 1
+	if transA {
+		g.ars, g.ads = 1, lda
+	}
+	g.run()
+	tiled := g.ep != nil
+	putObj(g)
+	if ep != nil && !tiled {
+		ep.apply(c, ldc, 0, 0, m, n)
+	}
+}
+
+// PackedALen is the number of elements of an m x k matrix op(A) packed by
+// PackA: m rounded up to whole micro-panels, times k.
+func PackedALen[T Float](m, k int) int { return roundUp(m, kernelForRows[T](m).mr) * k }
+
+// PackA packs op(A), m x k (A stored k x m when transA, row stride lda),
+// into dst (PackedALen(m, k) elements) for GemmPacked, so that a left
+// operand used with many right ones (a convolution's filters, once per
+// image) is packed once. The layout is Gemm's own: for each block of
+// depth, micro-panels of mr rows stored depth-major.
+func PackA[T Float](transA bool, m, k int, a []T, lda int, dst []T) {
+	rows, cols := m, k
+	ars, ads := lda, 1
+	if transA {
+		rows, cols = k, m
+		ars, ads = 1, lda
+	}
+	checkMatrix("A", rows, cols, len(a), lda)
+	mr := kernelForRows[T](m).mr
+	dst = dst[:PackedALen[T](m, k)]
+	for pc := 0; pc < k; pc += gemmKC {
+		kb := min(gemmKC, k-pc)
+		packPanels(dst[pc*roundUp(m, mr):], a, ars, ads, 0, m, pc, kb, mr)
+	}
+}
+
+// GemmPacked is GemmPackedB with op(A) packed by PackA as well.
+func GemmPacked[T Float](m, n, k int, aPacked, bPacked []T, beta T, c []T, ldc int, ep *Epilogue[T]) {
+	if m < 0 || n < 0 || k < 0 {
+		panic("accel: GemmPacked with a negative size")
+	}
+	checkMatrix("C", m, n, len(c), ldc)
+	if m > 0 && k > 0 && (len(aPacked) < PackedALen[T](m, k) || len(bPacked) < PackedBLen[T](k, n)) {
+		panic("accel: GemmPacked: a packed operand is shorter than its size in panels")
+	}
+	ep.check(m, n)
+	if !ep.active() {
+		ep = nil
+	}
+	if m == 0 || n == 0 {
+		return
+	}
+	scaleMatrix(m, n, beta, c, ldc)
+	if k == 0 {
+		if ep != nil {
+			ep.apply(c, ldc, 0, 0, m, n)
+		}
+		return
+	}
+	g := getObj[gemmCall[T]]() // recycled: the parallel loops hand it to other goroutines
+	*g = gemmCall[T]{m: m, n: n, k: k, alpha: 1, c: c, ldc: ldc, kern: kernelForRows[T](m), ep: tileEpilogue(ep, m, n), bPre: bPacked, aPre: aPacked}
+	g.run()
+	tiled := g.ep != nil
+	putObj(g)
+	if ep != nil && !tiled {
+		ep.apply(c, ldc, 0, 0, m, n)
+	}
+}
+
+// Im2colPacked writes the column matrix of Im2col for one image straight
+// into the packed layout of GemmPackedB (PackedBLen(Channels*KernelH*KernelW,
+// OutH*OutW) elements of dst), zero-padding the last panel.
+//
+// With padding, the image is first copied into a zero-bordered buffer, so
+// that every tap reads in bounds. Then tap r of output position j reads
+// element tapBase[r] + posOff[j] of the (bordered) image: one gather loop
+// per tap and panel, written sequentially into dst.
+func Im2colPacked[T Float](g ConvGeom, img, dst []T) {
+	outW := g.OutW()
+	k, n := g.colRows(), g.OutH()*outW
+	if k <= 0 || n <= 0 || outW <= 0 {
+		return
+	}
+	w := PanelWidth[T]()
+	dst = dst[:k*roundUp(n, w)]
+	tb := tablesFor(g, w)
+	src, bp := borderedImage(g, img)
+	if bp != nil {
+		defer putBuf(bp)
+	}
+	tapBase, posOff := tb.tapBase, tb.posOff
+	// Positions in one output row are contiguous in the image when the
+	// stride is 1: then each panel row is a few runs, copied whole.
+	gather32, _ := any(gatherRunsKernel).(func(dst []T, w int, src []T, tapBase []int, runs []int) int)
+	for q := 0; q*w < n; q++ {
+		cnt := min(w, n-q*w)
+		panel := dst[q*w*k:][:w*k]
+		var runs []int
+		if tb.runs != nil {
+			runs = tb.runs[tb.panelRuns[q]:tb.panelRuns[q+1]]
+		}
+		done := 0 // taps copied by the vector kernel
+		if runs != nil && gather32 != nil {
+			done = gather32(panel, w, src, tapBase, runs)
+			if cnt < w {
+				for r := range done {
+					clear(panel[r*w+cnt : r*w+w])
+				}
+			}
+		}
+		offs := posOff[q*w:][:cnt]
+		for r := done; r < len(tapBase); r++ {
+			base := tapBase[r]
+			d := panel[r*w:][:w]
+			s := src[base:]
+			if runs != nil {
+				for i := 0; i < len(runs); i += 3 {
+					t, o, l := runs[i], runs[i+1], runs[i+2]
+					copy(d[t:t+l], s[o:o+l])
+				}
+			} else {
+				for t, o := range offs {
+					d[t] = s[o]
+				}
+			}
+			if cnt < w {
+				clear(d[cnt:])
+			}
+		}
+	}
+}
+
+// Im2colPackedT writes the transpose of the column matrix of Im2col, an
+// (OutH*OutW) x (Channels*KernelH*KernelW) matrix, into the packed layout
+// of GemmPackedB (PackedBLen(OutH*OutW, Channels*KernelH*KernelW) elements
+// of dst): the operand of a convolution's weight gradient,
+// ograd * im2col(image)ᵀ.
+func Im2colPackedT[T Float](g ConvGeom, img, dst []T) {
+	k, n := g.colRows(), g.OutH()*g.OutW()
+	if k <= 0 || n <= 0 || g.OutW() <= 0 {
+		return
+	}
+	w := PanelWidth[T]()
+	dst = dst[:n*roundUp(k, w)]
+	tb := tablesFor(g, w)
+	src, bp := borderedImage(g, img)
+	if bp != nil {
+		defer putBuf(bp)
+	}
+	tapBase, posOff := tb.tapBase, tb.posOff
+	gather32, _ := any(gatherRunsKernel).(func(dst []T, w int, src []T, tapBase []int, runs []int) int)
+	for q := 0; q*w < k; q++ {
+		taps := tapBase[q*w : min(k, q*w+w)]
+		panel := dst[q*w*n:][:w*n]
+		// Each row of the panel is one output position: the same runs of
+		// taps, from that position's offset.
+		done := 0 // positions copied by the vector kernel
+		if tb.runsT != nil && gather32 != nil {
+			done = gather32(panel, w, src, posOff, tb.runsT[tb.panelRunsT[q]:tb.panelRunsT[q+1]])
+			if len(taps) < w {
+				for p := range done {
+					clear(panel[p*w+len(taps) : p*w+w])
+				}
+			}
+		}
+		for p := done; p < n; p++ {
+			o := posOff[p]
+			d := panel[p*w:][:w]
+			s := src[o:]
+			for t, b := range taps {
+				d[t] = s[b]
+			}
+			if len(taps) < w {
+				clear(d[len(taps):])
+			}
+		}
+	}
+}
+
+// im2colTables are the offsets Im2colPacked and Im2colPackedT gather
+// with, the same for every image of one geometry: tap r of output
+// position j is element tapBase[r]+posOff[j] of the image, bordered with
+// zeros when there is padding. runs lists, for unit-stride rows, each
+// panel's contiguous runs as (start in the panel, posOff of the start,
+// length) triples; panel q's are runs[panelRuns[q]:panelRuns[q+1]].
+type im2colTables struct {
+	tapBase, posOff []int
+	runs, panelRuns []int
+	// runsT and panelRunsT are the same for the transposed packing
+	// (Im2colPackedT), whose panels are runs of taps: taps next to each
+	// other in a kernel row read elements next to each other.
+	runsT, panelRunsT []int
+}
+
+type tablesKey struct {
+	g ConvGeom
+	w int
+}
+
+// tableCache holds the tables of recent geometries; it is emptied when it
+// grows past tableCacheMax entries, which only a program that convolves
+// many different shapes reaches.
+var (
+	tableMu         sync.RWMutex
+	tableCache      = map[tablesKey]*im2colTables{} // a map, not a sync.Map: its struct keys are not boxed per lookup
+	tableCacheCount atomic.Int64
+)
+
+const tableCacheMax = 256
+
+// tablesFor returns the tables of geometry g with panels of width w.
+func tablesFor(g ConvGeom, w int) *im2colTables {
+	key := tablesKey{g, w}
+	tableMu.RLock()
+	t, ok := tableCache[key]
+	tableMu.RUnlock()
+	if ok {
+		return t
+	}
+	outH, outW := g.OutH(), g.OutW()
+	k, n := g.colRows(), outH*outW
+	ph, pw := g.InH+2*g.PadH, g.InW+2*g.PadW
+	t = &im2colTables{tapBase: make([]int, k), posOff: make([]int, n)}
+	for r := range t.tapBase {
+		c, kh, kw := g.tap(r)
+		t.tapBase[r] = (c*ph+kh*g.DilateH)*pw + kw*g.DilateW
+	}
+	j := 0
+	for oh := range outH {
+		for ow := range outW {
+			t.posOff[j] = oh*g.StrideH*pw + ow*g.StrideW
+			j++
+		}
+	}
+	if g.DilateW == 1 && g.KernelW >= 4 {
+		for q := 0; q*w < k; q++ {
+			t.panelRunsT = append(t.panelRunsT, len(t.runsT))
+			cnt := min(w, k-q*w)
+			for i := 0; i < cnt; {
+				run := 1
+				for i+run < cnt && t.tapBase[q*w+i+run] == t.tapBase[q*w+i]+run {
+					run++
+				}
+				t.runsT = append(t.runsT, i, t.tapBase[q*w+i], run)
+				i += run
+			}
+		}
+		t.panelRunsT = append(t.panelRunsT, len(t.runsT))
+	}
+	if g.StrideW == 1 && min(outW, w) >= 8 {
+		for q := 0; q*w < n; q++ {
+			t.panelRuns = append(t.panelRuns, len(t.runs))
+			cnt := min(w, n-q*w)
+			for i := 0; i < cnt; {
+				run := min(cnt-i, outW-(q*w+i)%outW)
+				t.runs = append(t.runs, i, t.posOff[q*w+i], run)
+				i += run
+			}
+		}
+		t.panelRuns = append(t.panelRuns, len(t.runs))
+	}
+	tableMu.Lock()
+	if tableCacheCount.Add(1) > tableCacheMax {
+		clear(tableCache)
+		tableCacheCount.Store(0)
+	}
+	tableCache[key] = t
+	tableMu.Unlock()
+	return t
+}
+
+// borderedImage returns img, or when g has padding a copy of it with a
+// zero border of PadH rows and PadW columns (in a pooled buffer, which
+// the caller hands back with putBuf when bp is not nil).
+func borderedImage[T Float](g ConvGeom, img []T) (src []T, bp *[]T) {
+	img = img[:g.Channels*g.InH*g.InW]
+	if g.PadH == 0 && g.PadW == 0 {
+		return img, nil
+	}
+	ph, pw := g.InH+2*g.PadH, g.InW+2*g.PadW
+	bp = getBuf[T](g.Channels * ph * pw)
+	src = *bp
+	clear(src)
+	for c := range g.Channels {
+		for h := range g.InH {
+			copy(src[(c*ph+h+g.PadH)*pw+g.PadW:][:g.InW], img[(c*g.InH+h)*g.InW:][:g.InW])
+		}
+	}
+	return src, bp
+}
+
+// dotRowsMax is the most rows of C for which a product with a transposed B
+// (a dense layer's x·Wᵀ) is computed as dot products of rows of A and B
+// rather than by packing B: with so few rows, packing B would cost as much
+// as the multiplication.
+const dotRowsMax = 4
+
+// dotGrain is the number of multiply-adds from which gemmDots spreads its
+// columns over the workers.
+const dotGrain = 1 << 16
+
+// dotsFor returns the vector dot-product kernel for T, or nil when there
+// is none (then Gemm packs as usual).
+func dotsFor[T Float]() func(x, y []T) T {
+	if f, ok := any(sdotKernel).(func(x, y []T) T); ok && sdotKernel != nil {
+		return f
+	}
+	return nil
+}
+
+// gemmDots computes C = alpha*A*Bᵀ + beta*C (then ep) as one dot product
+// per element, for A m x k and B n x k, both row-major.
+func gemmDots[T Float](m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int, ep *Epilogue[T]) {
+	dot := dotsFor[T]()
+	grain := max(1, dotGrain/max(1, m*k))
+	ParallelFor(n, grain, func(lo, hi int) {
+		for i := range m {
+			x := a[i*lda:][:k]
+			row := c[i*ldc:][:n]
+			for j := lo; j < hi; j++ {
+				v := alpha * dot(x, b[j*ldb:][:k])
+				if beta != 0 {
+					v += beta * row[j]
+				}
+				row[j] = v
+			}
+			if ep != nil {
+				ep.apply(row[lo:], ldc, i, lo, 1, hi-lo)
+			}
+		}
+	})
+}

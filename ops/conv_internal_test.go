@@ -1,0 +1,168 @@
+package ops
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestConvPackedMatchesBlocked checks the small-image convolution path
+// (column matrix packed directly, bias and relu per tile) against the
+// blocked im2col + Gemm path, with and without bias and relu.
+func TestConvPackedMatchesBlocked(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	cases := []struct {
+		data      Shape
+		kernel    Tuple
+		f, groups int
+		stride    Tuple
+		pad, dil  Tuple
+	}{
+		{Shape{16, 1, 28, 28}, Tuple{5, 5}, 6, 1, nil, nil, nil},  // LeNet conv1
+		{Shape{16, 6, 12, 12}, Tuple{5, 5}, 16, 1, nil, nil, nil}, // LeNet conv2
+		{Shape{1, 3, 9, 7}, Tuple{3, 3}, 5, 1, Tuple{2, 1}, Tuple{1, 1}, nil},
+		{Shape{2, 4, 6, 11}, Tuple{3, 2}, 6, 2, Tuple{1, 2}, Tuple{2, 0}, Tuple{1, 2}},
+		{Shape{3, 2, 5, 5}, Tuple{1, 1}, 3, 1, nil, nil, nil},
+		{Shape{2, 3, 1, 17}, Tuple{1, 4}, 7, 1, Tuple{1, 3}, Tuple{0, 2}, nil},
+		{Shape{1, 1, 2, 2}, Tuple{3, 3}, 2, 1, nil, Tuple{2, 2}, nil},
+	}
+	for ci, tc := range cases {
+		a := &ConvolutionAttrs{Kernel: tc.kernel, Stride: tc.stride, Pad: tc.pad, Dilate: tc.dil, NumFilter: tc.f, NumGroup: tc.groups}
+		p := a.plan(tc.data)
+		x := make([]float32, tc.data.Size())
+		w := make([]float32, tc.f*p.colRows())
+		b := make([]float32, tc.f)
+		for _, s := range [][]float32{x, w, b} {
+			for i := range s {
+				s[i] = float32(r.Float64()*2 - 1)
+			}
+		}
+		n := p.batch * p.groups * p.mapsSize()
+		for _, withBias := range []bool{false, true} {
+			for _, relu := range []bool{false, true} {
+				var bias []float32
+				if withBias {
+					bias = b
+				}
+				want := make([]float32, n)
+				got := make([]float32, n)
+				for i := range got {
+					got[i] = float32(math.NaN())
+				}
+				convBlocked(p, x, w, bias, want, relu)
+				convPacked(p, x, w, bias, got, relu)
+				name := fmt.Sprintf("case %d bias %v relu %v", ci, withBias, relu)
+				negatives := false
+				for i := range want {
+					if math.Abs(float64(got[i]-want[i])) > 1e-5*(1+math.Abs(float64(want[i]))) {
+						t.Fatalf("%s: [%d] = %v, want %v", name, i, got[i], want[i])
+					}
+					negatives = negatives || want[i] < 0
+				}
+				if relu && negatives {
+					t.Fatalf("%s: relu left negative values", name)
+				}
+			}
+		}
+	}
+}
+
+// TestConvWeightGradPackedMatchesBlocked checks the weight gradient with
+// the column matrix packed transposed against the blocked im2col + Gemm
+// path, with batches that do and do not split evenly over workers.
+func TestConvWeightGradPackedMatchesBlocked(t *testing.T) {
+	r := rand.New(rand.NewPCG(35, 36))
+	cases := []struct {
+		data      Shape
+		kernel    Tuple
+		f, groups int
+		stride    Tuple
+		pad, dil  Tuple
+	}{
+		{Shape{16, 1, 28, 28}, Tuple{5, 5}, 6, 1, nil, nil, nil},
+		{Shape{5, 6, 12, 12}, Tuple{5, 5}, 16, 1, nil, nil, nil},
+		{Shape{1, 3, 9, 7}, Tuple{3, 3}, 5, 1, Tuple{2, 1}, Tuple{1, 1}, nil},
+		{Shape{3, 4, 6, 11}, Tuple{3, 2}, 6, 2, Tuple{1, 2}, Tuple{2, 0}, Tuple{1, 2}},
+		{Shape{2, 3, 1, 17}, Tuple{1, 4}, 7, 1, Tuple{1, 3}, Tuple{0, 2}, nil},
+	}
+	saved := packedConvMax
+	defer func() { packedConvMax = saved }()
+	for ci, tc := range cases {
+		a := &ConvolutionAttrs{Kernel: tc.kernel, Stride: tc.stride, Pad: tc.pad, Dilate: tc.dil, NumFilter: tc.f, NumGroup: tc.groups}
+		p := a.plan(tc.data)
+		x := make([]float32, tc.data.Size())
+		gy := make([]float32, p.batch*p.groups*p.mapsSize())
+		for _, s := range [][]float32{x, gy} {
+			for i := range s {
+				s[i] = float32(r.Float64()*2 - 1)
+			}
+		}
+		n := p.groups * p.maps * p.colRows()
+		want, got := make([]float32, n), make([]float32, n)
+		packedConvMax = 0
+		convWeightGrad(p, gy, x, want)
+		packedConvMax = saved
+		convWeightGrad(p, gy, x, got)
+		for i := range want {
+			if math.Abs(float64(got[i]-want[i])) > 1e-4*(1+math.Abs(float64(want[i]))) {
+				t.Fatalf("case %d: [%d] = %v, want %v", ci, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// TestFusedReluOps checks the fused layer ops against the layer followed
+// by relu, in float32 and float64.
+func TestFusedReluOps(t *testing.T) {
+	r := rand.New(rand.NewPCG(33, 34))
+	for _, dt := range []DType{Float32, Float64} {
+		for _, tc := range []struct {
+			op    *Op
+			attrs map[string]string
+			in    []Shape
+		}{
+			{opConvolution, map[string]string{"kernel": "(3, 3)", "num_filter": "4", "pad": "(1, 1)"}, []Shape{{2, 3, 5, 6}, {4, 3, 3, 3}, {4}}},
+			{opConvolution, map[string]string{"kernel": "(2,)", "num_filter": "2", "no_bias": "True"}, []Shape{{1, 3, 7}, {2, 3, 2}}},
+			{opFullyConnected, map[string]string{"num_hidden": "7"}, []Shape{{1, 9}, {7, 9}, {7}}},
+			{opFullyConnected, map[string]string{"num_hidden": "5"}, []Shape{{6, 2, 3}, {5, 6}, {5}}},
+			{opFullyConnected, map[string]string{"num_hidden": "3", "no_bias": "True"}, []Shape{{3, 4}, {3, 4}}},
+		} {
+			attrs, err := tc.op.ParseAttrs(tc.attrs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := make([]Value, len(tc.in))
+			for i, s := range tc.in {
+				xs := make([]float64, s.Size())
+				for j := range xs {
+					xs[j] = r.Float64()*2 - 1
+				}
+				in[i] = Value{Data: FromFloat64s(dt, xs), Shape: s, DType: dt}
+			}
+			outShapes, _, err := tc.op.InferShape(attrs, tc.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mk := func() Value {
+				return Value{Data: MakeData(dt, outShapes[0].Size()), Shape: outShapes[0], DType: dt}
+			}
+			plain, fused := mk(), mk()
+			if err := tc.op.Forward(nil, attrs, in, []Value{plain}); err != nil {
+				t.Fatal(err)
+			}
+			if err := WithRelu(tc.op).Forward(nil, attrs, in, []Value{fused}); err != nil {
+				t.Fatal(err)
+			}
+			p, f := plain.Float64s(), fused.Float64s()
+			for i := range p {
+				if want := max(p[i], 0); f[i] != want {
+					t.Fatalf("%v %s %v: [%d] = %v, want %v", dt, tc.op.Name(), tc.attrs, i, f[i], want)
+				}
+			}
+		}
+	}
+	if WithRelu(opRelu) != nil {
+		t.Error("WithRelu(relu) is not nil")
+	}
+}
