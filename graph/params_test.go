@@ -584,12 +584,18 @@ func TestDecodeAllocatesInProportion(t *testing.T) {
 	if allocs > 20 {
 		t.Errorf("decoding one array made %v allocations", allocs)
 	}
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	DecodeParams(b)
-	runtime.ReadMemStats(&after)
-	if grew := after.TotalAlloc - before.TotalAlloc; grew > uint64(len(b))+4096 {
-		t.Errorf("decoding %d bytes allocated %d", len(b), grew)
+	// The least of a few runs: other goroutines of the test binary (the
+	// worker pool, earlier tests' leftovers) may allocate during one.
+	least := uint64(math.MaxUint64)
+	for range 5 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		DecodeParams(b)
+		runtime.ReadMemStats(&after)
+		least = min(least, after.TotalAlloc-before.TotalAlloc)
+	}
+	if least > uint64(len(b))+4096 {
+		t.Errorf("decoding %d bytes allocated %d", len(b), least)
 	}
 }
 
