@@ -25,6 +25,12 @@ type tapeEntry struct {
 	freed   bool // Backward without retainGraph released it
 }
 
+// RequiresGrad reports whether Backward would compute a gradient that
+// flows into a: it is a variable (AttachGrad with a request other than
+// null) or the output of an op recorded on the tape. A hybridized block
+// leaves out the gradients of its inputs that do not need one.
+func (a *NDArray) RequiresGrad() bool { return a.requiresGrad() }
+
 // requiresGrad reports whether gradients flow into a: it is a variable
 // (AttachGrad with a request other than null) or came from a recorded op.
 func (a *NDArray) requiresGrad() bool {

@@ -107,6 +107,16 @@ func (c *CachedOp) program(args []*eager.NDArray) (*program, error) {
 		shapes[i], dtypes[i] = a.Shape(), a.DType()
 		fmt.Fprintf(&key, "%v %v;", shapes[i], dtypes[i])
 	}
+	noGrad := noGradOf(args)
+	if noGrad != nil {
+		key.WriteString("nograd")
+		for i, skip := range noGrad {
+			if skip {
+				fmt.Fprintf(&key, " %d", i)
+			}
+		}
+		key.WriteString(";")
+	}
 	if hooked {
 		key.WriteString("hooked")
 	}
@@ -125,7 +135,7 @@ func (c *CachedOp) program(args []*eager.NDArray) (*program, error) {
 		d := DefaultPassOptions()
 		passes = &d
 	}
-	p, err := compile(c.outs, c.inputs, shapes, dtypes, passes, hooked)
+	p, err := compile(c.outs, c.inputs, shapes, dtypes, noGrad, passes, hooked)
 	if err != nil {
 		return nil, err
 	}
@@ -138,13 +148,21 @@ func (c *CachedOp) program(args []*eager.NDArray) (*program, error) {
 }
 
 // onlyHookDiffers reports whether a program is cached for the same input
-// shapes and dtypes as key, compiled with or without an op hook where key
-// is the other way.
+// shapes and dtypes as key, differing only in its op hook or in the
+// input gradients it leaves out.
 func (c *CachedOp) onlyHookDiffers(key string) bool {
-	base := strings.TrimSuffix(key, "hooked")
-	_, plain := c.progs[base]
-	_, hooked := c.progs[base+"hooked"]
-	return plain || hooked
+	shapes := func(k string) string {
+		if i := strings.Index(k, "nograd"); i >= 0 {
+			return k[:i]
+		}
+		return strings.TrimSuffix(k, "hooked")
+	}
+	for k := range c.progs {
+		if shapes(k) == shapes(key) {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *CachedOp) describe(p *program) string {

@@ -341,3 +341,49 @@ func mlpCall(t *testing.T, cop *graph.CachedOp, params map[string]*eager.NDArray
 		return outs
 	}
 }
+
+// On the tape, a call whose data needs no gradient runs a program without
+// the data's gradient; the parameters' gradients are the same as when the
+// data needs one too, and so is the data's gradient when it does.
+func TestCallLeavesOutGradientsNobodyNeeds(t *testing.T) {
+	x := eager.RandomNormal(8, 784)
+	grads := func(dataNeedsGrad bool) (map[string][]float64, []float64) {
+		cop, params := mlpOp(t, graph.CachedOpOptions{})
+		for _, p := range params {
+			p.AttachGrad()
+		}
+		xx := x.Copy()
+		if dataNeedsGrad {
+			xx.AttachGrad()
+		}
+		call := mlpCall(t, cop, params, xx)
+		var loss *eager.NDArray
+		eager.Record(func() { loss = eager.F.Sum(call()[0]).(*eager.NDArray) })
+		if err := loss.Backward(); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string][]float64{}
+		for k, p := range params {
+			out[k] = p.Grad().Float64s()
+		}
+		var dx []float64
+		if dataNeedsGrad {
+			dx = xx.Grad().Float64s()
+		}
+		return out, dx
+	}
+	without, _ := grads(false)
+	with, dx := grads(true)
+	for k := range with {
+		if d := optest.FirstDiff(without[k], with[k], 1e-6, 1e-7); d >= 0 {
+			t.Errorf("%s: gradient differs at %d when the data needs none", k, d)
+		}
+	}
+	nonzero := false
+	for _, v := range dx {
+		nonzero = nonzero || v != 0
+	}
+	if !nonzero {
+		t.Error("the data's gradient is all zeros when it needs one")
+	}
+}

@@ -25,8 +25,12 @@ type program struct {
 	outSlot  []int // forward outputs
 	headSlot []int // head-gradient variables of the backward part
 	gradSlot []int // gradient of each input (-1 when it has none)
-	gradErr  error // why there is no backward part, if there is none
-	hooked   bool  // compiled for an op hook: layers are not fused with their relu
+	// noGrad marks the inputs whose gradients were left out: a call on
+	// the tape whose inputs need no gradient (the data, as a rule) has
+	// its own program, without the backward ops that only they need.
+	noGrad  []bool
+	gradErr error // why there is no backward part, if there is none
+	hooked  bool  // compiled for an op hook: layers are not fused with their relu
 	// plan shares buffers between values whose lives do not overlap;
 	// slotBuffer maps each slot to its buffer (-1 for inputs and
 	// constants), reused marks slots whose buffer held another value
@@ -104,7 +108,7 @@ func (t *slotTable) slot(e Entry) int {
 // passes, when not nil, are run on the joint forward and backward graph;
 // with hooked, layers are not fused with their relu, so that an op hook
 // sees every op's output.
-func compile(outs []Entry, inputs []string, shapes []ops.Shape, dtypes []ops.DType, passes *PassOptions, hooked bool) (*program, error) {
+func compile(outs []Entry, inputs []string, shapes []ops.Shape, dtypes []ops.DType, noGrad []bool, passes *PassOptions, hooked bool) (*program, error) {
 	copied := copyGraph(outs)
 	fwd := NewGraph(copied)
 	byName := map[string]*Node{}
@@ -120,13 +124,13 @@ func compile(outs []Entry, inputs []string, shapes []ops.Shape, dtypes []ops.DTy
 	if err := InferGraph(fwd); err != nil {
 		return nil, err
 	}
-	p := &program{hooked: hooked}
+	p := &program{hooked: hooked, noGrad: noGrad}
 	// The backward part: gradients of every output with respect to the
 	// float inputs, weighted by one head-gradient variable per output.
 	aux := fwd.auxVars()
 	var wrt []*Node
-	for _, v := range vars {
-		if !aux[v] && v.DTypes[0].IsFloat() {
+	for i, v := range vars {
+		if !aux[v] && v.DTypes[0].IsFloat() && (noGrad == nil || !noGrad[i]) {
 			wrt = append(wrt, v)
 		}
 	}
@@ -273,14 +277,37 @@ func (p *program) accepts(args []*eager.NDArray) bool {
 	if len(args) != len(p.varSlot) {
 		return false
 	}
+	recording := eager.IsRecording()
 	for i, a := range args {
 		s := p.varSlot[i]
 		v := a.Value()
 		if v.DType != p.dtypes[s] || !v.Shape.Equal(p.shapes[s]) {
 			return false
 		}
+		if skip := recording && !a.RequiresGrad(); p.noGrad != nil && p.noGrad[i] != skip || p.noGrad == nil && skip {
+			return false
+		}
 	}
 	return true
+}
+
+// noGradOf says which inputs a call can leave without gradients: on the
+// tape, those that need none; nil (none) otherwise, where Backward may
+// ask for every gradient.
+func noGradOf(args []*eager.NDArray) []bool {
+	if !eager.IsRecording() {
+		return nil
+	}
+	var mask []bool
+	for i, a := range args {
+		if !a.RequiresGrad() {
+			if mask == nil {
+				mask = make([]bool, len(args))
+			}
+			mask[i] = true
+		}
+	}
+	return mask
 }
 
 // newFrame returns the slot values of one run: with StaticAlloc the one

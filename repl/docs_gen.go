@@ -67,6 +67,7 @@ var projectDocs = map[string]string{
 	"eager.NDArray.Grad":                  "func (a *NDArray) Grad() *NDArray\n\nGrad returns the gradient buffer of a variable (nil before AttachGrad).",
 	"eager.NDArray.GradReq":               "func (a *NDArray) GradReq() GradReq\n\nGradReq returns the gradient request set by AttachGrad (\"\" if none).",
 	"eager.NDArray.NDim":                  "func (a *NDArray) NDim() int\n\nNDim is the number of dimensions.",
+	"eager.NDArray.RequiresGrad":          "func (a *NDArray) RequiresGrad() bool\n\nRequiresGrad reports whether Backward would compute a gradient that\nflows into a: it is a variable (AttachGrad with a request other than\nnull) or the output of an op recorded on the tape. A hybridized block\nleaves out the gradients of its inputs that do not need one.",
 	"eager.NDArray.Reshape":               "func (a *NDArray) Reshape(shape ...int) *NDArray\n\nReshape returns the array with a new shape; the codes of the Reshape op\napply (0 copies a dim, -1 infers one).",
 	"eager.NDArray.Scalar":                "func (a *NDArray) Scalar() float64\n\nScalar returns the value of a one-element array; MXNet's asscalar().",
 	"eager.NDArray.Shape":                 "func (a *NDArray) Shape() ops.Shape\n\nShape returns the array's shape (a copy).",
