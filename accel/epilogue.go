@@ -140,20 +140,9 @@ func GemmEpilogue[T Float](transA, transB bool, m, n, k int, a []T, lda int, b [
 	}
 	g := getObj[gemmCall[T]]() // recycled: the parallel loops hand it to other goroutines
 	*g = gemmCall[T]{m: m, n: n, k: k, alpha: 1, c: c, ldc: ldc, kern: kernelForRows[T](m), ep: tileEpilogue(ep, m, n)}
-	g.a, g.ars, g.ads = a, lda, 1
-	if transA {
-		g.ars, g.ads = 1, lda
-	}
-	g.b, g.brs, g.bds = b, 1, ldb
-	if transB {
-		g.brs, g.bds = ldb, 1
-	}
-	g.run()
-	tiled := g.ep != nil
-	putObj(g)
-	if ep != nil && !tiled {
-		ep.apply(c, ldc, 0, 0, m, n)
-	}
+	g.setA(a, lda, transA)
+	g.setB(b, ldb, transB)
+	g.runWith(ep)
 }
 
 // PanelWidth is the width of the column panels of a packed B operand for
@@ -200,16 +189,8 @@ func GemmPackedB[T Float](transA bool, m, n, k int, a []T, lda int, bPacked []T,
 	}
 	g := getObj[gemmCall[T]]() // recycled: the parallel loops hand it to other goroutines
 	*g = gemmCall[T]{m: m, n: n, k: k, alpha: 1, c: c, ldc: ldc, kern: kernelForRows[T](m), ep: tileEpilogue(ep, m, n), bPre: bPacked}
-	g.a, g.ars, g.ads = a, lda, 1
-	if transA {
-		g.ars, g.ads = 1, lda
-	}
-	g.run()
-	tiled := g.ep != nil
-	putObj(g)
-	if ep != nil && !tiled {
-		ep.apply(c, ldc, 0, 0, m, n)
-	}
+	g.setA(a, lda, transA)
+	g.runWith(ep)
 }
 
 // PackedALen is the number of elements of an m x k matrix op(A) packed by
@@ -262,8 +243,15 @@ func GemmPacked[T Float](m, n, k int, aPacked, bPacked []T, beta T, c []T, ldc i
 	}
 	g := getObj[gemmCall[T]]() // recycled: the parallel loops hand it to other goroutines
 	*g = gemmCall[T]{m: m, n: n, k: k, alpha: 1, c: c, ldc: ldc, kern: kernelForRows[T](m), ep: tileEpilogue(ep, m, n), bPre: bPacked, aPre: aPacked}
+	g.runWith(ep)
+}
+
+// runWith runs g, applies ep to the whole of C when g did not apply it
+// tile by tile, and recycles g.
+func (g *gemmCall[T]) runWith(ep *Epilogue[T]) {
 	g.run()
 	tiled := g.ep != nil
+	c, ldc, m, n := g.c, g.ldc, g.m, g.n
 	putObj(g)
 	if ep != nil && !tiled {
 		ep.apply(c, ldc, 0, 0, m, n)

@@ -59,18 +59,26 @@ func Gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b 
 		m: m, n: n, k: k, alpha: alpha, c: c, ldc: ldc,
 		kern: kernelForRows[T](m),
 	}
-	// Both packers read element (row, depth) of op(A) or (col, depth) of
-	// op(B) at index row*rs + depth*ds.
+	g.setA(a, lda, transA)
+	g.setB(b, ldb, transB)
+	g.run()
+	putObj(g)
+}
+
+// setA and setB give g its operands. Both packers read element (row,
+// depth) of op(A) or (col, depth) of op(B) at index row*rs + depth*ds.
+func (g *gemmCall[T]) setA(a []T, lda int, transA bool) {
 	g.a, g.ars, g.ads = a, lda, 1
 	if transA {
 		g.ars, g.ads = 1, lda
 	}
+}
+
+func (g *gemmCall[T]) setB(b []T, ldb int, transB bool) {
 	g.b, g.brs, g.bds = b, 1, ldb
 	if transB {
 		g.brs, g.bds = ldb, 1
 	}
-	g.run()
-	putObj(g)
 }
 
 // checkGemm panics with a descriptive message when the arguments of Gemm do
