@@ -129,10 +129,25 @@ func TestGemmNamedType(t *testing.T) {
 	checkOneGemm[myFloat](t, r, "named", gemmCase{37, 29, 41, 1.5, 0.5, 1}, true, false, 1e-5)
 }
 
+// forceParallel makes every Gemm of the test take the parallel path.
+func forceParallel(t *testing.T) {
+	saved := gemmParallelMin
+	gemmParallelMin = 1
+	t.Cleanup(func() { gemmParallelMin = saved })
+}
+
+// Every case of TestGemm again, split over the worker pool.
+func TestGemmParallel(t *testing.T) {
+	forceParallel(t)
+	testGemm[float32](t, 1e-5)
+	testGemm[float64](t, 1e-12)
+}
+
 func TestGemmLarge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("large product")
 	}
+	forceParallel(t)
 	r := rand.New(rand.NewPCG(5, 6))
 	// Larger than gemmNC in n, several kc blocks, parallel path.
 	checkOneGemm[float32](t, r, "wide", gemmCase{20, gemmNC + 5, 2*gemmKC + 3, 1, 0.5, 0}, false, true, 1e-5)
