@@ -765,31 +765,29 @@ type convForwardLoop[T accel.Float] struct {
 func (l *convForwardLoop[T]) Range(lo, hi int) {
 	p, image, weight, bias, maps, relu := l.p, l.image, l.weight, l.bias, l.maps, l.relu
 	k, cols := p.colRows(), p.colCols()
-	{
-		bp := colScratch[T](p)
-		defer putCol(bp)
-		var col []T
-		if bp != nil {
-			col = *bp
+	bp := colScratch[T](p)
+	defer putCol(bp)
+	var col []T
+	if bp != nil {
+		col = *bp
+	}
+	for n := lo; n < hi; n++ {
+		for g := range p.groups {
+			img := image[(n*p.groups+g)*p.imageSize():][:p.imageSize()]
+			src := img
+			if col != nil {
+				accel.Im2col(p.geom, img, col)
+				src = col
+			}
+			out := maps[(n*p.groups+g)*p.mapsSize():][:p.mapsSize()]
+			accel.Gemm(false, false, p.maps, cols, k, 1, weight[g*p.maps*k:], k, src, cols, 0, out, cols)
 		}
-		for n := lo; n < hi; n++ {
-			for g := range p.groups {
-				img := image[(n*p.groups+g)*p.imageSize():][:p.imageSize()]
-				src := img
-				if col != nil {
-					accel.Im2col(p.geom, img, col)
-					src = col
-				}
-				out := maps[(n*p.groups+g)*p.mapsSize():][:p.mapsSize()]
-				accel.Gemm(false, false, p.maps, cols, k, 1, weight[g*p.maps*k:], k, src, cols, 0, out, cols)
-			}
-			out := maps[n*p.groups*p.mapsSize():][:p.groups*p.mapsSize()]
-			if bias != nil {
-				addBias(out, bias, cols)
-			}
-			if relu {
-				reluInPlace(out)
-			}
+		out := maps[n*p.groups*p.mapsSize():][:p.groups*p.mapsSize()]
+		if bias != nil {
+			addBias(out, bias, cols)
+		}
+		if relu {
+			reluInPlace(out)
 		}
 	}
 }
@@ -868,27 +866,25 @@ type deconvForwardLoop[T accel.Float] struct {
 func (l *deconvForwardLoop[T]) Range(lo, hi int) {
 	p, maps, weight, bias, image := l.p, l.maps, l.weight, l.bias, l.image
 	k, cols := p.colRows(), p.colCols()
-	{
-		bp := colScratch[T](p)
-		defer putCol(bp)
-		var col []T
-		if bp != nil {
-			col = *bp
+	bp := colScratch[T](p)
+	defer putCol(bp)
+	var col []T
+	if bp != nil {
+		col = *bp
+	}
+	for n := lo; n < hi; n++ {
+		for g := range p.groups {
+			src := maps[(n*p.groups+g)*p.mapsSize():][:p.mapsSize()]
+			img := image[(n*p.groups+g)*p.imageSize():][:p.imageSize()]
+			if col == nil {
+				accel.Gemm(true, false, k, cols, p.maps, 1, weight[g*p.maps*k:], k, src, cols, 0, img, cols)
+				continue
+			}
+			accel.Gemm(true, false, k, cols, p.maps, 1, weight[g*p.maps*k:], k, src, cols, 0, col, cols)
+			accel.Col2im(p.geom, col, img)
 		}
-		for n := lo; n < hi; n++ {
-			for g := range p.groups {
-				src := maps[(n*p.groups+g)*p.mapsSize():][:p.mapsSize()]
-				img := image[(n*p.groups+g)*p.imageSize():][:p.imageSize()]
-				if col == nil {
-					accel.Gemm(true, false, k, cols, p.maps, 1, weight[g*p.maps*k:], k, src, cols, 0, img, cols)
-					continue
-				}
-				accel.Gemm(true, false, k, cols, p.maps, 1, weight[g*p.maps*k:], k, src, cols, 0, col, cols)
-				accel.Col2im(p.geom, col, img)
-			}
-			if bias != nil {
-				addBias(image[n*p.groups*p.imageSize():][:p.groups*p.imageSize()], bias, p.geom.InH*p.geom.InW)
-			}
+		if bias != nil {
+			addBias(image[n*p.groups*p.imageSize():][:p.groups*p.imageSize()], bias, p.geom.InH*p.geom.InW)
 		}
 	}
 }
@@ -943,42 +939,40 @@ func (l *convWeightGradLoop[T]) Range(lo, hi int) {
 	p, maps, image, chunks, partial := l.p, l.maps, l.image, l.chunks, l.partial[:]
 	k, cols := p.colRows(), p.colCols()
 	packed := accel.PackedBLen[T](cols, k) <= packedConvMax
-	{
-		var bp *[]T
-		if packed {
-			bp = getScratch[T](accel.PackedBLen[T](cols, k))
-		} else {
-			bp = colScratch[T](p)
-		}
-		defer putCol(bp)
-		var col []T
-		if bp != nil {
-			col = *bp
-		}
-		for c := lo; c < hi; c++ {
-			acc := partial[c]
-			var beta T
-			for n := c * p.batch / chunks; n < (c+1)*p.batch/chunks; n++ {
-				for g := range p.groups {
-					img := image[(n*p.groups+g)*p.imageSize():][:p.imageSize()]
-					gy := maps[(n*p.groups+g)*p.mapsSize():][:p.mapsSize()]
-					if packed {
-						accel.Im2colPackedT(p.geom, img, col)
-						accel.GemmPackedB(false, p.maps, k, cols, gy, cols, col, beta, acc[g*p.maps*k:], k, nil)
-						continue
-					}
-					src := img
-					if col != nil {
-						accel.Im2col(p.geom, img, col)
-						src = col
-					}
-					accel.Gemm(false, true, p.maps, k, cols, 1, gy, cols, src, cols, beta, acc[g*p.maps*k:], k)
+	var bp *[]T
+	if packed {
+		bp = getScratch[T](accel.PackedBLen[T](cols, k))
+	} else {
+		bp = colScratch[T](p)
+	}
+	defer putCol(bp)
+	var col []T
+	if bp != nil {
+		col = *bp
+	}
+	for c := lo; c < hi; c++ {
+		acc := partial[c]
+		var beta T
+		for n := c * p.batch / chunks; n < (c+1)*p.batch/chunks; n++ {
+			for g := range p.groups {
+				img := image[(n*p.groups+g)*p.imageSize():][:p.imageSize()]
+				gy := maps[(n*p.groups+g)*p.mapsSize():][:p.mapsSize()]
+				if packed {
+					accel.Im2colPackedT(p.geom, img, col)
+					accel.GemmPackedB(false, p.maps, k, cols, gy, cols, col, beta, acc[g*p.maps*k:], k, nil)
+					continue
 				}
-				beta = 1
+				src := img
+				if col != nil {
+					accel.Im2col(p.geom, img, col)
+					src = col
+				}
+				accel.Gemm(false, true, p.maps, k, cols, 1, gy, cols, src, cols, beta, acc[g*p.maps*k:], k)
 			}
-			if beta == 0 { // no images in this chunk
-				clear(acc)
-			}
+			beta = 1
+		}
+		if beta == 0 { // no images in this chunk
+			clear(acc)
 		}
 	}
 }
