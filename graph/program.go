@@ -317,38 +317,26 @@ func (p *program) newFrame() []ops.Value {
 	if p.static == nil {
 		return p.ownFrame()
 	}
-	for _, c := range p.consts {
-		p.static[c.slot] = c.value
-	}
 	return p.static
 }
 
 // ownFrame returns a frame of freshly allocated planned buffers, for a
 // call that keeps its values (a call on the autograd tape).
-func (p *program) ownFrame() []ops.Value {
-	frame := p.allocate(false)
-	for _, c := range p.consts {
-		frame[c.slot] = c.value
-	}
-	return frame
-}
+func (p *program) ownFrame() []ops.Value { return p.allocate(false) }
 
 // borrowFrame returns a frame for a call that keeps none of its values
 // once its outputs are copied out: a spare one, or a new one. Give it
 // back with returnFrame.
 func (p *program) borrowFrame() []ops.Value {
 	p.spareMu.Lock()
-	defer p.spareMu.Unlock()
 	if n := len(p.spare); n > 0 {
 		f := p.spare[n-1]
 		p.spare = p.spare[:n-1]
+		p.spareMu.Unlock()
 		return f
 	}
-	frame := p.allocate(true) // no backward follows
-	for _, c := range p.consts {
-		frame[c.slot] = c.value
-	}
-	return frame
+	p.spareMu.Unlock()
+	return p.allocate(true) // no backward follows
 }
 
 // returnFrame keeps frame for a later call, forgetting its inputs.
@@ -404,7 +392,8 @@ func (p *program) buffers(forwardOnly bool) []any {
 	return bufs
 }
 
-// frameOf returns a frame whose op-output slots are views of bufs.
+// frameOf returns a frame whose op-output slots are views of bufs and
+// whose constant slots hold the constants (no run writes over them).
 func (p *program) frameOf(bufs []any) []ops.Value {
 	frame := make([]ops.Value, len(p.shapes))
 	for id, b := range p.slotBuffer {
@@ -415,6 +404,9 @@ func (p *program) frameOf(bufs []any) []ops.Value {
 			}
 			frame[id] = ops.Value{Shape: p.shapes[id], DType: p.dtypes[id], Data: data}
 		}
+	}
+	for _, c := range p.consts {
+		frame[c.slot] = c.value
 	}
 	return frame
 }
