@@ -55,7 +55,8 @@
 // forward, eagerly or while tracing (deferred initialisation). A new input
 // shape or dtype traces again; Cast and changed children clear the cache.
 // Hybridize takes HybridizeOptions: StaticAlloc keeps the graph's buffers
-// across calls, StaticShape keeps one compiled graph. Inside Record, a
+// across calls, StaticShape keeps one compiled graph (another input shape
+// is still accepted, as in MXNet, and replaces it). Inside Record, a
 // hybridized block is one node of the autograd tape, so Backward reaches
 // its parameters as it does eagerly. Outside Record, a StaticAlloc block
 // returns the graph's own output buffers, as MXNet does: a call allocates
