@@ -219,6 +219,7 @@ func backprop(heads, headGrads []*NDArray, createGraph, retainGraph bool) (grads
 	if !retainGraph {
 		for _, e := range order {
 			e.freed = true
+			e.op.ReleaseRecorded(e.attrs)
 		}
 	}
 	return grads, nil

@@ -1,6 +1,8 @@
 package eager_test
 
 import (
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -202,5 +204,110 @@ func TestUnknownOpAndAttrErrors(t *testing.T) {
 	_, err = op.ParseAttrs(map[string]string{"scalar": "abc"})
 	if err == nil || !strings.Contains(err.Error(), `scalar="abc" is not a number`) {
 		t.Errorf("bad value: got %v", err)
+	}
+}
+
+// TestRegistryKernelsOverwriteOutputs runs every op not marked
+// Accumulates twice: once on outputs that start at zero, once on outputs
+// that hold NaN, as a reused buffer of a planned graph may. The kernel
+// must write every element without reading it, so both give the same.
+func TestRegistryKernelsOverwriteOutputs(t *testing.T) {
+	for _, c := range cases(t) {
+		if c.Op.Accumulates() {
+			continue
+		}
+		for _, dt := range []ops.DType{ops.Float32, ops.Float64} {
+			zeroed, err := runOnOutputs(c, dt, false)
+			if err != nil {
+				continue // reported by TestRegistryShapesAndKernels
+			}
+			dirty, err := runOnOutputs(c, dt, true)
+			if err != nil {
+				t.Errorf("%s %v: the kernel fails on outputs that hold NaN: %v", c.Name, dt, err)
+				continue
+			}
+			for j := range zeroed {
+				x, y := zeroed[j], dirty[j]
+				for k := range x {
+					if x[k] != y[k] && !(math.IsNaN(x[k]) && math.IsNaN(y[k])) {
+						t.Errorf("%s %v: output %d[%d] is %v on a zeroed buffer and %v on one holding NaN: mark the op Accumulates, or write every element",
+							c.Name, dt, j, k, x[k], y[k])
+						break
+					}
+				}
+			}
+		}
+	}
+}
+
+// runOnOutputs runs c's kernel directly on outputs it allocates, filled
+// with NaN when dirty, and returns the outputs' values.
+func runOnOutputs(c optest.Case, dt ops.DType, dirty bool) ([][]float64, error) {
+	in := c.Inputs(dt, 3)
+	vals := make([]ops.Value, len(in))
+	shapes := make([]ops.Shape, len(in))
+	dtypes := make([]ops.DType, len(in))
+	for j, a := range in {
+		vals[j], shapes[j], dtypes[j] = a.Value(), a.Shape(), a.DType()
+	}
+	outShapes, _, err := c.Op.InferShape(c.Attrs, shapes)
+	if err != nil {
+		return nil, err
+	}
+	outTypes, err := c.Op.InferDType(c.Attrs, dtypes)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ops.Value, len(outShapes))
+	for j := range out {
+		out[j] = ops.NewValue(outShapes[j], outTypes[j])
+		if dirty {
+			fillNaN(out[j].Data)
+		}
+	}
+	env := &ops.Env{Training: true, Rand: rand.New(rand.NewPCG(5, 7))}
+	if err := c.Op.Forward(env, c.Attrs, vals, out); err != nil {
+		return nil, err
+	}
+	res := make([][]float64, len(out))
+	for j, o := range out {
+		res[j] = eager.FromValue(o).Float64s()
+	}
+	return res, nil
+}
+
+// fillNaN fills a buffer with NaN, or with a large value for integer types.
+func fillNaN(data any) {
+	switch d := data.(type) {
+	case []float32:
+		for i := range d {
+			d[i] = float32(math.NaN())
+		}
+	case []float64:
+		for i := range d {
+			d[i] = math.NaN()
+		}
+	case []int32:
+		for i := range d {
+			d[i] = 1 << 30
+		}
+	case []int64:
+		for i := range d {
+			d[i] = 1 << 40
+		}
+	case []uint8:
+		for i := range d {
+			d[i] = 0xAB
+		}
+	case []int8:
+		for i := range d {
+			d[i] = 0x5B
+		}
+	case []bool:
+		for i := range d {
+			d[i] = true
+		}
+	default:
+		panic(fmt.Sprintf("fillNaN: unexpected buffer type %T", data))
 	}
 }

@@ -250,10 +250,13 @@ func (c *CachedOp) Backward(headGrads ...*eager.NDArray) ([]*eager.NDArray, erro
 
 // callAttrs is the attribute value of one call on the tape: the program
 // chosen for its inputs and, once run, the frame its backward reads.
+// dirty says that the frame's buffers may hold values other than this
+// call's: it was recycled from an earlier call, or a backward ran on it.
 type callAttrs struct {
 	c     *CachedOp
 	prog  *program
 	frame []ops.Value
+	dirty bool
 }
 
 // Call runs the graph as one op of the eager autograd tape: inside
@@ -312,12 +315,16 @@ func (c *CachedOp) defineOps() {
 			for i, h := range in {
 				frame[p.headSlot[i]] = h
 			}
-			if err := p.run(frame, p.nForward, len(p.steps), true, nil, a.c.hook, p.static != nil); err != nil {
+			dirty := a.dirty
+			a.dirty = true // a second backward (retainGraph) finds this one's values
+			if err := p.run(frame, p.nForward, len(p.steps), true, nil, a.c.hook, dirty); err != nil {
 				return err
 			}
 			for i, s := range p.gradSlot {
 				if s >= 0 {
 					ops.CopyData(out[i].Data, frame[s].Data)
+				} else {
+					ops.ClearData(out[i].Data) // no gradient flows to this input
 				}
 			}
 			return nil
@@ -344,13 +351,17 @@ func (c *CachedOp) defineOps() {
 		Kernel: func(env *ops.Env, a *callAttrs, in, out []ops.Value) error {
 			p := a.prog
 			// A call on the tape keeps its own values for its backward,
-			// in planned buffers, even with StaticAlloc. Any other call
-			// keeps nothing once its outputs are copied out, so its frame
-			// is reused by later calls.
+			// in planned buffers, even with StaticAlloc, until the tape
+			// releases it (Release below), and its frame goes to a later
+			// call on the tape. Any other call keeps nothing once its
+			// outputs are copied out, so its frame is reused at once.
 			recorded := eager.IsRecording()
 			var frame []ops.Value
+			dirty := true
 			if recorded {
-				frame = p.ownFrame()
+				var recycled bool
+				frame, recycled = p.tapeFrame()
+				dirty = recycled
 			} else {
 				frame = p.borrowFrame()
 				defer p.returnFrame(frame)
@@ -364,16 +375,25 @@ func (c *CachedOp) defineOps() {
 				r, unlock = eager.LockRand()
 				defer unlock()
 			}
-			if err := p.run(frame, 0, p.nForward, env.Training, r, a.c.hook, !recorded); err != nil {
+			if err := p.run(frame, 0, p.nForward, env.Training, r, a.c.hook, dirty); err != nil {
+				if recorded {
+					p.returnTapeFrame(frame)
+				}
 				return err
 			}
 			for i, s := range p.outSlot {
 				ops.CopyData(out[i].Data, frame[s].Data)
 			}
 			if recorded {
-				a.frame = frame
+				a.frame, a.dirty = frame, dirty
 			}
 			return nil
+		},
+		Release: func(a *callAttrs) {
+			if a.frame != nil {
+				a.prog.returnTapeFrame(a.frame)
+				a.frame = nil
+			}
 		},
 		Grad: func(f ops.F, a *callAttrs, in, out, outGrad []ops.Tensor) []ops.Tensor {
 			if a.prog.gradErr != nil {

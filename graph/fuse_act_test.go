@@ -106,19 +106,29 @@ func TestFuseActivationGradients(t *testing.T) {
 	}
 }
 
-// Calls that the tape does not record reuse their buffers: results stay
-// right call after call, also for kernels that accumulate into their
-// output (Deconvolution's col2im), and match a recorded call's.
+// Calls reuse their buffers: calls that the tape does not record at once,
+// calls on the tape once Backward released them. Results stay right call
+// after call, also for a kernel that accumulates into its output, and
+// unrecorded calls match recorded ones.
 func TestCallRecyclesBuffers(t *testing.T) {
 	tr := graph.NewTracer()
 	F := tr.F()
 	x := graph.Var("x", ops.Shape{2, 3, 4, 4}, ops.Float32)
 	w := graph.Var("w", ops.Shape{3, 2, 3, 3}, ops.Float32)
-	// An op whose kernel adds into its output, as scatter-adds do: it
+	// An op whose kernel adds into its output, as scatter-adds may: it
 	// needs a cleared buffer. It comes first, so that its buffer is not
-	// one the memory plan reuses (those are always cleared).
-	acc := ops.Define(ops.Def[ops.NoAttrs]{
-		Name: "_test_accumulate", Inputs: []string{"data"},
+	// one the memory plan shares with another value.
+	// Its gradient is the same op, so that the backward half has one too.
+	var acc *ops.Op
+	acc = ops.Define(ops.Def[ops.NoAttrs]{
+		Name: "_test_accumulate", Inputs: []string{"data"}, Accumulates: true,
+		Grad: func(f ops.F, a *ops.NoAttrs, _, _, g []ops.Tensor) []ops.Tensor {
+			out, err := f.Apply(acc, a, g[0])
+			if err != nil {
+				panic(err)
+			}
+			return out
+		},
 		Shape: func(_ *ops.NoAttrs, in []ops.Shape) ([]ops.Shape, error) { return []ops.Shape{in[0].Clone()}, nil },
 		Kernel: func(_ *ops.Env, _ *ops.NoAttrs, in, out []ops.Value) error {
 			o, v := out[0].Data.([]float32), in[0].Data.([]float32)
@@ -148,12 +158,38 @@ func TestCallRecyclesBuffers(t *testing.T) {
 			t.Fatal(err)
 		}
 		var want []*eager.NDArray
+		xv.AttachGrad()
 		eager.Record(func() { want, err = cop.Call(argsFor(cop, bind)...) })
 		if err != nil {
 			t.Fatal(err)
 		}
 		if k := optest.FirstDiff(got[0].Float64s(), want[0].Float64s(), 0, 0); k >= 0 {
 			t.Fatalf("call %d: element %d = %v, want %v", i, k, got[0].Float64s()[k], want[0].Float64s()[k])
+		}
+		// Backward releases the call: the next one on the tape reuses its
+		// buffers. The gradient must not see an earlier call's values.
+		if err := want[0].Backward(); err != nil {
+			t.Fatal(err)
+		}
+		g := xv.Grad().Float64s()
+		xv.AttachGrad()
+		var again []*eager.NDArray
+		eager.Record(func() { again, err = cop.Call(argsFor(cop, bind)...) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := eager.Backward([]*eager.NDArray{again[0]}, nil, true); err != nil {
+			t.Fatal(err)
+		}
+		if k := optest.FirstDiff(xv.Grad().Float64s(), g, 0, 0); k >= 0 {
+			t.Fatalf("call %d: gradient element %d = %v on a reused frame, %v on a fresh one", i, k, xv.Grad().Float64s()[k], g[k])
+		}
+		// A second backward of the same call (retainGraph) gives the same.
+		if err := again[0].Backward(); err != nil {
+			t.Fatal(err)
+		}
+		if k := optest.FirstDiff(xv.Grad().Float64s(), g, 0, 0); k >= 0 {
+			t.Fatalf("call %d: gradient element %d = %v from a second backward, want %v", i, k, xv.Grad().Float64s()[k], g[k])
 		}
 	}
 }

@@ -45,6 +45,10 @@ type program struct {
 	static []ops.Value
 	// inPlaceSlot marks the slots of inPlace, for the executor's loop.
 	inPlaceSlot []bool
+	// accumulates marks the slots written by a kernel that adds into its
+	// output (ops.Op.Accumulates): a buffer that held another value is
+	// cleared before such a kernel runs, and only then.
+	accumulates []bool
 	// maxIn and maxOut are the most inputs and outputs of any step.
 	maxIn, maxOut int
 	// state is the executor's scratch, kept with the static buffers; nil
@@ -54,9 +58,12 @@ type program struct {
 	// and of the input gradients as arrays, made on first use.
 	outArrays, gradArrays []*eager.NDArray
 	// spare holds frames of calls that kept nothing (outside Record,
-	// without StaticAlloc), for the next such call to reuse.
-	spareMu sync.Mutex
-	spare   [][]ops.Value
+	// without StaticAlloc), for the next such call to reuse; tapeSpare
+	// holds whole frames of calls on the tape whose gradient has run and
+	// been released, for the next call on the tape.
+	spareMu   sync.Mutex
+	spare     [][]ops.Value
+	tapeSpare [][]ops.Value
 }
 
 // runState is the scratch of one run: the environment and argument lists
@@ -263,10 +270,16 @@ func (p *program) planBuffers(table *slotTable) error {
 		p.reused[id] = b >= 0 && shared[b] > 1
 	}
 	p.inPlaceSlot = make([]bool, len(p.shapes))
+	p.accumulates = make([]bool, len(p.shapes))
 	for _, s := range p.steps {
 		if plan.InPlace[s.node] {
 			p.inPlace = append(p.inPlace, s.out[0])
 			p.inPlaceSlot[s.out[0]] = true
+		}
+		if s.node.Op.Accumulates() {
+			for _, o := range s.out {
+				p.accumulates[o] = true
+			}
 		}
 	}
 	return nil
@@ -315,14 +328,47 @@ func noGradOf(args []*eager.NDArray) []bool {
 // allocated planned buffers.
 func (p *program) newFrame() []ops.Value {
 	if p.static == nil {
-		return p.ownFrame()
+		return p.allocate(false)
 	}
 	return p.static
 }
 
-// ownFrame returns a frame of freshly allocated planned buffers, for a
-// call that keeps its values (a call on the autograd tape).
-func (p *program) ownFrame() []ops.Value { return p.allocate(false) }
+// tapeFrame returns a frame for a call on the autograd tape, which keeps
+// its values for its backward: a released one (recycled is then true, and
+// its buffers hold an earlier call's values), or freshly allocated
+// planned buffers. The tape gives it back with returnTapeFrame.
+func (p *program) tapeFrame() (frame []ops.Value, recycled bool) {
+	p.spareMu.Lock()
+	if n := len(p.tapeSpare); n > 0 {
+		f := p.tapeSpare[n-1]
+		p.tapeSpare = p.tapeSpare[:n-1]
+		p.spareMu.Unlock()
+		return f, true
+	}
+	p.spareMu.Unlock()
+	return p.allocate(false), false
+}
+
+// returnTapeFrame keeps the frame of a call on the tape whose gradient
+// will not run again, forgetting its inputs and head gradients.
+func (p *program) returnTapeFrame(frame []ops.Value) {
+	p.forgetInputs(frame)
+	for _, s := range p.headSlot {
+		frame[s] = ops.Value{}
+	}
+	p.spareMu.Lock()
+	if len(p.tapeSpare) < maxSpareFrames {
+		p.tapeSpare = append(p.tapeSpare, frame)
+	}
+	p.spareMu.Unlock()
+}
+
+// forgetInputs drops the frame's references to the call's inputs.
+func (p *program) forgetInputs(frame []ops.Value) {
+	for _, s := range p.varSlot {
+		frame[s] = ops.Value{}
+	}
+}
 
 // borrowFrame returns a frame for a call that keeps none of its values
 // once its outputs are copied out: a spare one, or a new one. Give it
@@ -341,9 +387,7 @@ func (p *program) borrowFrame() []ops.Value {
 
 // returnFrame keeps frame for a later call, forgetting its inputs.
 func (p *program) returnFrame(frame []ops.Value) {
-	for _, s := range p.varSlot {
-		frame[s] = ops.Value{}
-	}
+	p.forgetInputs(frame)
 	p.spareMu.Lock()
 	if len(p.spare) < maxSpareFrames {
 		p.spare = append(p.spare, frame)
@@ -460,8 +504,8 @@ type hookSpec struct {
 
 // run executes steps[from:to] on frame. dirty says that the frame's
 // buffers hold values of an earlier call (static or reused buffers), so
-// that every output is cleared before a kernel that may accumulate into
-// it runs.
+// that an output is cleared before a kernel that accumulates into it
+// runs; other kernels write every element of their outputs.
 //
 // With StaticAlloc the run uses the program's scratch and allocates
 // nothing itself; the kernels' own scratch comes from pools.
@@ -482,9 +526,9 @@ func (p *program) run(frame []ops.Value, from, to int, training bool, r *rand.Ra
 			switch {
 			case frame[o].Data == nil:
 				frame[o] = ops.NewValue(p.shapes[o], p.dtypes[o])
-			case (p.reused[o] || dirty) && !p.inPlaceSlot[o]:
-				// Kernels may accumulate into their output (col2im,
-				// scatter-adds): a reused buffer starts from zero.
+			case p.accumulates[o] && (p.reused[o] || dirty) && !p.inPlaceSlot[o]:
+				// The kernel adds into its output: a reused buffer
+				// starts from zero.
 				ops.ClearData(frame[o].Data)
 			}
 			out = append(out, frame[o])

@@ -113,7 +113,7 @@ func TestConvWeightGradPackedMatchesBlocked(t *testing.T) {
 }
 
 // TestFusedReluOps checks the fused layer ops against the layer followed
-// by relu, in float32 and float64.
+// by relu, in float32 and float64, on outputs that start as NaN.
 func TestFusedReluOps(t *testing.T) {
 	r := rand.New(rand.NewPCG(33, 34))
 	for _, dt := range []DType{Float32, Float64} {
@@ -148,6 +148,13 @@ func TestFusedReluOps(t *testing.T) {
 				return Value{Data: MakeData(dt, outShapes[0].Size()), Shape: outShapes[0], DType: dt}
 			}
 			plain, fused := mk(), mk()
+			// The fused kernel writes every element: a reused buffer
+			// holding NaN must not show through.
+			nans := make([]float64, outShapes[0].Size())
+			for i := range nans {
+				nans[i] = math.NaN()
+			}
+			fused.Data = FromFloat64s(dt, nans)
 			if err := tc.op.Forward(nil, attrs, in, []Value{plain}); err != nil {
 				t.Fatal(err)
 			}

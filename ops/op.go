@@ -22,6 +22,7 @@ type Op struct {
 	random   bool
 	noGrad   bool
 	inPlace  bool
+	accum    bool
 	custom   bool // made by RegisterCustom
 	samples  []Sample
 
@@ -34,6 +35,7 @@ type Op struct {
 	kernel     func(*Env, Attrs, []Value, []Value) error
 	grad       func(F, Attrs, []Tensor, []Tensor, []Tensor) []Tensor
 	elem       func(Attrs) func([]float64) float64
+	release    func(Attrs)
 }
 
 // Def defines an op for Register. A is the op's attribute struct (NoAttrs
@@ -89,6 +91,17 @@ type Def[A any] struct {
 	// input 0 (it reads each input element before writing that output
 	// element), so a memory planner may let them share one buffer.
 	InPlace bool
+	// Accumulates says the kernel adds into its outputs, or leaves some of
+	// their elements alone, so that it needs them to start at zero. Every
+	// other kernel writes each output element without reading it, and an
+	// executor may hand it buffers that still hold an earlier call's
+	// values. The registry tests check this of every op not marked.
+	Accumulates bool
+	// Release, when set, is called once the autograd tape lets go of a
+	// recorded call of the op (Backward ran without retainGraph): no
+	// gradient of that call will run again, so what its kernel kept in
+	// the attributes for the gradient may be reused.
+	Release func(a *A)
 
 	Samples []Sample // attribute and shape sets the registry tests walk
 }
@@ -126,7 +139,7 @@ func Define[A any](d Def[A]) *Op {
 		panic("ops.Register " + d.Name + ": Shape and Kernel are required")
 	}
 	op := &Op{name: d.Name, aliases: d.Aliases, doc: d.Doc, attrType: at, aux: d.Aux,
-		random: d.Random, noGrad: d.NoGrad, inPlace: d.InPlace, samples: d.Samples}
+		random: d.Random, noGrad: d.NoGrad, inPlace: d.InPlace, accum: d.Accumulates, samples: d.Samples}
 	op.defaults = newDefaults(op)
 	typed := func(a Attrs) *A { return a.(*A) }
 	switch {
@@ -158,6 +171,9 @@ func Define[A any](d Def[A]) *Op {
 	op.kernel = func(env *Env, a Attrs, in, out []Value) error { return d.Kernel(env, typed(a), in, out) }
 	if d.Grad != nil {
 		op.grad = func(f F, a Attrs, in, out, g []Tensor) []Tensor { return d.Grad(f, typed(a), in, out, g) }
+	}
+	if d.Release != nil {
+		op.release = func(a Attrs) { d.Release(typed(a)) }
 	}
 	if d.Elementwise != nil {
 		op.elem = func(a Attrs) func([]float64) float64 { return d.Elementwise(typed(a)) }
@@ -272,6 +288,18 @@ func (op *Op) ElemFunc(a Attrs) (func([]float64) float64, bool) {
 // InPlace reports whether the kernel may write its output into the buffer
 // of input 0.
 func (op *Op) InPlace() bool { return op.inPlace }
+
+// ReleaseRecorded tells the op that the autograd tape let go of a
+// recorded call with attributes a (see Def.Release).
+func (op *Op) ReleaseRecorded(a Attrs) {
+	if op.release != nil {
+		op.release(a)
+	}
+}
+
+// Accumulates reports whether the kernel needs its outputs to start at
+// zero (it adds into them, or writes only some of their elements).
+func (op *Op) Accumulates() bool { return op.accum }
 
 // AuxInputs lists the inputs the kernel updates in place.
 func (op *Op) AuxInputs() []int { return op.aux }
