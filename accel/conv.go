@@ -131,17 +131,23 @@ func col2imRow[T Float](g ConvGeom, r, outH, outW int, src, img []T) {
 	if owLo >= owHi {
 		return
 	}
+	offH := kh*g.DilateH - g.PadH
+	if g.StrideW == 1 {
+		// Whole rows at unit stride: one call for the tap.
+		ohLo, ohHi := validRange(outH, g.InH, g.StrideH, offH)
+		if ohLo < ohHi {
+			addRows(plane[(ohLo*g.StrideH+offH)*g.InW+owLo+offW:], g.StrideH*g.InW,
+				src[ohLo*outW+owLo:], outW, ohHi-ohLo, owHi-owLo)
+		}
+		return
+	}
 	for oh := range outH {
-		ih := oh*g.StrideH - g.PadH + kh*g.DilateH
+		ih := oh*g.StrideH + offH
 		if ih < 0 || ih >= g.InH {
 			continue
 		}
 		in := src[oh*outW : (oh+1)*outW]
 		dst := plane[ih*g.InW : (ih+1)*g.InW]
-		if g.StrideW == 1 {
-			addSlice(dst[owLo+offW:owHi+offW], in[owLo:owHi])
-			continue
-		}
 		for ow := owLo; ow < owHi; ow++ {
 			dst[ow*g.StrideW+offW] += in[ow]
 		}

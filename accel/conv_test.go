@@ -209,7 +209,11 @@ func TestIm2colEmptyOutput(t *testing.T) {
 // rows) against the float64 one.
 func TestCol2imFloat32(t *testing.T) {
 	r := rand.New(rand.NewPCG(55, 56))
-	geoms := append(convGeoms(), ConvGeom{Channels: 1, InH: 28, InW: 28, KernelH: 5, KernelW: 5, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1})
+	geoms := append(convGeoms(),
+		ConvGeom{Channels: 1, InH: 28, InW: 28, KernelH: 5, KernelW: 5, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1},
+		ConvGeom{Channels: 6, InH: 12, InW: 12, KernelH: 5, KernelW: 5, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1},                  // rows of 8
+		ConvGeom{Channels: 2, InH: 9, InW: 15, KernelH: 3, KernelW: 3, StrideH: 2, StrideW: 1, PadH: 1, PadW: 1, DilateH: 1, DilateW: 1}, // rows of 15
+	)
 	for gi, g := range geoms {
 		col := randSlice[float64](r, g.Channels*g.KernelH*g.KernelW*g.OutH()*g.OutW())
 		base := randSlice[float64](r, g.Channels*g.InH*g.InW)

@@ -45,6 +45,25 @@ func transposePanel[T Float](panel, x []T, rs, base, cnt, depth, w int) bool {
 // reluKernel is Relu for float32, or nil when there is no vector kernel.
 var reluKernel func(x, y []float32)
 
+// addRowsKernel is addRows for float32, or nil when there is no vector
+// kernel.
+var addRowsKernel func(dst []float32, dstStride int, src []float32, srcStride, rows, n int)
+
+// addRows adds rows of n elements of src into dst: dst[r*dstStride+i] +=
+// src[r*srcStride+i] for r < rows and i < n.
+func addRows[T Float](dst []T, dstStride int, src []T, srcStride, rows, n int) {
+	if k, ok := any(addRowsKernel).(func(dst []T, dstStride int, src []T, srcStride, rows, n int)); ok && k != nil {
+		k(dst, dstStride, src, srcStride, rows, n)
+		return
+	}
+	for r := range rows {
+		d := dst[r*dstStride:][:n]
+		for i, v := range src[r*srcStride:][:n] {
+			d[i] += v
+		}
+	}
+}
+
 // maxPool2x2BackKernel is the gradient of a float32 row of 2x2 pooling
 // (see maxPool2x2Backward), or nil when there is no vector kernel.
 var maxPool2x2BackKernel func(r0, r1, gout, g0, g1 []float32)

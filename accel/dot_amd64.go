@@ -64,8 +64,20 @@ func reluAVX2(n int, x, y *float32)
 //go:noescape
 func maxPool2x2BackAVX2(n int, r0, r1, gout, gi0, gi1 *float32)
 
+// addRowsAVX2 sets dst[r*dstStride+i] += src[r*srcStride+i] for r < rows
+// and i < n; rows and n are positive.
+//
+//go:noescape
+func addRowsAVX2(rows, n int, dst *float32, dstStride int, src *float32, srcStride int)
+
+// maxPool2x2Back4AVX is maxPool2x2BackAVX2 for exactly four outputs.
+//
+//go:noescape
+func maxPool2x2Back4AVX(r0, r1, gout, gi0, gi1 *float32)
+
 func init() {
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
+		addRowsKernel = addRows32
 		maxPool2x2BackKernel = maxPool2x2BackRow32
 		reluKernel = relu32
 		transposeKernel = transposePanel32
@@ -226,12 +238,28 @@ func relu32(x, y []float32) {
 }
 
 // maxPool2x2BackRow32 is the gradient of one output row of 2x2 pooling:
-// the assembly kernel for the multiple-of-8 head, the tail in Go.
+// the assembly kernels for the multiple-of-8 head and then four more
+// outputs, the rest in Go.
 func maxPool2x2BackRow32(r0, r1, gout, g0, g1 []float32) {
 	n := len(gout) &^ 7
 	if n > 0 {
 		_, _, _, _ = r0[2*n-1], r1[2*n-1], g0[2*n-1], g1[2*n-1]
 		maxPool2x2BackAVX2(n, &r0[0], &r1[0], &gout[0], &g0[0], &g1[0])
 	}
+	if len(gout)-n >= 4 {
+		_, _, _, _ = r0[2*n+7], r1[2*n+7], g0[2*n+7], g1[2*n+7]
+		maxPool2x2Back4AVX(&r0[2*n], &r1[2*n], &gout[n], &g0[2*n], &g1[2*n])
+		n += 4
+	}
 	maxPool2x2BackRow(r0, r1, gout, g0, g1, n)
+}
+
+// addRows32 is addRows for float32, in assembly.
+func addRows32(dst []float32, dstStride int, src []float32, srcStride, rows, n int) {
+	if rows <= 0 || n <= 0 {
+		return
+	}
+	_ = dst[(rows-1)*dstStride+n-1]
+	_ = src[(rows-1)*srcStride+n-1]
+	addRowsAVX2(rows, n, &dst[0], dstStride, &src[0], srcStride)
 }

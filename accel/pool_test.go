@@ -151,7 +151,7 @@ func TestAvgPoolCountIncludePad(t *testing.T) {
 // widths around the vector length.
 func TestMaxPool2x2Float32(t *testing.T) {
 	r := rand.New(rand.NewPCG(17, 18))
-	for _, outW := range []int{1, 7, 8, 9, 12, 16, 29} {
+	for _, outW := range []int{1, 4, 7, 8, 9, 12, 13, 16, 29} {
 		g := PoolGeom{Planes: 3, InH: 6, InW: 2*outW + 1, OutH: 3, OutW: outW, KernelH: 2, KernelW: 2, StrideH: 2, StrideW: 2}
 		in := make([]float32, g.Planes*g.InH*g.InW)
 		for i := range in {
