@@ -49,9 +49,21 @@ func (l *scaleVecLoop[T]) Range(lo, hi int) {
 // workers, so results are reproducible across machines.
 const sumBlock = 1024
 
+// ones32 is a leaf's worth of float32 ones: a float32 leaf is summed as
+// its dot product with them, by the vector kernel.
+var ones32 = func() (o [sumBlock]float32) {
+	for i := range o {
+		o[i] = 1
+	}
+	return o
+}()
+
 // Sum returns the sum of x, computed blockwise and pairwise so that the
 // rounding error grows with log(len(x)) rather than len(x).
 func Sum[T Float](x []T) T {
+	if len(x) <= sumBlock {
+		return sumLeaf(x) // one leaf: no closure, nothing allocated
+	}
 	return reduceBlocks(len(x), func(lo, hi int) T { return sumLeaf(x[lo:hi]) })
 }
 
@@ -94,6 +106,11 @@ func pairwise[T Float](x []T) T {
 
 // sumLeaf sums a short slice with four interleaved accumulators.
 func sumLeaf[T Float](x []T) T {
+	if k := sdotKernel; k != nil && len(x) <= len(ones32) {
+		if x32, ok := any(x).([]float32); ok {
+			return T(k(x32, ones32[:len(x32)])) // vector lanes as the accumulators
+		}
+	}
 	var s0, s1, s2, s3 T
 	i := 0
 	for ; i+4 <= len(x); i += 4 {

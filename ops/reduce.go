@@ -158,11 +158,75 @@ func reduce(in Value, kept Shape, out Value, init float64, fold func(acc, x floa
 }
 
 func reduceAny[T Number](x []T, shape, kept Shape, acc []float64, fold func(acc, x float64) float64, sum bool) {
+	if x32, ok := any(x).([]float32); ok && sum {
+		if outer, mid, inner, ok := outerKeptInner(shape, kept); ok {
+			sumOuterInner32(x32, outer, mid, inner, acc)
+			return
+		}
+	}
 	if sum {
 		reduceSumLoop(x, shape, kept, acc)
 		return
 	}
 	reduceLoop(x, shape, kept, acc, fold)
+}
+
+// sumLeaf is the longest run of float32 that sumOuterInner32 sums in
+// float32 before adding to its float64 accumulator (accel.Sum adds one
+// such run without allocating).
+const sumLeaf = 1024
+
+// outerKeptInner splits shape, reduced to kept, into (outer, mid, inner):
+// reduced axes, then kept ones, then reduced ones, as in the sums that
+// make bias gradients (axes 0, 2, 3 of NCHW; axis 0 of a matrix). ok is
+// false when the axes are not laid out so.
+func outerKeptInner(shape, kept Shape) (outer, mid, inner int, ok bool) {
+	outer, mid, inner = 1, 1, 1
+	stage := 0 // 0: leading reduced axes, 1: kept axes, 2: trailing reduced axes
+	for d, n := range shape {
+		if n == 1 {
+			continue
+		}
+		switch reduced := kept[d] == 1; {
+		case reduced && stage == 0:
+			outer *= n
+		case !reduced && stage <= 1:
+			stage = 1
+			mid *= n
+		case reduced:
+			stage = 2
+			inner *= n
+		default:
+			return 0, 0, 0, false
+		}
+	}
+	return outer, mid, inner, true
+}
+
+// sumOuterInner32 is reduceSumLoop for float32 laid out as outerKeptInner
+// says: acc[j] gets the sum of x[i, j, :] over i. Runs along the inner axes
+// are summed in float32 vector lanes, leaf by leaf, and the leaves' sums
+// in float64.
+func sumOuterInner32(x []float32, outer, mid, inner int, acc []float64) {
+	for i := range outer {
+		block := x[i*mid*inner:][:mid*inner]
+		if inner == 1 {
+			for j, v := range block {
+				acc[j] += float64(v)
+			}
+			continue
+		}
+		for j := range mid {
+			row := block[j*inner:][:inner]
+			s := acc[j]
+			for len(row) > 0 {
+				k := min(len(row), sumLeaf)
+				s += float64(accel.Sum(row[:k]))
+				row = row[k:]
+			}
+			acc[j] = s
+		}
+	}
 }
 
 // reduceSumLoop is reduceLoop for fold = acc + x: a run that folds into
