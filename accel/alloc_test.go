@@ -105,6 +105,7 @@ func TestConvPoolNoAllocs(t *testing.T) {
 	}{
 		{"Im2col", func() { Im2col(g, img, col) }},
 		{"Col2im", func() { Col2im(g, col, img) }},
+		{"Col2imSet", func() { Col2imSet(g, col, img) }},
 		{"MaxPool", func() { MaxPool(pg, pin, pout) }},
 		{"MaxPoolBackward", func() { MaxPoolBackward(pg, pin, pout, pin) }},
 		{"AvgPool", func() { AvgPool(pg, pin, pout, false, false) }},

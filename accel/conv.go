@@ -1,5 +1,7 @@
 package accel
 
+import "sync"
+
 // ConvGeom describes one image's convolution window geometry. A 1-D
 // convolution uses InH=1, KernelH=1, StrideH=1, PadH=0, DilateH=1.
 type ConvGeom struct {
@@ -106,6 +108,119 @@ func Col2im[T Float](g ConvGeom, col, img []T) {
 	// parallel work.
 	grain := max(1, im2colGrain/max(1, taps*cols))
 	ParallelRange(g.Channels, grain, col2imLoop[T]{g, outH, outW, col, img})
+}
+
+// Col2imSet writes into img what Col2im would add into a zeroed img:
+// every col element summed into the image element it was copied from.
+// For float32 with unit stride along the width it gathers instead of
+// scattering: each vector of 8 image elements sums the masked loads of
+// the column elements that map to it, and is stored once.
+func Col2imSet[T Float](g ConvGeom, col, img []T) {
+	outH, outW := g.OutH(), g.OutW()
+	cols := outH * outW
+	img = img[:g.Channels*g.InH*g.InW]
+	k, _ := any(col2imRowKernel).(func(dst, col []T, offs []int, t *col2imGatherTable))
+	if k == nil || g.StrideW != 1 || g.InW < 8 || g.KernelH > maxGatherKernelH || g.KernelH*g.KernelW <= 0 || cols <= 0 {
+		clear(img)
+		Col2im(g, col, img)
+		return
+	}
+	col = col[:g.colRows()*cols]
+	grain := max(1, im2colGrain/max(1, g.KernelH*g.KernelW*cols))
+	ParallelRange(g.Channels, grain, col2imSetLoop[T]{g, col2imGatherFor(g), k, col, img})
+}
+
+// maxGatherKernelH bounds the kernel height of Col2imSet's gathering
+// path, whose per-row list of kernel rows lives on the stack.
+const maxGatherKernelH = 32
+
+// col2imSetLoop is Col2imSet's loop over channels.
+type col2imSetLoop[T Float] struct {
+	g        ConvGeom
+	t        *col2imGatherTable
+	k        func(dst, col []T, offs []int, t *col2imGatherTable)
+	col, img []T
+}
+
+func (l *col2imSetLoop[T]) Range(lo, hi int) {
+	g := l.g
+	outH, outW := g.OutH(), g.OutW()
+	cols := outH * outW
+	var offs [maxGatherKernelH]int
+	for c := lo; c < hi; c++ {
+		for ih := range g.InH {
+			// The kernel rows kh whose output row oh reads image row ih.
+			n := 0
+			for kh := range g.KernelH {
+				y := ih + g.PadH - kh*g.DilateH
+				if y < 0 || y%g.StrideH != 0 || y/g.StrideH >= outH {
+					continue
+				}
+				offs[n] = (c*g.KernelH+kh)*g.KernelW*cols + y/g.StrideH*outW
+				n++
+			}
+			l.k(l.img[(c*g.InH+ih)*g.InW:][:g.InW], l.col, offs[:n], l.t)
+		}
+	}
+}
+
+// col2imGatherTable lays out the vectors of one image row for Col2imSet:
+// the first column iw0 of each (every 8th, and the last 8 when the width
+// is not a multiple of 8), and for each vector and kernel column j a
+// col2imTap.
+type col2imGatherTable struct {
+	kw   int
+	iw0  []int
+	taps []col2imTap // len(iw0) * kw
+}
+
+// col2imTap is the load of one kernel column for one vector: an element
+// offset from a kernel row's first column-matrix row at its output row,
+// and the lanes whose output column exists (all ones) or not (zero).
+type col2imTap struct {
+	off  int
+	mask [8]int32
+}
+
+var (
+	gatherMu    sync.RWMutex
+	gatherCache = map[ConvGeom]*col2imGatherTable{}
+)
+
+// col2imGatherFor returns the table of geometry g (unit stride along the
+// width), made on first use and cached like the im2col tables.
+func col2imGatherFor(g ConvGeom) *col2imGatherTable {
+	gatherMu.RLock()
+	t, ok := gatherCache[g]
+	gatherMu.RUnlock()
+	if ok {
+		return t
+	}
+	outH, outW := g.OutH(), g.OutW()
+	cols := outH * outW
+	t = &col2imGatherTable{kw: g.KernelW}
+	for iw0 := 0; iw0 < g.InW; iw0 += 8 {
+		t.iw0 = append(t.iw0, min(iw0, g.InW-8))
+	}
+	for _, iw0 := range t.iw0 {
+		for j := range g.KernelW {
+			shift := g.PadW - j*g.DilateW // output column = image column + shift
+			tap := col2imTap{off: j*cols + iw0 + shift}
+			for lane := range tap.mask {
+				if ow := iw0 + lane + shift; ow >= 0 && ow < outW {
+					tap.mask[lane] = -1
+				}
+			}
+			t.taps = append(t.taps, tap)
+		}
+	}
+	gatherMu.Lock()
+	if len(gatherCache) >= tableCacheMax {
+		clear(gatherCache)
+	}
+	gatherCache[g] = t
+	gatherMu.Unlock()
+	return t
 }
 
 // col2imLoop is Col2im's loop over channels.

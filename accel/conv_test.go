@@ -234,3 +234,44 @@ func TestCol2imFloat32(t *testing.T) {
 		}
 	}
 }
+
+// TestCol2imSet checks Col2imSet, which overwrites img, against Col2im
+// adding into a zeroed image, in float32 (the gathering kernel where the
+// CPU has one) and float64, on buffers that start as NaN.
+func TestCol2imSet(t *testing.T) {
+	r := rand.New(rand.NewPCG(57, 58))
+	geoms := append(convGeoms(),
+		ConvGeom{Channels: 6, InH: 12, InW: 12, KernelH: 5, KernelW: 5, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1},
+		ConvGeom{Channels: 2, InH: 9, InW: 15, KernelH: 3, KernelW: 3, StrideH: 2, StrideW: 1, PadH: 1, PadW: 1, DilateH: 1, DilateW: 1},
+		ConvGeom{Channels: 3, InH: 11, InW: 8, KernelH: 2, KernelW: 3, StrideH: 3, StrideW: 1, PadH: 2, PadW: 4, DilateH: 2, DilateW: 2},
+		ConvGeom{Channels: 1, InH: 4, InW: 21, KernelH: 4, KernelW: 6, StrideH: 1, StrideW: 1, PadH: 3, PadW: 5, DilateH: 1, DilateW: 1},
+	)
+	for gi, g := range geoms {
+		if g.OutH() <= 0 || g.OutW() <= 0 {
+			continue
+		}
+		col := randSlice[float64](r, g.colRows()*g.OutH()*g.OutW())
+		want := make([]float64, g.Channels*g.InH*g.InW)
+		Col2im(g, col, want)
+		got64 := make([]float64, len(want))
+		got32 := make([]float32, len(want))
+		col32 := make([]float32, len(col))
+		for i, v := range col {
+			col32[i] = float32(v)
+		}
+		for i := range got32 {
+			got32[i] = float32(math.NaN())
+			got64[i] = math.NaN()
+		}
+		Col2imSet(g, col, got64)
+		Col2imSet(g, col32, got32)
+		for i := range want {
+			if got64[i] != want[i] && math.Abs(got64[i]-want[i]) > 1e-12*(1+math.Abs(want[i])) {
+				t.Fatalf("geom %d float64: [%d] = %v, want %v", gi, i, got64[i], want[i])
+			}
+			if !(math.Abs(float64(got32[i])-want[i]) <= 1e-5*(1+math.Abs(want[i]))) {
+				t.Fatalf("geom %d float32: [%d] = %v, want %v", gi, i, got32[i], want[i])
+			}
+		}
+	}
+}

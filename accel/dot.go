@@ -49,6 +49,10 @@ var reluKernel func(x, y []float32)
 // kernel.
 var addRowsKernel func(dst []float32, dstStride int, src []float32, srcStride, rows, n int)
 
+// col2imRowKernel computes one image row of Col2imSet for float32 (see
+// col2imRow32), or is nil when there is no vector kernel.
+var col2imRowKernel func(dst, col []float32, offs []int, t *col2imGatherTable)
+
 // addRows adds rows of n elements of src into dst: dst[r*dstStride+i] +=
 // src[r*srcStride+i] for r < rows and i < n.
 func addRows[T Float](dst []T, dstStride int, src []T, srcStride, rows, n int) {

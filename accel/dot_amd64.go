@@ -75,9 +75,16 @@ func addRowsAVX2(rows, n int, dst *float32, dstStride int, src *float32, srcStri
 //go:noescape
 func maxPool2x2Back4AVX(r0, r1, gout, gi0, gi1 *float32)
 
+// col2imVecsAVX2 computes the vectors of one image row of Col2imSet (see
+// col2imRow32).
+//
+//go:noescape
+func col2imVecsAVX2(dst *float32, col *float32, offs *int, noffs int, taps *col2imTap, kw int, iw0 *int, nvec int)
+
 func init() {
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
 		addRowsKernel = addRows32
+		col2imRowKernel = col2imRow32
 		maxPool2x2BackKernel = maxPool2x2BackRow32
 		reluKernel = relu32
 		transposeKernel = transposePanel32
@@ -164,19 +171,24 @@ func gatherRuns32(dst []float32, w int, src []float32, tapBase []int, runs []int
 		return 0
 	}
 	runs = runs[:len(runs)/3*3]
+	// Short runs are copied as blocks of 8, which must fit in the row of
+	// dst. Those at the end of the row that do not fit (the tail) are
+	// copied in Go, after the kernel.
+	vec := len(runs)
 	reach := 0 // how far past tapBase[r] the copies of one row read
 	for i := 0; i < len(runs); i += 3 {
 		t, o, n := runs[i], runs[i+1], runs[i+2]
 		if n < 1 || t < 0 || t+n > w || o < 0 || (i > 0 && t < runs[i-3]+runs[i-1]) {
 			panic("accel: gatherRuns32: a run is out of range")
 		}
-		if n < 8 {
-			if t+8 > w {
-				return 0
-			}
-			n = 8
+		if n < 8 && t+8 > w {
+			vec = min(vec, i)
 		}
-		reach = max(reach, o+n)
+		if i < vec {
+			reach = max(reach, o+max(n, 8))
+		} else {
+			reach = max(reach, o+n)
+		}
 	}
 	rows := 0
 	for rows < len(tapBase) && tapBase[rows] >= 0 && tapBase[rows]+reach <= len(src) {
@@ -186,7 +198,18 @@ func gatherRuns32(dst []float32, w int, src []float32, tapBase []int, runs []int
 		return 0
 	}
 	_ = dst[rows*w-1]
-	gatherRunsAVX2(&dst[0], w, &src[0], &tapBase[0], rows, &runs[0], len(runs)/3)
+	if vec > 0 {
+		gatherRunsAVX2(&dst[0], w, &src[0], &tapBase[0], rows, &runs[0], vec/3)
+	}
+	if tail := runs[vec:]; len(tail) > 0 {
+		for r, base := range tapBase[:rows] {
+			d, s := dst[r*w:][:w], src[base:]
+			for i := 0; i < len(tail); i += 3 {
+				t, o, n := tail[i], tail[i+1], tail[i+2]
+				copy(d[t:t+n], s[o:o+n])
+			}
+		}
+	}
 	return rows
 }
 
@@ -262,4 +285,15 @@ func addRows32(dst []float32, dstStride int, src []float32, srcStride, rows, n i
 	_ = dst[(rows-1)*dstStride+n-1]
 	_ = src[(rows-1)*srcStride+n-1]
 	addRowsAVX2(rows, n, &dst[0], dstStride, &src[0], srcStride)
+}
+
+// col2imRow32 is one image row of Col2imSet for float32, in assembly: the
+// caller has checked that every unmasked load lies inside col.
+func col2imRow32(dst, col []float32, offs []int, t *col2imGatherTable) {
+	if len(offs) == 0 {
+		clear(dst)
+		return
+	}
+	_ = dst[t.iw0[len(t.iw0)-1]+7]
+	col2imVecsAVX2(&dst[0], &col[0], &offs[0], len(offs), &t.taps[0], t.kw, &t.iw0[0], len(t.iw0))
 }

@@ -90,3 +90,65 @@ TEXT ·maxPool2x2Back4AVX(SB), NOSPLIT, $0-40
 	VMOVUPS X2, (R9)
 	VMOVUPS X3, 16(R9)
 	RET
+
+// func col2imVecsAVX2(dst *float32, col *float32, offs *int, noffs int, taps *col2imTap, kw int, iw0 *int, nvec int)
+// One image row of Col2imSet: for each of the nvec vectors v, the sum
+// over the kw taps j (the entries taps[v*kw+j], each an element offset
+// and a lane mask) and over the noffs kernel rows (offs) of the masked
+// load of 8 float32s at col[offs[i]+taps[v*kw+j].off:], stored whole at
+// dst[iw0[v]:]. noffs, kw and nvec are positive. Masked-off lanes are
+// not read, so their addresses may lie outside col.
+TEXT ·col2imVecsAVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), DI
+	MOVQ col+8(FP), SI
+	MOVQ offs+16(FP), R8
+	MOVQ noffs+24(FP), R9
+	MOVQ taps+32(FP), R12
+	MOVQ iw0+48(FP), R13
+	MOVQ nvec+56(FP), R14
+
+col2im_vec:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y3, Y3, Y3
+	MOVQ kw+40(FP), CX
+
+col2im_tap:
+	VMOVDQU 8(R12), Y1
+	MOVQ 0(R12), AX
+	LEAQ (SI)(AX*4), BX
+	MOVQ R8, DX
+	MOVQ R9, R10
+	CMPQ R10, $2
+	JLT col2im_one
+
+col2im_two:
+	MOVQ (DX), AX
+	VMASKMOVPS (BX)(AX*4), Y1, Y2
+	VADDPS Y2, Y0, Y0
+	MOVQ 8(DX), AX
+	VMASKMOVPS (BX)(AX*4), Y1, Y4
+	VADDPS Y4, Y3, Y3
+	ADDQ $16, DX
+	SUBQ $2, R10
+	CMPQ R10, $2
+	JGE col2im_two
+	TESTQ R10, R10
+	JZ col2im_tapdone
+
+col2im_one:
+	MOVQ (DX), AX
+	VMASKMOVPS (BX)(AX*4), Y1, Y2
+	VADDPS Y2, Y0, Y0
+
+col2im_tapdone:
+	ADDQ $40, R12
+	DECQ CX
+	JNZ col2im_tap
+	VADDPS Y3, Y0, Y0
+	MOVQ (R13), AX
+	VMOVUPS Y0, (DI)(AX*4)
+	ADDQ $8, R13
+	DECQ R14
+	JNZ col2im_vec
+	VZEROUPPER
+	RET

@@ -853,7 +853,6 @@ func reluInPlace[T accel.Float](x []T) {
 // deconvForward computes, per image and group, image = col2im(W^T * maps),
 // then adds the bias.
 func deconvForward[T accel.Float](p convPlan, maps, weight, bias, image []T) {
-	clear(image)
 	accel.ParallelRange(p.batch, 1, deconvForwardLoop[T]{p, maps, weight, bias, image})
 }
 
@@ -881,7 +880,7 @@ func (l *deconvForwardLoop[T]) Range(lo, hi int) {
 				continue
 			}
 			accel.Gemm(true, false, k, cols, p.maps, 1, weight[g*p.maps*k:], k, src, cols, 0, col, cols)
-			accel.Col2im(p.geom, col, img)
+			accel.Col2imSet(p.geom, col, img)
 		}
 		if bias != nil {
 			addBias(image[n*p.groups*p.imageSize():][:p.groups*p.imageSize()], bias, p.geom.InH*p.geom.InW)
