@@ -120,7 +120,7 @@ func Col2imSet[T Float](g ConvGeom, col, img []T) {
 	cols := outH * outW
 	img = img[:g.Channels*g.InH*g.InW]
 	k, _ := any(col2imRowKernel).(func(dst, col []T, offs []int, t *col2imGatherTable))
-	if k == nil || g.StrideW != 1 || g.InW < 8 || g.KernelH > maxGatherKernelH || g.KernelH*g.KernelW <= 0 || cols <= 0 {
+	if k == nil || g.StrideW != 1 || g.InW < 8 || g.KernelH*g.KernelW <= 0 || cols <= 0 {
 		clear(img)
 		Col2im(g, col, img)
 		return
@@ -129,10 +129,6 @@ func Col2imSet[T Float](g ConvGeom, col, img []T) {
 	grain := max(1, im2colGrain/max(1, g.KernelH*g.KernelW*cols))
 	ParallelRange(g.Channels, grain, col2imSetLoop[T]{g, col2imGatherFor(g), k, col, img})
 }
-
-// maxGatherKernelH bounds the kernel height of Col2imSet's gathering
-// path, whose per-row list of kernel rows lives on the stack.
-const maxGatherKernelH = 32
 
 // col2imSetLoop is Col2imSet's loop over channels.
 type col2imSetLoop[T Float] struct {
@@ -143,23 +139,12 @@ type col2imSetLoop[T Float] struct {
 }
 
 func (l *col2imSetLoop[T]) Range(lo, hi int) {
-	g := l.g
-	outH, outW := g.OutH(), g.OutW()
-	cols := outH * outW
-	var offs [maxGatherKernelH]int
+	g, t := l.g, l.t
+	plane := g.KernelH * g.KernelW * g.OutH() * g.OutW() // column-matrix elements per channel
 	for c := lo; c < hi; c++ {
+		col := l.col[c*plane:][:plane]
 		for ih := range g.InH {
-			// The kernel rows kh whose output row oh reads image row ih.
-			n := 0
-			for kh := range g.KernelH {
-				y := ih + g.PadH - kh*g.DilateH
-				if y < 0 || y%g.StrideH != 0 || y/g.StrideH >= outH {
-					continue
-				}
-				offs[n] = (c*g.KernelH+kh)*g.KernelW*cols + y/g.StrideH*outW
-				n++
-			}
-			l.k(l.img[(c*g.InH+ih)*g.InW:][:g.InW], l.col, offs[:n], l.t)
+			l.k(l.img[(c*g.InH+ih)*g.InW:][:g.InW], col, t.rowOffs[t.rowStart[ih]:t.rowStart[ih+1]], t)
 		}
 	}
 }
@@ -167,11 +152,15 @@ func (l *col2imSetLoop[T]) Range(lo, hi int) {
 // col2imGatherTable lays out the vectors of one image row for Col2imSet:
 // the first column iw0 of each (every 8th, and the last 8 when the width
 // is not a multiple of 8), and for each vector and kernel column j a
-// col2imTap.
+// col2imTap. Image row ih of a channel reads the kernel rows whose
+// output row falls on it: rowOffs[rowStart[ih]:rowStart[ih+1]] are the
+// offsets, within the channel's column-matrix rows, of each such kernel
+// row's first tap at its output row.
 type col2imGatherTable struct {
-	kw   int
-	iw0  []int
-	taps []col2imTap // len(iw0) * kw
+	kw                int
+	iw0               []int
+	taps              []col2imTap // len(iw0) * kw
+	rowOffs, rowStart []int
 }
 
 // col2imTap is the load of one kernel column for one vector: an element
@@ -201,6 +190,16 @@ func col2imGatherFor(g ConvGeom) *col2imGatherTable {
 	t = &col2imGatherTable{kw: g.KernelW}
 	for iw0 := 0; iw0 < g.InW; iw0 += 8 {
 		t.iw0 = append(t.iw0, min(iw0, g.InW-8))
+	}
+	t.rowStart = append(t.rowStart, 0)
+	for ih := range g.InH {
+		for kh := range g.KernelH {
+			y := ih + g.PadH - kh*g.DilateH
+			if y >= 0 && y%g.StrideH == 0 && y/g.StrideH < outH {
+				t.rowOffs = append(t.rowOffs, kh*g.KernelW*cols+y/g.StrideH*outW)
+			}
+		}
+		t.rowStart = append(t.rowStart, len(t.rowOffs))
 	}
 	for _, iw0 := range t.iw0 {
 		for j := range g.KernelW {
