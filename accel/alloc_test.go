@@ -96,6 +96,7 @@ func TestConvPoolNoAllocs(t *testing.T) {
 	g := ConvGeom{Channels: 6, InH: 12, InW: 12, KernelH: 5, KernelW: 5, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1}
 	img := make([]float32, 6*12*12)
 	col := make([]float32, 6*25*8*8)
+	packed := make([]float32, max(PackedBLen[float32](150, 64), PackedBLen[float32](64, 150)))
 	pg := PoolGeom{Planes: 64, InH: 24, InW: 24, OutH: 12, OutW: 12, KernelH: 2, KernelW: 2, StrideH: 2, StrideW: 2}
 	pin := make([]float32, 64*24*24)
 	pout := make([]float32, 64*12*12)
@@ -106,6 +107,8 @@ func TestConvPoolNoAllocs(t *testing.T) {
 		{"Im2col", func() { Im2col(g, img, col) }},
 		{"Col2im", func() { Col2im(g, col, img) }},
 		{"Col2imSet", func() { Col2imSet(g, col, img) }},
+		{"Im2colPacked", func() { Im2colPacked(g, img, packed) }},
+		{"Im2colPackedT", func() { Im2colPackedT(g, img, packed) }},
 		{"MaxPool", func() { MaxPool(pg, pin, pout) }},
 		{"MaxPoolBackward", func() { MaxPoolBackward(pg, pin, pout, pin) }},
 		{"AvgPool", func() { AvgPool(pg, pin, pout, false, false) }},

@@ -2,7 +2,11 @@
 
 package accel
 
-import "golang.org/x/sys/cpu"
+import (
+	"sort"
+
+	"golang.org/x/sys/cpu"
+)
 
 // sdotAVX2 returns the dot product of n float32s at x and y; n is a
 // positive multiple of 8.
@@ -164,8 +168,8 @@ func maxPool2x2Row32(r0, r1, out []float32) {
 // the leading rows r of dst whose copies, including the whole block of 8
 // that a run shorter than 8 copies, stay inside src and the row:
 // src[tapBase[r]+o:] to dst[r*w+t:]. It returns how many rows it did (the
-// rows are in order of tapBase, so the ones it leaves are those reading
-// nearest the end of src; the caller copies them).
+// rows are in order of tapBase, which increases, so the ones it leaves
+// are those reading nearest the end of src; the caller copies them).
 func gatherRuns32(dst []float32, w int, src []float32, tapBase []int, runs []int) int {
 	if len(tapBase) == 0 || len(runs) < 3 {
 		return 0
@@ -190,9 +194,11 @@ func gatherRuns32(dst []float32, w int, src []float32, tapBase []int, runs []int
 			reach = max(reach, o+n)
 		}
 	}
-	rows := 0
-	for rows < len(tapBase) && tapBase[rows] >= 0 && tapBase[rows]+reach <= len(src) {
-		rows++
+	// The tables list offsets in increasing order: the rows that fit are
+	// a prefix, found by bisection.
+	rows := sort.Search(len(tapBase), func(r int) bool { return tapBase[r]+reach > len(src) })
+	if rows > 0 && tapBase[0] < 0 {
+		panic("accel: gatherRuns32: a negative offset")
 	}
 	if rows == 0 {
 		return 0
