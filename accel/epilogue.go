@@ -246,6 +246,36 @@ func GemmPacked[T Float](m, n, k int, aPacked, bPacked []T, beta T, c []T, ldc i
 	g.runWith(ep)
 }
 
+// GemmPackedA computes C = op(A)*op(B) + beta*C for an m x k matrix op(A)
+// packed by PackA: Gemm with alpha 1, for a left operand used with many
+// right ones (a deconvolution's filters, once per image).
+func GemmPackedA[T Float](transB bool, m, n, k int, aPacked, b []T, ldb int, beta T, c []T, ldc int) {
+	if m < 0 || n < 0 || k < 0 {
+		panic("accel: GemmPackedA with a negative size")
+	}
+	rowsB, colsB := k, n
+	if transB {
+		rowsB, colsB = n, k
+	}
+	checkMatrix("B", rowsB, colsB, len(b), ldb)
+	checkMatrix("C", m, n, len(c), ldc)
+	if m > 0 && k > 0 && len(aPacked) < PackedALen[T](m, k) {
+		panic("accel: GemmPackedA: the packed A is shorter than m x k in panels")
+	}
+	if m == 0 || n == 0 {
+		return
+	}
+	scaleMatrix(m, n, beta, c, ldc)
+	if k == 0 {
+		return
+	}
+	g := getObj[gemmCall[T]]() // recycled: the parallel loops hand it to other goroutines
+	*g = gemmCall[T]{m: m, n: n, k: k, alpha: 1, c: c, ldc: ldc, kern: kernelForRows[T](m), aPre: aPacked}
+	g.setB(b, ldb, transB)
+	g.run()
+	putObj(g)
+}
+
 // runWith runs g, applies ep to the whole of C when g did not apply it
 // tile by tile, and recycles g.
 func (g *gemmCall[T]) runWith(ep *Epilogue[T]) {

@@ -262,6 +262,43 @@ func TestGemmPacked(t *testing.T) {
 	}
 }
 
+// TestGemmPackedA checks a product with op(A) packed by PackA and B as
+// given, plain or transposed, against the reference, with beta 0 on a C
+// that holds NaN and with beta 1, in float32 and float64.
+func TestGemmPackedA(t *testing.T) {
+	testGemmPackedA[float32](t, 1e-5)
+	testGemmPackedA[float64](t, 1e-12)
+}
+
+func testGemmPackedA[T Float](t *testing.T, tol float64) {
+	r := rand.New(rand.NewPCG(31, 32))
+	for _, s := range [][3]int{{1, 1, 1}, {150, 64, 16}, {25, 576, 6}, {17, 3, 65}, {gemmMC + 5, 40, gemmKC + 9}, {3, 5, 0}} {
+		m, n, k := s[0], s[1], s[2]
+		for _, transB := range []bool{false, true} {
+			for _, beta := range []T{0, 1} {
+				ldb := n
+				if transB {
+					ldb = k
+				}
+				a := randSlice[T](r, max(1, m*k))
+				b := randSlice[T](r, max(1, k*n))
+				ap := make([]T, PackedALen[T](m, k))
+				PackA(true, m, k, a, m, ap) // A stored k x m
+				want := randSlice[T](r, m*n)
+				got := append([]T(nil), want...)
+				if beta == 0 {
+					for i := range got {
+						got[i] = T(math.NaN())
+					}
+				}
+				naiveGemm(true, transB, m, n, k, 1, a, m, b, ldb, beta, want, n)
+				GemmPackedA(transB, m, n, k, ap, b, ldb, beta, got, n)
+				closeSlices(t, fmt.Sprintf("m%d n%d k%d tB%v beta%v", m, n, k, transB, beta), got, want, tol*(1+math.Sqrt(float64(k))))
+			}
+		}
+	}
+}
+
 // TestIm2colTablesCacheBound fills the table cache past its bound: it is
 // emptied, and later geometries still pack correctly.
 func TestIm2colTablesCacheBound(t *testing.T) {

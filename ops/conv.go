@@ -851,19 +851,28 @@ func reluInPlace[T accel.Float](x []T) {
 }
 
 // deconvForward computes, per image and group, image = col2im(W^T * maps),
-// then adds the bias.
+// then adds the bias. The transposed filters are packed once for all
+// images.
 func deconvForward[T accel.Float](p convPlan, maps, weight, bias, image []T) {
-	accel.ParallelRange(p.batch, 1, deconvForwardLoop[T]{p, maps, weight, bias, image})
+	k := p.colRows()
+	alen := accel.PackedALen[T](k, p.maps)
+	ap := getScratch[T](p.groups * alen)
+	defer putScratch(ap)
+	for g := range p.groups {
+		accel.PackA(true, k, p.maps, weight[g*p.maps*k:], k, (*ap)[g*alen:])
+	}
+	accel.ParallelRange(p.batch, 1, deconvForwardLoop[T]{p, maps, *ap, bias, image, alen})
 }
 
 // deconvForwardLoop is deconvForward's loop over images.
 type deconvForwardLoop[T accel.Float] struct {
-	p                         convPlan
-	maps, weight, bias, image []T
+	p                          convPlan
+	maps, filters, bias, image []T // filters: packed, alen per group
+	alen                       int
 }
 
 func (l *deconvForwardLoop[T]) Range(lo, hi int) {
-	p, maps, weight, bias, image := l.p, l.maps, l.weight, l.bias, l.image
+	p, maps, bias, image := l.p, l.maps, l.bias, l.image
 	k, cols := p.colRows(), p.colCols()
 	bp := colScratch[T](p)
 	defer putCol(bp)
@@ -875,11 +884,12 @@ func (l *deconvForwardLoop[T]) Range(lo, hi int) {
 		for g := range p.groups {
 			src := maps[(n*p.groups+g)*p.mapsSize():][:p.mapsSize()]
 			img := image[(n*p.groups+g)*p.imageSize():][:p.imageSize()]
+			filters := l.filters[g*l.alen:]
 			if col == nil {
-				accel.Gemm(true, false, k, cols, p.maps, 1, weight[g*p.maps*k:], k, src, cols, 0, img, cols)
+				accel.GemmPackedA(false, k, cols, p.maps, filters, src, cols, 0, img, cols)
 				continue
 			}
-			accel.Gemm(true, false, k, cols, p.maps, 1, weight[g*p.maps*k:], k, src, cols, 0, col, cols)
+			accel.GemmPackedA(false, k, cols, p.maps, filters, src, cols, 0, col, cols)
 			accel.Col2imSet(p.geom, col, img)
 		}
 		if bias != nil {
