@@ -40,7 +40,7 @@ func epilogues[T Float](r *rand.Rand, m, n int) []*Epilogue[T] {
 func closeSlices[T Float](t *testing.T, name string, got, want []T, tol float64) {
 	t.Helper()
 	for i := range want {
-		if math.Abs(float64(got[i]-want[i])) > tol {
+		if !(math.Abs(float64(got[i]-want[i])) <= tol) { // NaN fails too
 			t.Fatalf("%s: element %d = %v, want %v", name, i, got[i], want[i])
 		}
 	}
