@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/hybridgo/hybridgo/accel"
 	"github.com/hybridgo/hybridgo/eager"
 	"github.com/hybridgo/hybridgo/ops"
 )
@@ -196,6 +197,12 @@ func (s *SGD) Update(weight, grad *eager.NDArray, state any, a UpdateArgs) error
 func sgdKernel[T float](s *SGD, w, g, mom []T, a UpdateArgs) {
 	lr, wd, rs, mu, c := a.LR, a.WD, rescale(a), s.Momentum, s.ClipGradient
 	switch {
+	case mom == nil && c <= 0:
+		// w = (1 - lr·wd)·w - lr·rescale·g, as two vector passes in T.
+		if wd != 0 {
+			accel.Scale(T(1-lr*wd), w)
+		}
+		accel.Axpy(T(-lr*rs), g, w)
 	case mom == nil:
 		for i := range w {
 			wi := float64(w[i])
