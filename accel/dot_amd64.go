@@ -85,6 +85,12 @@ func maxPool2x2Back4AVX(r0, r1, gout, gi0, gi1 *float32)
 //go:noescape
 func col2imVecsAVX2(dst *float32, col *float32, offs *int, noffs int, taps *col2imTap, kw int, iw0 *int, nvec int)
 
+// pack6x8AVX packs rows (1 to 6) rows of 8 float32s at src (row stride
+// ss) into 8 rows of a six-wide panel at dst, zeros past rows.
+//
+//go:noescape
+func pack6x8AVX(src *float32, ss, rows int, dst *float32)
+
 func init() {
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
 		addRowsKernel = addRows32
@@ -235,6 +241,21 @@ func reluGrad32(g, y, out []float32) {
 // Go.
 func transposePanel32(panel, x []float32, rs, base, cnt, depth, w int) {
 	r8, d8 := cnt&^7, depth&^7
+	if w == 6 && cnt > 0 && d8 > 0 {
+		// The few-rows kernel's panels: blocks of 8 depths at once, the
+		// columns past cnt written as zeros.
+		_ = x[base+(cnt-1)*rs+d8-1]
+		_ = panel[d8*6-1]
+		for d := 0; d < d8; d += 8 {
+			pack6x8AVX(&x[base+d], rs, cnt, &panel[d*6])
+		}
+		for r := range cnt {
+			for d := d8; d < depth; d++ {
+				panel[d*6+r] = x[base+r*rs+d]
+			}
+		}
+		return
+	}
 	if r8 > 0 && d8 > 0 {
 		_ = x[base+(r8-1)*rs+d8-1]
 		_ = panel[(d8-1)*w+r8-1]

@@ -152,3 +152,97 @@ col2im_tapdone:
 	JNZ col2im_vec
 	VZEROUPPER
 	RET
+
+// func pack6x8AVX(src *float32, ss, rows int, dst *float32)
+// Packs a block of rows (1 to 6) rows of 8 float32s at src (row stride ss
+// elements) into a six-wide panel: dst[j*6+i] = src[i*ss+j] for j < 8,
+// i < 6, with zeros for the rows i >= rows. The 8x8 transpose of
+// transpose8x8AVX on the rows and two zero rows; six floats are stored
+// per output row.
+TEXT ·pack6x8AVX(SB), NOSPLIT, $0-32
+	MOVQ src+0(FP), SI
+	MOVQ ss+8(FP), DX
+	SHLQ $2, DX
+	MOVQ rows+16(FP), CX
+	MOVQ dst+24(FP), DI
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VMOVUPS (SI), Y0
+	CMPQ CX, $2
+	JLT pack6_transpose
+	ADDQ DX, SI
+	VMOVUPS (SI), Y1
+	CMPQ CX, $3
+	JLT pack6_transpose
+	ADDQ DX, SI
+	VMOVUPS (SI), Y2
+	CMPQ CX, $4
+	JLT pack6_transpose
+	ADDQ DX, SI
+	VMOVUPS (SI), Y3
+	CMPQ CX, $5
+	JLT pack6_transpose
+	ADDQ DX, SI
+	VMOVUPS (SI), Y4
+	CMPQ CX, $6
+	JLT pack6_transpose
+	ADDQ DX, SI
+	VMOVUPS (SI), Y5
+
+pack6_transpose:
+	VUNPCKLPS Y1, Y0, Y8
+	VUNPCKHPS Y1, Y0, Y9
+	VUNPCKLPS Y3, Y2, Y10
+	VUNPCKHPS Y3, Y2, Y11
+	VUNPCKLPS Y5, Y4, Y12
+	VUNPCKHPS Y5, Y4, Y13
+	VUNPCKLPS Y7, Y6, Y14
+	VUNPCKHPS Y7, Y6, Y15
+	VSHUFPS $0x44, Y10, Y8, Y0
+	VSHUFPS $0xEE, Y10, Y8, Y1
+	VSHUFPS $0x44, Y11, Y9, Y2
+	VSHUFPS $0xEE, Y11, Y9, Y3
+	VSHUFPS $0x44, Y14, Y12, Y4
+	VSHUFPS $0xEE, Y14, Y12, Y5
+	VSHUFPS $0x44, Y15, Y13, Y6
+	VSHUFPS $0xEE, Y15, Y13, Y7
+	VPERM2F128 $0x20, Y4, Y0, Y8
+	VPERM2F128 $0x20, Y5, Y1, Y9
+	VPERM2F128 $0x20, Y6, Y2, Y10
+	VPERM2F128 $0x20, Y7, Y3, Y11
+	VPERM2F128 $0x31, Y4, Y0, Y12
+	VPERM2F128 $0x31, Y5, Y1, Y13
+	VPERM2F128 $0x31, Y6, Y2, Y14
+	VPERM2F128 $0x31, Y7, Y3, Y15
+	// Output row j is in Y(8+j); its first six lanes go to dst[j*6:].
+	VMOVUPS X8, 0(DI)
+	VEXTRACTF128 $1, Y8, X0
+	VMOVLPS X0, 16(DI)
+	VMOVUPS X9, 24(DI)
+	VEXTRACTF128 $1, Y9, X0
+	VMOVLPS X0, 40(DI)
+	VMOVUPS X10, 48(DI)
+	VEXTRACTF128 $1, Y10, X0
+	VMOVLPS X0, 64(DI)
+	VMOVUPS X11, 72(DI)
+	VEXTRACTF128 $1, Y11, X0
+	VMOVLPS X0, 88(DI)
+	VMOVUPS X12, 96(DI)
+	VEXTRACTF128 $1, Y12, X0
+	VMOVLPS X0, 112(DI)
+	VMOVUPS X13, 120(DI)
+	VEXTRACTF128 $1, Y13, X0
+	VMOVLPS X0, 136(DI)
+	VMOVUPS X14, 144(DI)
+	VEXTRACTF128 $1, Y14, X0
+	VMOVLPS X0, 160(DI)
+	VMOVUPS X15, 168(DI)
+	VEXTRACTF128 $1, Y15, X0
+	VMOVLPS X0, 184(DI)
+	VZEROUPPER
+	RET

@@ -439,3 +439,44 @@ func BenchmarkConvolutionLeNet(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkConvolutionLeNetGradients times the weight gradient and the
+// data gradient (Deconvolution) of LeNet's two convolutions on a batch of
+// 16 in float32: the backward half of a training step.
+func BenchmarkConvolutionLeNetGradients(b *testing.B) {
+	layers := []struct {
+		name        string
+		c, hw, f, k int
+	}{
+		{"conv1-1x28x28-6x5x5", 1, 28, 6, 5},
+		{"conv2-6x12x12-16x5x5", 6, 12, 16, 5},
+	}
+	const batch = 16
+	r := rand.New(rand.NewPCG(11, 12))
+	wgrad := ops.MustLookup("_backward_Convolution_weight")
+	for _, l := range layers {
+		out := l.hw - l.k + 1
+		x := randArray(r, batch, l.c, l.hw, l.hw).AsType(ops.Float32)
+		w := randArray(r, l.f, l.c, l.k, l.k).AsType(ops.Float32)
+		gy := randArray(r, batch, l.f, out, out).AsType(ops.Float32)
+		flops := 2.0 * batch * float64(l.f*out*out*l.c*l.k*l.k)
+		attrs, err := wgrad.ParseAttrs(map[string]string{"kernel": fmt.Sprintf("(%d, %d)", l.k, l.k), "num_filter": fmt.Sprint(l.f)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run("weight/"+l.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := eager.Run(wgrad, attrs, gy, x); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+		b.Run("data/"+l.name, func(b *testing.B) {
+			for b.Loop() {
+				eager.F.Deconvolution(gy, w, nil, []int{l.k, l.k}, l.c)
+			}
+			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}
