@@ -64,7 +64,10 @@
 // (Channels*KernelH*KernelW) x (OutH*OutW) matrix, so the filters, viewed
 // as a Filters x (Channels*KernelH*KernelW) matrix, multiply it into the
 // Filters x OutH x OutW output. Col2im is its adjoint and gives the input
-// gradient from the column gradient. Pooling kernels work on Planes
+// gradient from the column gradient. Col2imSet computes the same into a
+// fresh image by gathering: each vector of 8 image elements sums masked
+// loads of the column elements that map to it and is stored once, which
+// avoids the overlapping read-modify-write rows of a scatter. Pooling kernels work on Planes
 // independent planes and follow MXNet's window clipping and averaging
 // rules; 2x2 windows at stride 2, the common case, have a loop of their
 // own (AVX2 for float32).
@@ -76,7 +79,7 @@
 // matrix straight into the packed panel layout of the micro-kernel (and
 // Im2colPackedT its transpose, for the weight gradient), GemmPackedB and
 // GemmPacked take operands packed that way (PackA packs filters once for
-// all images), and an Epilogue adds a bias per row or column and applies
+// all images, and GemmPackedA takes them with an unpacked right operand), and an Epilogue adds a bias per row or column and applies
 // relu to each tile of C while it is still in cache. A product with at
 // most a few rows and a transposed B (a dense layer at batch 1) is
 // computed as dot products, with no packing at all, and a product of few
