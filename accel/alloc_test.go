@@ -97,6 +97,7 @@ func TestConvPoolNoAllocs(t *testing.T) {
 	img := make([]float32, 6*12*12)
 	col := make([]float32, 6*25*8*8)
 	packed := make([]float32, max(PackedBLen[float32](150, 64), PackedBLen[float32](64, 150)))
+	dw := make([]float32, 16*150)
 	pg := PoolGeom{Planes: 64, InH: 24, InW: 24, OutH: 12, OutW: 12, KernelH: 2, KernelW: 2, StrideH: 2, StrideW: 2}
 	pin := make([]float32, 64*24*24)
 	pout := make([]float32, 64*12*12)
@@ -109,6 +110,7 @@ func TestConvPoolNoAllocs(t *testing.T) {
 		{"Col2imSet", func() { Col2imSet(g, col, img) }},
 		{"Im2colPacked", func() { Im2colPacked(g, img, packed) }},
 		{"Im2colPackedT", func() { Im2colPackedT(g, img, packed) }},
+		{"ConvWeightGradDirect", func() { ConvWeightGradDirect(g, 16, 1, img, len(img), col[:16*64], 16*64, dw) }},
 		{"MaxPool", func() { MaxPool(pg, pin, pout) }},
 		{"MaxPoolBackward", func() { MaxPoolBackward(pg, pin, pout, pin) }},
 		{"AvgPool", func() { AvgPool(pg, pin, pout, false, false) }},

@@ -67,7 +67,11 @@
 // gradient from the column gradient. Col2imSet computes the same into a
 // fresh image by gathering: each vector of 8 image elements sums masked
 // loads of the column elements that map to it and is stored once, which
-// avoids the overlapping read-modify-write rows of a scatter. Pooling kernels work on Planes
+// avoids the overlapping read-modify-write rows of a scatter. With
+// AVX-512, ConvWeightGradDirect computes a weight gradient with no column
+// matrix at all: for four taps at a time, each vector of output positions
+// of the gradient (one row, or two narrow rows side by side) is loaded
+// once per filter and multiplied by the image rows the taps read. Pooling kernels work on Planes
 // independent planes and follow MXNet's window clipping and averaging
 // rules; 2x2 windows at stride 2, the common case, have a loop of their
 // own (AVX2 for float32).

@@ -90,3 +90,24 @@ func dgemm12x16(kc int, alpha float64, a, b, c []float64, ldc int) {
 // noAVX512 is set from the environment at start-up:
 // HYBRIDGO_GEMM=avx2 skips the AVX-512 kernels (for comparison and testing).
 var noAVX512 = os.Getenv("HYBRIDGO_GEMM") == "avx2"
+
+// wgrad6AVX512 is the direct weight gradient of one image for six
+// filters (see wgrad.go).
+//
+//go:noescape
+func wgrad6AVX512(ntaps int, offs *int, x *float32, segs *wgradSeg, nsegs int, gy *float32, fs int, acc *float32)
+
+// wgrad6 checks that every read and write of wgrad6AVX512 lies inside its
+// slices, then runs it.
+func wgrad6(t *wgradTable, x, gy []float32, fs int, acc []float32) {
+	_ = x[t.offs[len(t.offs)-1]+t.xReach-1] // offsets increase with the tap
+	_ = gy[5*fs+t.gyReach-1]
+	_ = acc[len(t.offs)*96-1]
+	wgrad6AVX512(len(t.offs), &t.offs[0], &x[0], &t.segs[0], len(t.segs), &gy[0], fs, &acc[0])
+}
+
+func init() {
+	if cpu.X86.HasAVX512F && !noAVX512 {
+		wgradKernel = wgrad6
+	}
+}

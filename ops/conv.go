@@ -961,27 +961,35 @@ func (l *convWeightGradLoop[T]) Range(lo, hi int) {
 	}
 	for c := lo; c < hi; c++ {
 		acc := partial[c]
-		var beta T
-		for n := c * p.batch / chunks; n < (c+1)*p.batch/chunks; n++ {
-			for g := range p.groups {
+		n0, n1 := c*p.batch/chunks, (c+1)*p.batch/chunks
+		if n0 == n1 { // no images in this chunk
+			clear(acc)
+			continue
+		}
+		for g := range p.groups {
+			dw := acc[g*p.maps*k:][:p.maps*k]
+			// Without a column matrix where the CPU has the kernel.
+			if accel.ConvWeightGradDirect(p.geom, p.maps, n1-n0, image[(n0*p.groups+g)*p.imageSize():], p.groups*p.imageSize(),
+				maps[(n0*p.groups+g)*p.mapsSize():], p.groups*p.mapsSize(), dw) {
+				continue
+			}
+			var beta T
+			for n := n0; n < n1; n++ {
 				img := image[(n*p.groups+g)*p.imageSize():][:p.imageSize()]
 				gy := maps[(n*p.groups+g)*p.mapsSize():][:p.mapsSize()]
 				if packed {
 					accel.Im2colPackedT(p.geom, img, col)
-					accel.GemmPackedB(false, p.maps, k, cols, gy, cols, col, beta, acc[g*p.maps*k:], k, nil)
-					continue
+					accel.GemmPackedB(false, p.maps, k, cols, gy, cols, col, beta, dw, k, nil)
+				} else {
+					src := img
+					if col != nil {
+						accel.Im2col(p.geom, img, col)
+						src = col
+					}
+					accel.Gemm(false, true, p.maps, k, cols, 1, gy, cols, src, cols, beta, dw, k)
 				}
-				src := img
-				if col != nil {
-					accel.Im2col(p.geom, img, col)
-					src = col
-				}
-				accel.Gemm(false, true, p.maps, k, cols, 1, gy, cols, src, cols, beta, acc[g*p.maps*k:], k)
+				beta = 1
 			}
-			beta = 1
-		}
-		if beta == 0 { // no images in this chunk
-			clear(acc)
 		}
 	}
 }

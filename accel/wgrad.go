@@ -1,0 +1,148 @@
+package accel
+
+import "sync"
+
+// The direct weight gradient of a convolution computes
+// dW[f][t] = Σ_p gy[f][p] · col[t][p] without the column matrix: for each
+// tap t, the image rows the tap reads are multiplied against the rows of
+// the output gradient, sixteen output positions to a vector, six filters
+// at a time. Lane sums are kept per tap and filter across the images of a
+// call and added up once at its end.
+
+// wgradSeg is a vector's worth of output positions: a run of at most 16
+// along an output row, or, for narrow outputs, two whole rows side by
+// side. Lanes in mask read the image at xoff+lane from a tap's first
+// element, lanes in mask2 at xoff2+lane; the gradient is read at
+// gyoff+lane of a filter's output plane for the lanes of either.
+type wgradSeg struct {
+	xoff, gyoff int
+	mask        uint64
+	xoff2       int
+	mask2       uint64
+}
+
+// wgradKernel runs the direct weight gradient of one image for six
+// filters (see wgrad6AVX512), or is nil when the CPU has no such kernel.
+var wgradKernel func(t *wgradTable, x, gy []float32, fs int, acc []float32)
+
+// wgradTable holds what the direct weight gradient of one geometry reads
+// with: each tap's offset in the image (bordered with zeros when the
+// geometry pads), the segments of the output, and how far the reads
+// reach past a tap's offset and past a filter row's start.
+type wgradTable struct {
+	offs            []int
+	segs            []wgradSeg
+	xReach, gyReach int
+	imageLen        int // elements of the bordered image
+}
+
+var (
+	wgradMu    sync.RWMutex
+	wgradCache = map[ConvGeom]*wgradTable{}
+)
+
+// wgradTableFor returns the table of geometry g (unit stride along the
+// width), made on first use and cached like the im2col tables.
+func wgradTableFor(g ConvGeom) *wgradTable {
+	wgradMu.RLock()
+	t, ok := wgradCache[g]
+	wgradMu.RUnlock()
+	if ok {
+		return t
+	}
+	outH, outW := g.OutH(), g.OutW()
+	ph, pw := g.InH+2*g.PadH, g.InW+2*g.PadW
+	t = &wgradTable{imageLen: g.Channels * ph * pw}
+	for r := range g.colRows() {
+		c, kh, kw := g.tap(r)
+		t.offs = append(t.offs, (c*ph+kh*g.DilateH)*pw+kw*g.DilateW)
+	}
+	// The kernel takes four taps at a time: the last few are repeated,
+	// into lane sums nobody reads.
+	for len(t.offs)%4 != 0 {
+		t.offs = append(t.offs, t.offs[len(t.offs)-1])
+	}
+	for oh := 0; oh < outH; oh++ {
+		if outW <= 8 && oh+1 < outH {
+			// Two rows in one vector: the second row's lanes start at
+			// outW, and its image row lies StrideH rows further down.
+			s := wgradSeg{xoff: oh * g.StrideH * pw, gyoff: oh * outW, mask: 1<<outW - 1,
+				xoff2: (oh+1)*g.StrideH*pw - outW, mask2: (1<<outW - 1) << outW}
+			t.segs = append(t.segs, s)
+			t.xReach = max(t.xReach, s.xoff2+2*outW)
+			t.gyReach = max(t.gyReach, s.gyoff+2*outW)
+			oh++
+			continue
+		}
+		for ow0 := 0; ow0 < outW; ow0 += 16 {
+			n := min(16, outW-ow0)
+			s := wgradSeg{xoff: oh*g.StrideH*pw + ow0, gyoff: oh*outW + ow0, mask: 1<<n - 1}
+			t.segs = append(t.segs, s)
+			t.xReach = max(t.xReach, s.xoff+n)
+			t.gyReach = max(t.gyReach, s.gyoff+n)
+		}
+	}
+	wgradMu.Lock()
+	if len(wgradCache) >= tableCacheMax {
+		clear(wgradCache)
+	}
+	wgradCache[g] = t
+	wgradMu.Unlock()
+	return t
+}
+
+// ConvWeightGradDirect writes into dw (filters x Channels*KernelH*KernelW,
+// row-major) the weight gradient of a run of images: the sum over the
+// images of gy·im2col(img)ᵀ, with image n at img[n*imgStride:] and its
+// output gradient (filters x OutH*OutW) at gy[n*gyStride:]. It works
+// without a column matrix, and reports false, doing nothing, where it has
+// no kernel: other types than float32, a stride along the width other
+// than 1, fewer than six filters, or a CPU without AVX-512.
+func ConvWeightGradDirect[T Float](g ConvGeom, filters, images int, img []T, imgStride int, gy []T, gyStride int, dw []T) bool {
+	k := wgradKernel
+	img32, ok1 := any(img).([]float32)
+	gy32, ok2 := any(gy).([]float32)
+	dw32, ok3 := any(dw).([]float32)
+	outH, outW, taps := g.OutH(), g.OutW(), g.colRows()
+	if k == nil || !ok1 || !ok2 || !ok3 || g.StrideW != 1 || filters < 6 || images < 1 || outH <= 0 || outW <= 0 || taps <= 0 {
+		return false
+	}
+	t := wgradTableFor(g)
+	plane := outH * outW
+	groups := ceilDiv(filters, 6)
+	stride := len(t.offs) * 96 // lane sums of one group: 6 filters x 16 lanes per tap, padded taps included
+	accp := GetScratch[float32](groups * stride)
+	defer PutScratch(accp)
+	acc := (*accp)[:groups*stride]
+	clear(acc)
+	dw32 = dw32[:filters*taps]
+	// Group q holds filters f0(q) to f0(q)+5; the last one is shifted
+	// back to end at the last filter, overlapping the one before.
+	f0 := func(q int) int { return min(q*6, filters-6) }
+	for n := range images {
+		src, bp := borderedImage(g, img32[n*imgStride:])
+		for q := range groups {
+			k(t, src, gy32[n*gyStride+f0(q)*plane:][:filters*plane-f0(q)*plane], plane, acc[q*stride:][:stride])
+		}
+		if bp != nil {
+			putBuf(bp)
+		}
+	}
+	for f := range filters {
+		q := min(f/6, groups-1)
+		lanes := acc[q*stride+(f-f0(q))*16:]
+		row := dw32[f*taps:][:taps]
+		for tap := range row {
+			l := lanes[tap*96:][:16]
+			var s0, s1, s2, s3 float32
+			for i := 0; i < 16; i += 4 {
+				s0 += l[i]
+				s1 += l[i+1]
+				s2 += l[i+2]
+				s3 += l[i+3]
+			}
+			row[tap] = (s0 + s1) + (s2 + s3)
+		}
+	}
+	return true
+}

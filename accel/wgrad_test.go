@@ -1,0 +1,87 @@
+package accel
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestConvWeightGradDirect checks the direct weight gradient against sums
+// over the column matrix, over geometries with padding, dilation, a
+// vertical stride and rows longer than a vector, for filter counts that
+// do and do not divide into sixes, on several images at a stride.
+func TestConvWeightGradDirect(t *testing.T) {
+	if wgradKernel == nil { // a CPU without AVX-512: the caller is told to compute it otherwise
+		g := ConvGeom{Channels: 1, InH: 8, InW: 8, KernelH: 3, KernelW: 3, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1}
+		if ConvWeightGradDirect(g, 6, 1, make([]float32, 64), 64, make([]float32, 6*36), 6*36, make([]float32, 6*9)) {
+			t.Fatal("ConvWeightGradDirect reported success with no kernel")
+		}
+		return
+	}
+	r := rand.New(rand.NewPCG(61, 62))
+	geoms := []ConvGeom{
+		{Channels: 1, InH: 28, InW: 28, KernelH: 5, KernelW: 5, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1},
+		{Channels: 6, InH: 12, InW: 12, KernelH: 5, KernelW: 5, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1},
+		{Channels: 2, InH: 9, InW: 37, KernelH: 3, KernelW: 3, StrideH: 2, StrideW: 1, PadH: 1, PadW: 2, DilateH: 1, DilateW: 2},
+		{Channels: 3, InH: 5, InW: 5, KernelH: 1, KernelW: 1, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1},
+		{Channels: 1, InH: 1, InW: 20, KernelH: 1, KernelW: 4, StrideH: 1, StrideW: 1, PadW: 3, DilateH: 1, DilateW: 1},
+	}
+	for gi, g := range geoms {
+		for _, filters := range []int{6, 7, 16} {
+			const images = 3
+			imgSize, plane, taps := g.Channels*g.InH*g.InW, g.OutH()*g.OutW(), g.colRows()
+			imgStride, gyStride := imgSize+5, filters*plane+3
+			img := randSlice[float32](r, images*imgStride)
+			gy := randSlice[float32](r, images*gyStride)
+			want := make([]float64, filters*taps)
+			col := make([]float64, taps*plane)
+			for n := range images {
+				x := make([]float64, imgSize)
+				for i := range x {
+					x[i] = float64(img[n*imgStride+i])
+				}
+				Im2col(g, x, col)
+				for f := range filters {
+					for tap := range taps {
+						s := 0.0
+						for p := range plane {
+							s += float64(gy[n*gyStride+f*plane+p]) * col[tap*plane+p]
+						}
+						want[f*taps+tap] += s
+					}
+				}
+			}
+			got := make([]float32, filters*taps)
+			for i := range got {
+				got[i] = float32(math.NaN())
+			}
+			if !ConvWeightGradDirect(g, filters, images, img, imgStride, gy, gyStride, got) {
+				t.Fatalf("geom %d: the direct kernel declined", gi)
+			}
+			name := fmt.Sprintf("geom %d, %d filters", gi, filters)
+			for i := range want {
+				if !(math.Abs(float64(got[i])-want[i]) <= 1e-4*(1+math.Abs(want[i]))) {
+					t.Fatalf("%s: [%d] = %v, want %v", name, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+// TestConvWeightGradDirectDeclines: what the kernel does not cover is
+// left to the caller, untouched.
+func TestConvWeightGradDirectDeclines(t *testing.T) {
+	g := ConvGeom{Channels: 1, InH: 8, InW: 8, KernelH: 3, KernelW: 3, StrideH: 1, StrideW: 2, DilateH: 1, DilateW: 1}
+	dw := []float32{7}
+	if ConvWeightGradDirect(g, 6, 1, make([]float32, 64), 64, make([]float32, 6*18), 6*18, dw) || dw[0] != 7 {
+		t.Error("a horizontal stride of 2 was taken")
+	}
+	g.StrideW = 1
+	if ConvWeightGradDirect(g, 5, 1, make([]float32, 64), 64, make([]float32, 5*36), 5*36, dw) || dw[0] != 7 {
+		t.Error("five filters were taken")
+	}
+	if ConvWeightGradDirect(g, 6, 1, make([]float64, 64), 64, make([]float64, 6*36), 6*36, []float64{7}) {
+		t.Error("float64 was taken")
+	}
+}
