@@ -71,7 +71,12 @@
 // AVX-512, ConvWeightGradDirect computes a weight gradient with no column
 // matrix at all: for four taps at a time, each vector of output positions
 // of the gradient (one row, or two narrow rows side by side) is loaded
-// once per filter and multiplied by the image rows the taps read. Pooling kernels work on Planes
+// once per filter and multiplied by the image rows the taps read; and
+// ConvForwardDirect computes a small convolution's forward the same way,
+// each tap's weights broadcast once against the image vectors of a block
+// of output segments, with the bias and relu applied before the store.
+// ops takes these for column matrices small enough for the packed path
+// (ConvDirectApplies says where they exist). Pooling kernels work on Planes
 // independent planes and follow MXNet's window clipping and averaging
 // rules; 2x2 windows at stride 2, the common case, have a loop of their
 // own (AVX2 for float32).

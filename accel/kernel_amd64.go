@@ -111,3 +111,44 @@ func init() {
 		wgradKernel = wgrad6
 	}
 }
+
+// conv6x4AVX512 and conv6x3TwoRowAVX512 are the direct convolution
+// forward of one image for six filters and a block of four one-row or
+// three two-row segments (see convfwd512_amd64.s).
+//
+//go:noescape
+func conv6x4AVX512(ntaps int, offs *int, x *float32, segs *wgradSeg, w, bias *float32, relu int, out *float32, fs int)
+
+//go:noescape
+func conv6x3TwoRowAVX512(ntaps int, offs *int, x *float32, segs *wgradSeg, w, bias *float32, relu int, out *float32, fs int)
+
+// convFwd6 checks that every read and write of the direct forward kernels
+// lies inside its slices, then runs them block by block over the table's
+// segments.
+func convFwd6(t *wgradTable, x, w, bias []float32, relu bool, out []float32, fs int) {
+	taps := t.taps
+	_ = x[t.offs[taps-1]+t.xReach-1] // offsets increase with the tap
+	_ = out[5*fs+t.gyReach-1]
+	_ = w[taps*6-1]
+	_ = bias[5]
+	r := 0
+	if relu {
+		r = 1
+	}
+	segs := t.fwdSegs
+	if t.twoRow {
+		for i := 0; i < len(segs); i += 3 {
+			conv6x3TwoRowAVX512(taps, &t.offs[0], &x[0], &segs[i], &w[0], &bias[0], r, &out[0], fs)
+		}
+		return
+	}
+	for i := 0; i < len(segs); i += 4 {
+		conv6x4AVX512(taps, &t.offs[0], &x[0], &segs[i], &w[0], &bias[0], r, &out[0], fs)
+	}
+}
+
+func init() {
+	if cpu.X86.HasAVX512F && !noAVX512 {
+		convFwdKernel = convFwd6
+	}
+}

@@ -30,10 +30,16 @@ var wgradKernel func(t *wgradTable, x, gy []float32, fs int, acc []float32)
 // geometry pads), the segments of the output, and how far the reads
 // reach past a tap's offset and past a filter row's start.
 type wgradTable struct {
-	offs            []int
+	offs            []int // a multiple of 4 of them (see wgradTableFor)
+	taps            int   // how many of offs are the geometry's own
 	segs            []wgradSeg
 	xReach, gyReach int
 	imageLen        int // elements of the bordered image
+	// fwdSegs are segs padded with empty ones to whole blocks of the
+	// direct forward's kernels (three segments when some segment holds
+	// two rows, as twoRow says, else four).
+	fwdSegs []wgradSeg
+	twoRow  bool
 }
 
 var (
@@ -57,6 +63,7 @@ func wgradTableFor(g ConvGeom) *wgradTable {
 		c, kh, kw := g.tap(r)
 		t.offs = append(t.offs, (c*ph+kh*g.DilateH)*pw+kw*g.DilateW)
 	}
+	t.taps = len(t.offs)
 	// The kernel takes four taps at a time: the last few are repeated,
 	// into lane sums nobody reads.
 	for len(t.offs)%4 != 0 {
@@ -81,6 +88,16 @@ func wgradTableFor(g ConvGeom) *wgradTable {
 			t.xReach = max(t.xReach, s.xoff+n)
 			t.gyReach = max(t.gyReach, s.gyoff+n)
 		}
+	}
+	block := 4
+	for _, s := range t.segs {
+		if s.mask2 != 0 {
+			t.twoRow, block = true, 3
+		}
+	}
+	t.fwdSegs = append([]wgradSeg(nil), t.segs...)
+	for len(t.fwdSegs)%block != 0 {
+		t.fwdSegs = append(t.fwdSegs, wgradSeg{}) // no lanes: nothing read or written
 	}
 	wgradMu.Lock()
 	if len(wgradCache) >= tableCacheMax {

@@ -20,14 +20,7 @@ func TestConvWeightGradDirect(t *testing.T) {
 		return
 	}
 	r := rand.New(rand.NewPCG(61, 62))
-	geoms := []ConvGeom{
-		{Channels: 1, InH: 28, InW: 28, KernelH: 5, KernelW: 5, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1},
-		{Channels: 6, InH: 12, InW: 12, KernelH: 5, KernelW: 5, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1},
-		{Channels: 2, InH: 9, InW: 37, KernelH: 3, KernelW: 3, StrideH: 2, StrideW: 1, PadH: 1, PadW: 2, DilateH: 1, DilateW: 2},
-		{Channels: 3, InH: 5, InW: 5, KernelH: 1, KernelW: 1, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1},
-		{Channels: 1, InH: 1, InW: 20, KernelH: 1, KernelW: 4, StrideH: 1, StrideW: 1, PadW: 3, DilateH: 1, DilateW: 1},
-	}
-	for gi, g := range geoms {
+	for gi, g := range directGeoms() {
 		for _, filters := range []int{6, 7, 16} {
 			const images = 3
 			imgSize, plane, taps := g.Channels*g.InH*g.InW, g.OutH()*g.OutW(), g.colRows()
@@ -83,5 +76,90 @@ func TestConvWeightGradDirectDeclines(t *testing.T) {
 	}
 	if ConvWeightGradDirect(g, 6, 1, make([]float64, 64), 64, make([]float64, 6*36), 6*36, []float64{7}) {
 		t.Error("float64 was taken")
+	}
+}
+
+// TestConvForwardDirect checks the direct convolution forward against the
+// product with the column matrix, with and without bias and relu, on
+// outputs that start as NaN, over the geometries and filter counts of the
+// weight gradient's test.
+func TestConvForwardDirect(t *testing.T) {
+	if convFwdKernel == nil { // a CPU without AVX-512: the caller is told to compute it otherwise
+		g := ConvGeom{Channels: 1, InH: 8, InW: 8, KernelH: 3, KernelW: 3, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1}
+		if ConvForwardDirect(g, 6, 1, make([]float32, 64), 64, make([]float32, 6*9), nil, false, make([]float32, 6*36), 6*36) {
+			t.Fatal("ConvForwardDirect reported success with no kernel")
+		}
+		return
+	}
+	r := rand.New(rand.NewPCG(63, 64))
+	for gi, g := range directGeoms() {
+		for _, filters := range []int{6, 7, 16} {
+			for _, withBias := range []bool{false, true} {
+				relu := withBias
+				const images = 3
+				imgSize, plane, taps := g.Channels*g.InH*g.InW, g.OutH()*g.OutW(), g.colRows()
+				imgStride, outStride := imgSize+5, filters*plane+3
+				img := randSlice[float32](r, images*imgStride)
+				w := randSlice[float32](r, filters*taps)
+				var bias []float32
+				if withBias {
+					bias = randSlice[float32](r, filters)
+				}
+				got := make([]float32, images*outStride)
+				for i := range got {
+					got[i] = float32(math.NaN())
+				}
+				if !ConvForwardDirect(g, filters, images, img, imgStride, w, bias, relu, got, outStride) {
+					t.Fatalf("geom %d: the direct kernel declined", gi)
+				}
+				col := make([]float64, taps*plane)
+				for n := range images {
+					x := make([]float64, imgSize)
+					for i := range x {
+						x[i] = float64(img[n*imgStride+i])
+					}
+					Im2col(g, x, col)
+					for f := range filters {
+						for p := range plane {
+							want := 0.0
+							if withBias {
+								want = float64(bias[f])
+							}
+							for tap := range taps {
+								want += float64(w[f*taps+tap]) * col[tap*plane+p]
+							}
+							if relu {
+								want = max(want, 0)
+							}
+							v := got[n*outStride+f*plane+p]
+							if !(math.Abs(float64(v)-want) <= 1e-4*(1+math.Abs(want))) {
+								t.Fatalf("geom %d, %d filters, bias %v: image %d [%d, %d] = %v, want %v", gi, filters, withBias, n, f, p, v, want)
+							}
+						}
+					}
+					// The gap between outputs is not written.
+					for i := filters * plane; i < outStride && n < images-1; i++ {
+						if v := got[n*outStride+i]; v == v {
+							t.Fatalf("geom %d: image %d wrote past its output, at %d", gi, n, i)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// directGeoms are the geometries the direct kernels are checked on:
+// LeNet's two layers, and others with padding, dilation, a vertical
+// stride, rows longer than a vector, narrow rows in pairs with an odd
+// row left over, and a single output row.
+func directGeoms() []ConvGeom {
+	return []ConvGeom{
+		{Channels: 1, InH: 28, InW: 28, KernelH: 5, KernelW: 5, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1},
+		{Channels: 6, InH: 12, InW: 12, KernelH: 5, KernelW: 5, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1},
+		{Channels: 2, InH: 9, InW: 37, KernelH: 3, KernelW: 3, StrideH: 2, StrideW: 1, PadH: 1, PadW: 2, DilateH: 1, DilateW: 2},
+		{Channels: 3, InH: 5, InW: 5, KernelH: 1, KernelW: 1, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1},
+		{Channels: 1, InH: 1, InW: 20, KernelH: 1, KernelW: 4, StrideH: 1, StrideW: 1, PadW: 3, DilateH: 1, DilateW: 1},
+		{Channels: 2, InH: 11, InW: 7, KernelH: 3, KernelW: 2, StrideH: 2, StrideW: 1, PadH: 1, DilateH: 1, DilateW: 1},
 	}
 }

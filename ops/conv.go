@@ -743,10 +743,34 @@ var packedConvMax = 1 << 18
 func convForward[T accel.Float](p convPlan, image, weight, bias, maps []T, relu bool) {
 	k, cols := p.colRows(), p.colCols()
 	if accel.PackedBLen[T](k, cols) <= packedConvMax {
+		if accel.ConvDirectApplies[T](p.geom, p.maps) {
+			accel.ParallelRange(p.batch, 1, convDirectLoop[T]{p, image, weight, bias, maps, relu})
+			return
+		}
 		convPacked(p, image, weight, bias, maps, relu)
 		return
 	}
 	convBlocked(p, image, weight, bias, maps, relu)
+}
+
+// convDirectLoop is convForward's loop over images with the direct kernel
+// (accel.ConvForwardDirect), which needs no column matrix.
+type convDirectLoop[T accel.Float] struct {
+	p                         convPlan
+	image, weight, bias, maps []T
+	relu                      bool
+}
+
+func (l *convDirectLoop[T]) Range(lo, hi int) {
+	p, k := l.p, l.p.colRows()
+	for g := range p.groups {
+		var bias []T
+		if l.bias != nil {
+			bias = l.bias[g*p.maps:][:p.maps]
+		}
+		accel.ConvForwardDirect(p.geom, p.maps, hi-lo, l.image[(lo*p.groups+g)*p.imageSize():], p.groups*p.imageSize(),
+			l.weight[g*p.maps*k:][:p.maps*k], bias, l.relu, l.maps[(lo*p.groups+g)*p.mapsSize():], p.groups*p.mapsSize())
+	}
 }
 
 // convBlocked is convForward through accel.Im2col and accel.Gemm, whose
@@ -969,7 +993,7 @@ func (l *convWeightGradLoop[T]) Range(lo, hi int) {
 		for g := range p.groups {
 			dw := acc[g*p.maps*k:][:p.maps*k]
 			// Without a column matrix where the CPU has the kernel.
-			if accel.ConvWeightGradDirect(p.geom, p.maps, n1-n0, image[(n0*p.groups+g)*p.imageSize():], p.groups*p.imageSize(),
+			if packed && accel.ConvWeightGradDirect(p.geom, p.maps, n1-n0, image[(n0*p.groups+g)*p.imageSize():], p.groups*p.imageSize(),
 				maps[(n0*p.groups+g)*p.mapsSize():], p.groups*p.mapsSize(), dw) {
 				continue
 			}
