@@ -34,7 +34,6 @@ type wgradTable struct {
 	taps            int   // how many of offs are the geometry's own
 	segs            []wgradSeg
 	xReach, gyReach int
-	imageLen        int // elements of the bordered image
 	// fwdSegs are segs padded with empty ones to whole blocks of the
 	// direct forward's kernels (three segments when some segment holds
 	// two rows, as twoRow says, else four).
@@ -58,7 +57,7 @@ func wgradTableFor(g ConvGeom) *wgradTable {
 	}
 	outH, outW := g.OutH(), g.OutW()
 	ph, pw := g.InH+2*g.PadH, g.InW+2*g.PadW
-	t = &wgradTable{imageLen: g.Channels * ph * pw}
+	t = &wgradTable{}
 	for r := range g.colRows() {
 		c, kh, kw := g.tap(r)
 		t.offs = append(t.offs, (c*ph+kh*g.DilateH)*pw+kw*g.DilateW)

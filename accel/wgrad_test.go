@@ -163,3 +163,17 @@ func directGeoms() []ConvGeom {
 		{Channels: 2, InH: 11, InW: 7, KernelH: 3, KernelW: 2, StrideH: 2, StrideW: 1, PadH: 1, DilateH: 1, DilateW: 1},
 	}
 }
+
+// TestDirectTablesCacheBound: the direct kernels' table cache is emptied
+// when it grows past its bound.
+func TestDirectTablesCacheBound(t *testing.T) {
+	for i := range tableCacheMax + 10 {
+		wgradTableFor(ConvGeom{Channels: 1, InH: 3, InW: 8 + i, KernelH: 2, KernelW: 2, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1})
+	}
+	wgradMu.RLock()
+	n := len(wgradCache)
+	wgradMu.RUnlock()
+	if n > tableCacheMax {
+		t.Fatalf("the cache holds %d geometries, more than %d", n, tableCacheMax)
+	}
+}
