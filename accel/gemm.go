@@ -19,10 +19,11 @@ import "fmt"
 // so the kernel always sees full mr x nr tiles.
 // gemmParallelMin is the number of multiply-adds (m*n*k) from which Gemm
 // spreads its work over the worker pool; smaller products stay on the
-// calling goroutine. Measured on two cores, a 256x256x256 product (2^24)
-// took 266 µs alone and 376 µs split, a 512x512x512 one (2^27) the same
-// either way. (A variable so that tests can force the parallel path.)
-var gemmParallelMin = 1 << 25
+// calling goroutine. Measured on two cores (medians): a 128x128x128
+// product (2^21) took 29 µs alone and 21 µs split, a 256x256x256 one
+// 198 µs and 143 µs; at 96x96x96 there is too little to split. (A
+// variable so that tests can force the parallel path.)
+var gemmParallelMin = 1 << 21
 
 const (
 	gemmMC = 96   // rows of op(A) per packed block (rounded to a multiple of mr)
@@ -34,7 +35,7 @@ const (
 	gemmTasksPerWorker = 3
 	// gemmMinGroupPanels is the fewest B micro-panels a task handles when a
 	// row block is split by columns; it keeps re-packing A cheap.
-	gemmMinGroupPanels = 8
+	gemmMinGroupPanels = 4
 )
 
 // Gemm computes C = alpha*op(A)*op(B) + beta*C for row-major matrices.
@@ -331,6 +332,12 @@ func packPanels[T Float](dst, x []T, rs, ds, r0, rows, d0, depth, w int) {
 				for d, v := range src {
 					panel[d*w+r] = v
 				}
+			}
+		} else if rs == 1 {
+			// The panel's rows are runs of x: whole copies.
+			for d := range depth {
+				at := base + d*ds
+				copy(panel[d*w:d*w+cnt], x[at:at+cnt])
 			}
 		} else {
 			for d := range depth {
