@@ -171,23 +171,16 @@ type col2imTap struct {
 	mask [8]int32
 }
 
-var (
-	gatherMu    sync.RWMutex
-	gatherCache = map[ConvGeom]*col2imGatherTable{}
-)
+var gatherCache geomCache[*col2imGatherTable]
 
 // col2imGatherFor returns the table of geometry g (unit stride along the
-// width), made on first use and cached like the im2col tables.
-func col2imGatherFor(g ConvGeom) *col2imGatherTable {
-	gatherMu.RLock()
-	t, ok := gatherCache[g]
-	gatherMu.RUnlock()
-	if ok {
-		return t
-	}
+// width), made on first use and cached.
+func col2imGatherFor(g ConvGeom) *col2imGatherTable { return gatherCache.get(g, newCol2imGatherTable) }
+
+func newCol2imGatherTable(g ConvGeom) *col2imGatherTable {
 	outH, outW := g.OutH(), g.OutW()
 	cols := outH * outW
-	t = &col2imGatherTable{kw: g.KernelW}
+	t := &col2imGatherTable{kw: g.KernelW}
 	for iw0 := 0; iw0 < g.InW; iw0 += 8 {
 		t.iw0 = append(t.iw0, min(iw0, g.InW-8))
 	}
@@ -213,12 +206,6 @@ func col2imGatherFor(g ConvGeom) *col2imGatherTable {
 			t.taps = append(t.taps, tap)
 		}
 	}
-	gatherMu.Lock()
-	if len(gatherCache) >= tableCacheMax {
-		clear(gatherCache)
-	}
-	gatherCache[g] = t
-	gatherMu.Unlock()
 	return t
 }
 
@@ -289,4 +276,38 @@ func validRange(out, in, stride, off int) (lo, hi int) {
 	hi = min(out, (in-1-off)/stride+1)
 	lo = min(lo, hi)
 	return lo, hi
+}
+
+// geomCache holds tables made per convolution geometry, the same for
+// every image of that shape. It is emptied when it grows past
+// tableCacheMax entries, which only a program that convolves many
+// different shapes reaches.
+type geomCache[V any] struct {
+	mu sync.RWMutex
+	m  map[ConvGeom]V // a map, not a sync.Map: its struct keys are not boxed per lookup
+}
+
+// get returns the table of g, made with make on first use.
+func (c *geomCache[V]) get(g ConvGeom, make func(ConvGeom) V) V {
+	c.mu.RLock()
+	v, ok := c.m[g]
+	c.mu.RUnlock()
+	if ok {
+		return v
+	}
+	v = make(g)
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= tableCacheMax {
+		c.m = map[ConvGeom]V{}
+	}
+	c.m[g] = v
+	c.mu.Unlock()
+	return v
+}
+
+// len is the number of geometries held.
+func (c *geomCache[V]) len() int {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return len(c.m)
 }

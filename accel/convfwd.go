@@ -32,15 +32,12 @@ func ConvDirectApplies[T Float](g ConvGeom, filters int) bool {
 // along the width other than 1, fewer than six filters, or a CPU without
 // AVX-512.
 func ConvForwardDirect[T Float](g ConvGeom, filters, images int, img []T, imgStride int, weight, bias []T, relu bool, out []T, outStride int) bool {
-	k := convFwdKernel
-	img32, ok1 := any(img).([]float32)
-	w32, ok2 := any(weight).([]float32)
-	out32, ok3 := any(out).([]float32)
-	b32, _ := any(bias).([]float32)
-	outH, outW, taps := g.OutH(), g.OutW(), g.colRows()
-	if k == nil || !ok1 || !ok2 || !ok3 || g.StrideW != 1 || filters < 6 || images < 1 || outH <= 0 || outW <= 0 || taps <= 0 {
+	if !ConvDirectApplies[T](g, filters) || images < 1 {
 		return false
 	}
+	img32, w32, out32 := any(img).([]float32), any(weight).([]float32), any(out).([]float32)
+	b32, _ := any(bias).([]float32)
+	outH, outW, taps := g.OutH(), g.OutW(), g.colRows()
 	t := wgradTableFor(g)
 	plane := outH * outW
 	groups := ceilDiv(filters, 6)
@@ -68,7 +65,7 @@ func ConvForwardDirect[T Float](g ConvGeom, filters, images int, img []T, imgStr
 			if b32 != nil {
 				b = b32[f0(q):][:6]
 			}
-			k(t, src, packed[q*taps*6:][:taps*6], b, relu, o[f0(q)*plane:], plane)
+			convFwdKernel(t, src, packed[q*taps*6:][:taps*6], b, relu, o[f0(q)*plane:], plane)
 		}
 		if bp != nil {
 			putBuf(bp)

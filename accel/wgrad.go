@@ -1,7 +1,5 @@
 package accel
 
-import "sync"
-
 // The direct weight gradient of a convolution computes
 // dW[f][t] = Σ_p gy[f][p] · col[t][p] without the column matrix: for each
 // tap t, the image rows the tap reads are multiplied against the rows of
@@ -41,23 +39,16 @@ type wgradTable struct {
 	twoRow  bool
 }
 
-var (
-	wgradMu    sync.RWMutex
-	wgradCache = map[ConvGeom]*wgradTable{}
-)
+var wgradCache geomCache[*wgradTable]
 
 // wgradTableFor returns the table of geometry g (unit stride along the
-// width), made on first use and cached like the im2col tables.
-func wgradTableFor(g ConvGeom) *wgradTable {
-	wgradMu.RLock()
-	t, ok := wgradCache[g]
-	wgradMu.RUnlock()
-	if ok {
-		return t
-	}
+// width), made on first use and cached.
+func wgradTableFor(g ConvGeom) *wgradTable { return wgradCache.get(g, newWgradTable) }
+
+func newWgradTable(g ConvGeom) *wgradTable {
 	outH, outW := g.OutH(), g.OutW()
 	ph, pw := g.InH+2*g.PadH, g.InW+2*g.PadW
-	t = &wgradTable{}
+	t := &wgradTable{}
 	for r := range g.colRows() {
 		c, kh, kw := g.tap(r)
 		t.offs = append(t.offs, (c*ph+kh*g.DilateH)*pw+kw*g.DilateW)
@@ -98,12 +89,6 @@ func wgradTableFor(g ConvGeom) *wgradTable {
 	for len(t.fwdSegs)%block != 0 {
 		t.fwdSegs = append(t.fwdSegs, wgradSeg{}) // no lanes: nothing read or written
 	}
-	wgradMu.Lock()
-	if len(wgradCache) >= tableCacheMax {
-		clear(wgradCache)
-	}
-	wgradCache[g] = t
-	wgradMu.Unlock()
 	return t
 }
 
@@ -115,14 +100,11 @@ func wgradTableFor(g ConvGeom) *wgradTable {
 // no kernel: other types than float32, a stride along the width other
 // than 1, fewer than six filters, or a CPU without AVX-512.
 func ConvWeightGradDirect[T Float](g ConvGeom, filters, images int, img []T, imgStride int, gy []T, gyStride int, dw []T) bool {
-	k := wgradKernel
-	img32, ok1 := any(img).([]float32)
-	gy32, ok2 := any(gy).([]float32)
-	dw32, ok3 := any(dw).([]float32)
-	outH, outW, taps := g.OutH(), g.OutW(), g.colRows()
-	if k == nil || !ok1 || !ok2 || !ok3 || g.StrideW != 1 || filters < 6 || images < 1 || outH <= 0 || outW <= 0 || taps <= 0 {
+	if !ConvDirectApplies[T](g, filters) || images < 1 {
 		return false
 	}
+	img32, gy32, dw32 := any(img).([]float32), any(gy).([]float32), any(dw).([]float32)
+	outH, outW, taps := g.OutH(), g.OutW(), g.colRows()
 	t := wgradTableFor(g)
 	plane := outH * outW
 	groups := ceilDiv(filters, 6)
@@ -138,7 +120,7 @@ func ConvWeightGradDirect[T Float](g ConvGeom, filters, images int, img []T, img
 	for n := range images {
 		src, bp := borderedImage(g, img32[n*imgStride:])
 		for q := range groups {
-			k(t, src, gy32[n*gyStride+f0(q)*plane:][:filters*plane-f0(q)*plane], plane, acc[q*stride:][:stride])
+			wgradKernel(t, src, gy32[n*gyStride+f0(q)*plane:][:filters*plane-f0(q)*plane], plane, acc[q*stride:][:stride])
 		}
 		if bp != nil {
 			putBuf(bp)
