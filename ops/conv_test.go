@@ -412,19 +412,22 @@ func ExampleF_Deconvolution() {
 	// <NDArray 1x1x5 @cpu(0)>
 }
 
+// lenetConvLayers are the two convolutions of MXNet's LeNet: input
+// channels, image side, filters and kernel side.
+var lenetConvLayers = []struct {
+	name        string
+	c, hw, f, k int
+}{
+	{"conv1-1x28x28-6x5x5", 1, 28, 6, 5},
+	{"conv2-6x12x12-16x5x5", 6, 12, 16, 5},
+}
+
 // BenchmarkConvolutionLeNet times the forward of LeNet's two convolutions
 // on a batch of 16 in float32.
 func BenchmarkConvolutionLeNet(b *testing.B) {
-	layers := []struct {
-		name        string
-		c, hw, f, k int
-	}{
-		{"conv1-1x28x28-6x5x5", 1, 28, 6, 5},
-		{"conv2-6x12x12-16x5x5", 6, 12, 16, 5},
-	}
 	const batch = 16
 	r := rand.New(rand.NewPCG(9, 10))
-	for _, l := range layers {
+	for _, l := range lenetConvLayers {
 		b.Run(l.name, func(b *testing.B) {
 			x := randArray(r, batch, l.c, l.hw, l.hw).AsType(ops.Float32)
 			w := randArray(r, l.f, l.c, l.k, l.k).AsType(ops.Float32)
@@ -444,17 +447,10 @@ func BenchmarkConvolutionLeNet(b *testing.B) {
 // data gradient (Deconvolution) of LeNet's two convolutions on a batch of
 // 16 in float32: the backward half of a training step.
 func BenchmarkConvolutionLeNetGradients(b *testing.B) {
-	layers := []struct {
-		name        string
-		c, hw, f, k int
-	}{
-		{"conv1-1x28x28-6x5x5", 1, 28, 6, 5},
-		{"conv2-6x12x12-16x5x5", 6, 12, 16, 5},
-	}
 	const batch = 16
 	r := rand.New(rand.NewPCG(11, 12))
 	wgrad := ops.MustLookup("_backward_Convolution_weight")
-	for _, l := range layers {
+	for _, l := range lenetConvLayers {
 		out := l.hw - l.k + 1
 		x := randArray(r, batch, l.c, l.hw, l.hw).AsType(ops.Float32)
 		w := randArray(r, l.f, l.c, l.k, l.k).AsType(ops.Float32)
