@@ -173,24 +173,38 @@ func GemmPackedB[T Float](transA bool, m, n, k int, a []T, lda int, bPacked []T,
 	if need := PackedBLen[T](k, n); len(bPacked) < need && m > 0 && k > 0 {
 		panic("accel: GemmPackedB: the packed B is shorter than k x n in panels")
 	}
+	g, ep := startPacked(m, n, k, beta, c, ldc, ep)
+	if g == nil {
+		return
+	}
+	g.bPre = bPacked
+	g.setA(a, lda, transA)
+	g.runWith(ep)
+}
+
+// startPacked is what the packed products share once their operands are
+// checked: it checks ep (dropping it when it does nothing), scales C by
+// beta and returns the recycled call for the product, to be given its
+// operands and run with runWith. It returns nil when there is nothing to
+// multiply; the epilogue has then been applied already.
+func startPacked[T Float](m, n, k int, beta T, c []T, ldc int, ep *Epilogue[T]) (*gemmCall[T], *Epilogue[T]) {
 	ep.check(m, n)
 	if !ep.active() {
 		ep = nil
 	}
 	if m == 0 || n == 0 {
-		return
+		return nil, nil
 	}
 	scaleMatrix(m, n, beta, c, ldc)
 	if k == 0 {
 		if ep != nil {
 			ep.apply(c, ldc, 0, 0, m, n)
 		}
-		return
+		return nil, nil
 	}
 	g := getObj[gemmCall[T]]() // recycled: the parallel loops hand it to other goroutines
-	*g = gemmCall[T]{m: m, n: n, k: k, alpha: 1, c: c, ldc: ldc, kern: kernelForRows[T](m), ep: tileEpilogue(ep, m, n), bPre: bPacked}
-	g.setA(a, lda, transA)
-	g.runWith(ep)
+	*g = gemmCall[T]{m: m, n: n, k: k, alpha: 1, c: c, ldc: ldc, kern: kernelForRows[T](m), ep: tileEpilogue(ep, m, n)}
+	return g, ep
 }
 
 // PackedALen is the number of elements of an m x k matrix op(A) packed by
@@ -227,22 +241,11 @@ func GemmPacked[T Float](m, n, k int, aPacked, bPacked []T, beta T, c []T, ldc i
 	if m > 0 && k > 0 && (len(aPacked) < PackedALen[T](m, k) || len(bPacked) < PackedBLen[T](k, n)) {
 		panic("accel: GemmPacked: a packed operand is shorter than its size in panels")
 	}
-	ep.check(m, n)
-	if !ep.active() {
-		ep = nil
-	}
-	if m == 0 || n == 0 {
+	g, ep := startPacked(m, n, k, beta, c, ldc, ep)
+	if g == nil {
 		return
 	}
-	scaleMatrix(m, n, beta, c, ldc)
-	if k == 0 {
-		if ep != nil {
-			ep.apply(c, ldc, 0, 0, m, n)
-		}
-		return
-	}
-	g := getObj[gemmCall[T]]() // recycled: the parallel loops hand it to other goroutines
-	*g = gemmCall[T]{m: m, n: n, k: k, alpha: 1, c: c, ldc: ldc, kern: kernelForRows[T](m), ep: tileEpilogue(ep, m, n), bPre: bPacked, aPre: aPacked}
+	g.bPre, g.aPre = bPacked, aPacked
 	g.runWith(ep)
 }
 
@@ -262,18 +265,13 @@ func GemmPackedA[T Float](transB bool, m, n, k int, aPacked, b []T, ldb int, bet
 	if m > 0 && k > 0 && len(aPacked) < PackedALen[T](m, k) {
 		panic("accel: GemmPackedA: the packed A is shorter than m x k in panels")
 	}
-	if m == 0 || n == 0 {
+	g, _ := startPacked[T](m, n, k, beta, c, ldc, nil)
+	if g == nil {
 		return
 	}
-	scaleMatrix(m, n, beta, c, ldc)
-	if k == 0 {
-		return
-	}
-	g := getObj[gemmCall[T]]() // recycled: the parallel loops hand it to other goroutines
-	*g = gemmCall[T]{m: m, n: n, k: k, alpha: 1, c: c, ldc: ldc, kern: kernelForRows[T](m), aPre: aPacked}
+	g.aPre = aPacked
 	g.setB(b, ldb, transB)
-	g.run()
-	putObj(g)
+	g.runWith(nil)
 }
 
 // runWith runs g, applies ep to the whole of C when g did not apply it
