@@ -714,6 +714,14 @@ func colScratch[T accel.Float](p convPlan) *[]T {
 	return getScratch[T](p.colRows() * p.colCols())
 }
 
+// colOf is the column buffer bp holds, or nil for none.
+func colOf[T accel.Float](bp *[]T) []T {
+	if bp == nil {
+		return nil
+	}
+	return *bp
+}
+
 func putCol[T accel.Float](bp *[]T) {
 	if bp != nil {
 		putScratch(bp)
@@ -791,10 +799,7 @@ func (l *convForwardLoop[T]) Range(lo, hi int) {
 	k, cols := p.colRows(), p.colCols()
 	bp := colScratch[T](p)
 	defer putCol(bp)
-	var col []T
-	if bp != nil {
-		col = *bp
-	}
+	col := colOf(bp)
 	for n := lo; n < hi; n++ {
 		for g := range p.groups {
 			img := image[(n*p.groups+g)*p.imageSize():][:p.imageSize()]
@@ -824,12 +829,8 @@ func convPacked[T accel.Float](p convPlan, image, weight, bias, maps []T, relu b
 	k, cols := p.colRows(), p.colCols()
 	plen := accel.PackedBLen[T](k, cols)
 	// The filters are packed once for all images.
-	alen := accel.PackedALen[T](p.maps, k)
-	ap := getScratch[T](p.groups * alen)
+	ap, alen := packFilters(p, weight, false)
 	defer putScratch(ap)
-	for g := range p.groups {
-		accel.PackA(false, p.maps, k, weight[g*p.maps*k:], k, (*ap)[g*alen:])
-	}
 	l := accel.GetRecycled[convPackedLoop[T]]()
 	*l = convPackedLoop[T]{p: p, image: image, bias: bias, maps: maps, filters: *ap, alen: alen, plen: plen, relu: relu}
 	accel.ParallelLoop(p.batch, 1, l)
@@ -874,17 +875,28 @@ func reluInPlace[T accel.Float](x []T) {
 	}
 }
 
+// packFilters packs each group's filters (maps x colRows, or its
+// transpose) with accel.PackA into a scratch buffer, alen elements per
+// group, for products with every image; hand it back with putScratch.
+func packFilters[T accel.Float](p convPlan, weight []T, transposed bool) (ap *[]T, alen int) {
+	k, m := p.colRows(), p.maps
+	if transposed {
+		k, m = m, k
+	}
+	alen = accel.PackedALen[T](m, k)
+	ap = getScratch[T](p.groups * alen)
+	for g := range p.groups {
+		accel.PackA(transposed, m, k, weight[g*p.maps*p.colRows():], p.colRows(), (*ap)[g*alen:])
+	}
+	return ap, alen
+}
+
 // deconvForward computes, per image and group, image = col2im(W^T * maps),
 // then adds the bias. The transposed filters are packed once for all
 // images.
 func deconvForward[T accel.Float](p convPlan, maps, weight, bias, image []T) {
-	k := p.colRows()
-	alen := accel.PackedALen[T](k, p.maps)
-	ap := getScratch[T](p.groups * alen)
+	ap, alen := packFilters(p, weight, true)
 	defer putScratch(ap)
-	for g := range p.groups {
-		accel.PackA(true, k, p.maps, weight[g*p.maps*k:], k, (*ap)[g*alen:])
-	}
 	accel.ParallelRange(p.batch, 1, deconvForwardLoop[T]{p, maps, *ap, bias, image, alen})
 }
 
@@ -900,10 +912,7 @@ func (l *deconvForwardLoop[T]) Range(lo, hi int) {
 	k, cols := p.colRows(), p.colCols()
 	bp := colScratch[T](p)
 	defer putCol(bp)
-	var col []T
-	if bp != nil {
-		col = *bp
-	}
+	col := colOf(bp)
 	for n := lo; n < hi; n++ {
 		for g := range p.groups {
 			src := maps[(n*p.groups+g)*p.mapsSize():][:p.mapsSize()]
@@ -972,17 +981,18 @@ func (l *convWeightGradLoop[T]) Range(lo, hi int) {
 	p, maps, image, chunks, partial := l.p, l.maps, l.image, l.chunks, l.partial[:]
 	k, cols := p.colRows(), p.colCols()
 	packed := accel.PackedBLen[T](cols, k) <= packedConvMax
+	// Small products without a column matrix where the CPU has the kernel.
+	direct := packed && accel.ConvDirectApplies[T](p.geom, p.maps)
 	var bp *[]T
-	if packed {
+	switch {
+	case direct:
+	case packed:
 		bp = getScratch[T](accel.PackedBLen[T](cols, k))
-	} else {
+	default:
 		bp = colScratch[T](p)
 	}
 	defer putCol(bp)
-	var col []T
-	if bp != nil {
-		col = *bp
-	}
+	col := colOf(bp)
 	for c := lo; c < hi; c++ {
 		acc := partial[c]
 		n0, n1 := c*p.batch/chunks, (c+1)*p.batch/chunks
@@ -992,9 +1002,9 @@ func (l *convWeightGradLoop[T]) Range(lo, hi int) {
 		}
 		for g := range p.groups {
 			dw := acc[g*p.maps*k:][:p.maps*k]
-			// Without a column matrix where the CPU has the kernel.
-			if packed && accel.ConvWeightGradDirect(p.geom, p.maps, n1-n0, image[(n0*p.groups+g)*p.imageSize():], p.groups*p.imageSize(),
-				maps[(n0*p.groups+g)*p.mapsSize():], p.groups*p.mapsSize(), dw) {
+			if direct {
+				accel.ConvWeightGradDirect(p.geom, p.maps, n1-n0, image[(n0*p.groups+g)*p.imageSize():], p.groups*p.imageSize(),
+					maps[(n0*p.groups+g)*p.mapsSize():], p.groups*p.mapsSize(), dw)
 				continue
 			}
 			var beta T
