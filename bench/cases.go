@@ -15,6 +15,7 @@ import (
 	"github.com/hybridgo/hybridgo/accel"
 	"github.com/hybridgo/hybridgo/data"
 	"github.com/hybridgo/hybridgo/eager"
+	"github.com/hybridgo/hybridgo/internal/train"
 	"github.com/hybridgo/hybridgo/nn"
 	"github.com/hybridgo/hybridgo/ops"
 )
@@ -71,7 +72,7 @@ func Cases() []Case {
 			Name:  fmt.Sprintf("lenet-forward-b%d", b),
 			Title: fmt.Sprintf("LeNet forward, batch %d", b),
 			Ours:  []string{ImplOursEager, ImplOursHybrid},
-			setup: func(impl string) (work, error) { return just(forward(NewLeNet(), impl, b, 1, 28, 28)) },
+			setup: func(impl string) (work, error) { return just(forward(train.NewLeNet(), impl, b, 1, 28, 28)) },
 		})
 	}
 	for _, b := range []int{1, 64} {
@@ -132,21 +133,6 @@ func CaseNamed(name string) (Case, error) {
 	return Case{}, fmt.Errorf("no case %q (the cases: %s)", name, strings.Join(names, ", "))
 }
 
-// NewLeNet builds the tutorial's LeNet: conv 6@5x5 relu, maxpool 2,
-// conv 16@5x5 relu, maxpool 2, flatten, dense 120 relu, dense 84 relu,
-// dense 10.
-func NewLeNet() *nn.HybridSequential {
-	relu := nn.ConvOptions{Act: "relu"}
-	return nn.NewHybridSequential(
-		nn.NewConv2D(6, []int{5}, relu), nn.NewMaxPool2D([]int{2}),
-		nn.NewConv2D(16, []int{5}, relu), nn.NewMaxPool2D([]int{2}),
-		nn.NewFlatten(),
-		nn.NewDense(120, nn.DenseOptions{Act: "relu"}),
-		nn.NewDense(84, nn.DenseOptions{Act: "relu"}),
-		nn.NewDense(10),
-	)
-}
-
 // NewMLP builds a 784-256-256-10 perceptron with relu between layers.
 func NewMLP() *nn.HybridSequential {
 	return nn.NewHybridSequential(
@@ -201,7 +187,7 @@ func forward(net *nn.HybridSequential, impl string, shape ...int) (func() error,
 // trainer returns one SGD training step (lr 0.01, softmax cross-entropy)
 // of a new LeNet on a batch x with labels y.
 func trainer(impl string) (func(x, y *eager.NDArray) error, error) {
-	net := NewLeNet()
+	net := train.NewLeNet()
 	if err := prepare(net, impl); err != nil {
 		return nil, err
 	}
