@@ -65,16 +65,7 @@ func init() {
 			return []Shape{out}, err
 		},
 		Kernel: func(_ *Env, a *ConvolutionAttrs, in, out []Value) error {
-			if err := requireFloat(in...); err != nil {
-				return err
-			}
-			p := a.plan(in[0].Shape)
-			var bias Value
-			if !a.NoBias {
-				bias = in[2]
-			}
-			convKernel(p, in[0], in[1], bias, out[0], false)
-			return nil
+			return convolutionKernel(a, in, out[0], false)
 		},
 		Grad: func(f F, a *ConvolutionAttrs, in, _, g []Tensor) []Tensor {
 			x, w, gy := in[0], in[1], g[0]
@@ -726,6 +717,20 @@ func putCol[T accel.Float](bp *[]T) {
 	if bp != nil {
 		putScratch(bp)
 	}
+}
+
+// convolutionKernel is Convolution's kernel, with relu applied to the
+// output when relu is set (the fused op's).
+func convolutionKernel(a *ConvolutionAttrs, in []Value, out Value, relu bool) error {
+	if err := requireFloat(in...); err != nil {
+		return err
+	}
+	var bias Value
+	if !a.NoBias {
+		bias = in[2]
+	}
+	convKernel(a.plan(in[0].Shape), in[0], in[1], bias, out, relu)
+	return nil
 }
 
 // convKernel runs a convolution forward on float values (checked by the

@@ -9,32 +9,17 @@ package ops
 var opConvRelu, opFCRelu *Op
 
 func init() {
-	conv := func(a *ConvolutionAttrs) []string {
-		if a.NoBias {
-			return []string{"data", "weight"}
-		}
-		return []string{"data", "weight", "bias"}
-	}
+	// Each fused op is its layer's op but for the relu in its kernel:
+	// the same attributes, inputs, checks and shapes.
 	opConvRelu = Define(Def[ConvolutionAttrs]{
 		Name: "_fused_Convolution_relu",
 		Doc: "Convolution followed by relu, max(x, 0), in one pass (made by graph fusion, not registered; no gradient). " +
 			"The attributes are Convolution's.",
-		InputNames: conv,
-		Check:      func(a *ConvolutionAttrs) error { return a.win().check(a.NumFilter, a.NumGroup, a.Layout) },
-		Shape: func(a *ConvolutionAttrs, in []Shape) ([]Shape, error) {
-			out, err := convShape(a, in)
-			return []Shape{out}, err
-		},
+		InputNames: func(a *ConvolutionAttrs) []string { return opConvolution.InputNames(a) },
+		Check:      func(a *ConvolutionAttrs) error { return opConvolution.check(a) },
+		Shape:      func(a *ConvolutionAttrs, in []Shape) ([]Shape, error) { return opConvolution.shape(a, in) },
 		Kernel: func(_ *Env, a *ConvolutionAttrs, in, out []Value) error {
-			if err := requireFloat(in...); err != nil {
-				return err
-			}
-			var bias Value
-			if !a.NoBias {
-				bias = in[2]
-			}
-			convKernel(a.plan(in[0].Shape), in[0], in[1], bias, out[0], true)
-			return nil
+			return convolutionKernel(a, in, out[0], true)
 		},
 	})
 	opFCRelu = Define(Def[FullyConnectedAttrs]{
@@ -42,14 +27,9 @@ func init() {
 		Doc: "FullyConnected followed by relu, max(x, 0), in one pass (made by graph fusion, not registered; no gradient). " +
 			"The attributes are FullyConnected's.",
 		InputNames: func(a *FullyConnectedAttrs) []string { return opFullyConnected.InputNames(a) },
-		Check: func(a *FullyConnectedAttrs) error {
-			if a.NumHidden <= 0 {
-				return Errorf("num_hidden must be positive, got %d", a.NumHidden)
-			}
-			return nil
-		},
-		Shape:  fullyConnectedShape,
-		Kernel: func(_ *Env, a *FullyConnectedAttrs, in, out []Value) error { return fcKernel(a, in, out[0], true) },
+		Check:      func(a *FullyConnectedAttrs) error { return opFullyConnected.check(a) },
+		Shape:      fullyConnectedShape,
+		Kernel:     func(_ *Env, a *FullyConnectedAttrs, in, out []Value) error { return fcKernel(a, in, out[0], true) },
 	})
 }
 
