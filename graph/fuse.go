@@ -298,7 +298,7 @@ func fusedLoop[T float32 | float64](p *fusedProgram, in []ops.Value, out ops.Val
 		} else {
 			st = make([]int, nd)
 		}
-		broadcastStridesTo(st, v.Shape, out.Shape)
+		ops.BroadcastStridesTo(st, v.Shape, out.Shape) // into scratch: the fused loop allocates nothing
 		l.strides = append(l.strides, st)
 		l.plain = l.plain && v.Shape.Equal(out.Shape)
 	}
@@ -394,18 +394,4 @@ func scratchOf[E float64 | int](buf []E, n int) []E {
 		return s
 	}
 	return make([]E, n)
-}
-
-// broadcastStridesTo is ops.BroadcastStrides writing into st (len(out)
-// long), so that the fused loop allocates nothing.
-func broadcastStridesTo(st []int, s, out ops.Shape) {
-	clear(st)
-	off := len(out) - len(s)
-	n := 1
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] != 1 {
-			st[off+i] = n
-		}
-		n *= s[i]
-	}
 }

@@ -127,7 +127,7 @@ func newBroadcastIter(out, a, b Shape) broadcastIter {
 	it := broadcastIter{out: out}
 	for k, s := range [2]Shape{a, b} {
 		if len(out) <= maxIterDims {
-			broadcastStridesTo(it.small[k][:len(out)], s, out)
+			BroadcastStridesTo(it.small[k][:len(out)], s, out)
 		} else {
 			it.big[k] = BroadcastStrides(s, out)
 		}
@@ -147,12 +147,12 @@ func (it *broadcastIter) strides(k int) []int {
 // read as the larger shape out: dims of size 1 (and missing leading dims) get stride 0.
 func BroadcastStrides(s, out Shape) []int {
 	st := make([]int, len(out))
-	broadcastStridesTo(st, s, out)
+	BroadcastStridesTo(st, s, out)
 	return st
 }
 
 // broadcastStridesTo is BroadcastStrides writing into st (len(out) long).
-func broadcastStridesTo(st []int, s, out Shape) {
+func BroadcastStridesTo(st []int, s, out Shape) {
 	clear(st)
 	off := len(out) - len(s)
 	n := 1

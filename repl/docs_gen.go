@@ -584,6 +584,7 @@ var projectDocs = map[string]string{
 	"ops.Bool":                                        "const Bool DType = 7\n\nThe element types. Float16 has a flag (so files that mention it can be\nread) but no kernels.",
 	"ops.BroadcastShapes":                             "func BroadcastShapes(a, b Shape) (Shape, error)\n\nBroadcastShapes returns the numpy broadcast of a and b: dims are matched\nfrom the right and a dim of 1 stretches. Unknown (0) dims stay unknown\nunless the other side knows them.",
 	"ops.BroadcastStrides":                            "func BroadcastStrides(s, out Shape) []int\n\nBroadcastStrides returns the strides with which an array of shape s is\nread as the larger shape out: dims of size 1 (and missing leading dims) get stride 0.",
+	"ops.BroadcastStridesTo":                          "func BroadcastStridesTo(st []int, s, out Shape)\n\nbroadcastStridesTo is BroadcastStrides writing into st (len(out) long).",
 	"ops.BroadcastToAttrs":                            "type BroadcastToAttrs struct {\n\tShape Tuple `attr:\"shape\" default:\"()\" doc:\"target shape; 0 keeps the input's dim\"`\n}\n\nBroadcastToAttrs are the attributes of broadcast_to.",
 	"ops.CastAttrs":                                   "type CastAttrs struct {\n\tDType DType `attr:\"dtype\" doc:\"the dtype to convert to\"`\n}\n\nCastAttrs are the attributes of Cast.",
 	"ops.ClearData":                                   "func ClearData(data any)\n\nClearData sets every element of a data slice to zero.",
