@@ -13,11 +13,12 @@ import (
 // CachedOpOptions are the flags Hybridize passes on.
 type CachedOpOptions struct {
 	// StaticAlloc keeps every intermediate buffer across calls instead of
-	// allocating per call. Outputs returned by Forward then stay valid
-	// only until the next call, and calls must not overlap.
+	// allocating per call (calls on the tape keep theirs until Backward
+	// releases them). Outputs returned by Forward then stay valid only
+	// until the next call, and calls must not overlap.
 	StaticAlloc bool
-	// StaticShape keeps one compiled program and refuses other input
-	// shapes instead of compiling again. It requires StaticAlloc.
+	// StaticShape refuses input shapes and dtypes other than the first
+	// call's instead of compiling again. It requires StaticAlloc.
 	StaticShape bool
 	// Passes are the optimisations run on each compiled graph; nil means
 	// DefaultPassOptions (all of them).
@@ -38,9 +39,18 @@ type CachedOp struct {
 
 	mu    sync.Mutex
 	progs map[string]*program
-	last  *program    // StaticShape's one program, and Backward's
-	frame []ops.Value // Backward's: the last Forward's values
-	hook  *hookSpec
+	last  *program // the latest call's program: the next call's first guess
+	// shapes is the key of the first call's input shapes and dtypes,
+	// to which StaticShape holds the op.
+	shapes string
+	// fwd, fwdTraining and frame are the latest Forward's program, mode
+	// and values, which Backward reads; backwardRan says that a Backward
+	// has run on them already.
+	fwd         *program
+	fwdTraining bool
+	frame       []ops.Value
+	backwardRan bool
+	hook        *hookSpec
 
 	callOp *ops.Op // the op that stands for one call on the tape
 	backOp *ops.Op // its gradient
@@ -87,48 +97,50 @@ func (c *CachedOp) SetOpHook(fn OpHook, monitorAll bool) {
 }
 
 // program returns the compiled program for these inputs, compiling it on
-// first use of their shapes and dtypes.
-func (c *CachedOp) program(args []*eager.NDArray) (*program, error) {
+// first use of their shapes and dtypes. onTape says that the call goes on
+// the autograd tape: its program then leaves out the gradients of the
+// inputs that need none.
+func (c *CachedOp) program(args []*eager.NDArray, onTape bool) (*program, error) {
 	if len(args) != len(c.inputs) {
 		return nil, fmt.Errorf("graph: the cached graph takes %d inputs (%s), got %d", len(c.inputs), strings.Join(c.inputs, ", "), len(args))
 	}
 	// The common case: the same shapes and dtypes as the last call.
 	c.mu.Lock()
 	hooked := c.hook != nil
-	if p := c.last; p != nil && p.accepts(args) && p.hooked == hooked {
+	if p := c.last; p != nil && p.accepts(args, onTape) && p.hooked == hooked {
 		c.mu.Unlock()
 		return p, nil
 	}
 	c.mu.Unlock()
 	shapes := make([]ops.Shape, len(args))
 	dtypes := make([]ops.DType, len(args))
-	var key strings.Builder
+	var b strings.Builder
 	for i, a := range args {
 		shapes[i], dtypes[i] = a.Shape(), a.DType()
-		fmt.Fprintf(&key, "%v %v;", shapes[i], dtypes[i])
+		fmt.Fprintf(&b, "%v %v;", shapes[i], dtypes[i])
 	}
-	noGrad := noGradOf(args)
-	if noGrad != nil {
-		key.WriteString("nograd")
-		for i, skip := range noGrad {
-			if skip {
-				fmt.Fprintf(&key, " %d", i)
-			}
+	shapeKey := b.String()
+	noGrad := noGradOf(args, onTape)
+	for i, skip := range noGrad {
+		if skip {
+			fmt.Fprintf(&b, " nograd %d", i)
 		}
-		key.WriteString(";")
 	}
 	if hooked {
-		key.WriteString("hooked")
+		b.WriteString(" hooked")
 	}
+	key := b.String()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if p, ok := c.progs[key.String()]; ok {
+	if p, ok := c.progs[key]; ok {
 		c.last = p
 		return p, nil
 	}
-	if c.opts.StaticShape && len(c.progs) > 0 && !c.onlyHookDiffers(key.String()) {
+	// Programs for the same shapes that differ in their hook or in the
+	// gradients they leave out are allowed with StaticShape.
+	if c.opts.StaticShape && c.shapes != "" && shapeKey != c.shapes {
 		return nil, fmt.Errorf("graph: this graph was hybridized with StaticShape for inputs %s; got %s (hybridize again without StaticShape to accept other shapes)",
-			c.describe(c.last), key.String())
+			c.describe(c.last), describeArgs(c.inputs, args))
 	}
 	passes := c.opts.Passes
 	if passes == nil {
@@ -139,30 +151,21 @@ func (c *CachedOp) program(args []*eager.NDArray) (*program, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.opts.StaticAlloc {
-		p.allocateStatic()
+	if c.shapes == "" {
+		c.shapes = shapeKey
 	}
-	c.progs[key.String()] = p
+	c.progs[key] = p
 	c.last = p
 	return p, nil
 }
 
-// onlyHookDiffers reports whether a program is cached for the same input
-// shapes and dtypes as key, differing only in its op hook or in the
-// input gradients it leaves out.
-func (c *CachedOp) onlyHookDiffers(key string) bool {
-	shapes := func(k string) string {
-		if i := strings.Index(k, "nograd"); i >= 0 {
-			return k[:i]
-		}
-		return strings.TrimSuffix(k, "hooked")
+// describeArgs names the inputs with the shapes the arrays have.
+func describeArgs(names []string, args []*eager.NDArray) string {
+	parts := make([]string, len(args))
+	for i, a := range args {
+		parts[i] = fmt.Sprintf("%s %v", names[i], a.Shape())
 	}
-	for k := range c.progs {
-		if shapes(k) == shapes(key) {
-			return true
-		}
-	}
-	return false
+	return strings.Join(parts, ", ")
 }
 
 func (c *CachedOp) describe(p *program) string {
@@ -197,7 +200,7 @@ func randFor(p *program) (*rand.Rand, func()) {
 // call, and once the program is planned a call allocates nothing; the
 // values needed by Backward are kept either way.
 func (c *CachedOp) Forward(training bool, args ...*eager.NDArray) ([]*eager.NDArray, error) {
-	p, err := c.program(args)
+	p, err := c.program(args, false)
 	if err != nil {
 		return nil, err
 	}
@@ -205,15 +208,25 @@ func (c *CachedOp) Forward(training bool, args ...*eager.NDArray) ([]*eager.NDAr
 }
 
 func (c *CachedOp) forward(p *program, training bool, args []*eager.NDArray) ([]*eager.NDArray, error) {
+	if c.opts.StaticAlloc {
+		// Made on first use: a program that only ever runs on the tape
+		// (training) never needs them.
+		c.mu.Lock()
+		if p.static == nil {
+			p.allocateStatic()
+		}
+		c.mu.Unlock()
+	}
 	frame := c.bind(p, args)
+	dirty := p.static != nil
 	r, unlock := randFor(p)
-	err := p.run(frame, 0, p.nForward, training, r, c.hook, p.static != nil)
+	err := p.run(frame, 0, p.nForward, training, r, c.hook, dirty)
 	unlock()
 	if err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
-	c.last, c.frame = p, frame
+	c.fwd, c.fwdTraining, c.frame, c.backwardRan = p, training, frame, false
 	c.mu.Unlock()
 	return p.arrays(frame, p.outSlot, &p.outArrays), nil
 }
@@ -225,7 +238,8 @@ func (c *CachedOp) forward(p *program, training bool, args []*eager.NDArray) ([]
 // call allocates nothing.
 func (c *CachedOp) Backward(headGrads ...*eager.NDArray) ([]*eager.NDArray, error) {
 	c.mu.Lock()
-	p, frame := c.last, c.frame
+	p, frame, training, again := c.fwd, c.frame, c.fwdTraining, c.backwardRan
+	c.backwardRan = true
 	c.mu.Unlock()
 	if frame == nil {
 		return nil, fmt.Errorf("graph: Backward needs a Forward first")
@@ -242,21 +256,30 @@ func (c *CachedOp) Backward(headGrads ...*eager.NDArray) ([]*eager.NDArray, erro
 		}
 		frame[p.headSlot[i]] = headGrads[i].Value()
 	}
-	if err := p.run(frame, p.nForward, len(p.steps), true, nil, c.hook, p.static != nil); err != nil {
+	if again {
+		if err := p.rerunForward(frame, training); err != nil {
+			return nil, fmt.Errorf("graph: %w", err)
+		}
+	}
+	if err := p.run(frame, p.nForward, len(p.steps), true, nil, c.hook, again || p.static != nil); err != nil {
 		return nil, err
 	}
 	return p.arrays(frame, p.gradSlot, &p.gradArrays), nil
 }
 
-// callAttrs is the attribute value of one call on the tape: the program
-// chosen for its inputs and, once run, the frame its backward reads.
-// dirty says that the frame's buffers may hold values other than this
-// call's: it was recycled from an earlier call, or a backward ran on it.
+// callAttrs is the attribute value of one call: the program chosen for
+// its inputs, whether the call goes on the tape and, once run there, its
+// training mode and the frame its backward reads. recycled says that the
+// frame came from an earlier call, and backwardRan that a backward has
+// run on it (the tape's retainGraph).
 type callAttrs struct {
-	c     *CachedOp
-	prog  *program
-	frame []ops.Value
-	dirty bool
+	c           *CachedOp
+	prog        *program
+	onTape      bool
+	training    bool
+	frame       []ops.Value
+	recycled    bool
+	backwardRan bool
 }
 
 // Call runs the graph as one op of the eager autograd tape: inside
@@ -265,15 +288,24 @@ type callAttrs struct {
 // StaticAlloc runs as Forward does (in the current training mode): the
 // outputs are then the op's own buffers, valid until the next call, as in
 // MXNet, and the call allocates nothing.
+//
+// A call inside Record none of whose inputs needs a gradient is not
+// recorded by the tape, and runs as a call outside Record does.
 func (c *CachedOp) Call(args ...*eager.NDArray) ([]*eager.NDArray, error) {
-	p, err := c.program(args)
+	onTape := false
+	if eager.IsRecording() {
+		for _, a := range args {
+			onTape = onTape || a.RequiresGrad()
+		}
+	}
+	p, err := c.program(args, onTape)
 	if err != nil {
 		return nil, err
 	}
-	if p.static != nil && !eager.IsRecording() {
+	if c.opts.StaticAlloc && !onTape {
 		return c.forward(p, eager.IsTraining(), args)
 	}
-	return eager.Run(c.callOp, &callAttrs{c: c, prog: p}, args...)
+	return eager.Run(c.callOp, &callAttrs{c: c, prog: p, onTape: onTape}, args...)
 }
 
 // defineOps makes the op that stands for a call on the tape, and its
@@ -311,13 +343,18 @@ func (c *CachedOp) defineOps() {
 			if a.frame == nil {
 				return fmt.Errorf("the forward of this call has not run")
 			}
-			frame := append([]ops.Value(nil), a.frame...)
+			frame := a.frame // the tape's backward runs once at a time per call
 			for i, h := range in {
 				frame[p.headSlot[i]] = h
 			}
-			dirty := a.dirty
-			a.dirty = true // a second backward (retainGraph) finds this one's values
-			if err := p.run(frame, p.nForward, len(p.steps), true, nil, a.c.hook, dirty); err != nil {
+			again := a.backwardRan
+			a.backwardRan = true
+			if again {
+				if err := p.rerunForward(frame, a.training); err != nil {
+					return err
+				}
+			}
+			if err := p.run(frame, p.nForward, len(p.steps), true, nil, a.c.hook, a.recycled || again); err != nil {
 				return err
 			}
 			for i, s := range p.gradSlot {
@@ -355,7 +392,7 @@ func (c *CachedOp) defineOps() {
 			// releases it (Release below), and its frame goes to a later
 			// call on the tape. Any other call keeps nothing once its
 			// outputs are copied out, so its frame is reused at once.
-			recorded := eager.IsRecording()
+			recorded := a.onTape
 			var frame []ops.Value
 			dirty := true
 			if recorded {
@@ -385,7 +422,7 @@ func (c *CachedOp) defineOps() {
 				ops.CopyData(out[i].Data, frame[s].Data)
 			}
 			if recorded {
-				a.frame, a.dirty = frame, dirty
+				a.frame, a.recycled, a.training = frame, dirty, env.Training
 			}
 			return nil
 		},

@@ -27,16 +27,21 @@ func bytesPerCall(fn func()) uint64 {
 }
 
 // A call outside Record allocates hardly anything, with StaticAlloc or
-// without (its frame is reused), and one inside Record keeps its own
-// values for the backward.
+// without (its frame is reused), and so does one inside Record whose
+// inputs need no gradient (the tape does not record it); one on the tape
+// keeps its own values for the backward.
 func TestCallOutsideRecordAllocatesLittle(t *testing.T) {
 	x := eager.RandomNormal(64, 784)
-	var bytes [2][2]uint64 // [static][recorded]
+	var bytes [2][3]uint64 // [static][outside, inside Record untaped, on the tape]
 	for i, static := range []bool{false, true} {
 		cop, params := mlpOp(t, graph.CachedOpOptions{StaticAlloc: static, StaticShape: static})
 		call := mlpCall(t, cop, params, x)
 		bytes[i][0] = bytesPerCall(func() { call() })
 		bytes[i][1] = bytesPerCall(func() { eager.Record(func() { call() }) })
+		for _, p := range params {
+			p.AttachGrad()
+		}
+		bytes[i][2] = bytesPerCall(func() { eager.Record(func() { call() }) })
 	}
 	const hidden = 64 * 128 * 4 // one 64x128 float32 activation
 	// Pooled kernel scratch is refilled after a collection, so the bound
@@ -48,8 +53,13 @@ func TestCallOutsideRecordAllocatesLittle(t *testing.T) {
 	if bytes[0][0] >= hidden {
 		t.Errorf("a call outside Record allocates %d bytes: its frame should be reused, not made again (%d inside Record)", bytes[0][0], bytes[0][1])
 	}
-	if bytes[1][1] < hidden {
-		t.Errorf("a StaticAlloc call inside Record allocates %d bytes: it must keep its own values", bytes[1][1])
+	for i := range bytes {
+		if bytes[i][1] >= hidden {
+			t.Errorf("static=%v: a call inside Record whose inputs need no gradient allocates %d bytes, want less than %d", i == 1, bytes[i][1], hidden)
+		}
+		if bytes[i][2] < hidden {
+			t.Errorf("static=%v: a call on the tape allocates %d bytes: with no Backward to release it, it must keep its own values", i == 1, bytes[i][2])
+		}
 	}
-	t.Logf("bytes per call [static][recorded]: %v", bytes)
+	t.Logf("bytes per call [static][outside, untaped, taped]: %v", bytes)
 }

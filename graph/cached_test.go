@@ -387,3 +387,91 @@ func TestCallLeavesOutGradientsNobodyNeeds(t *testing.T) {
 		t.Error("the data's gradient is all zeros when it needs one")
 	}
 }
+
+// Backward differentiates the latest Forward, whatever ran between them:
+// a call with other shapes, or a call on the tape whose program leaves
+// out gradients. Forward keeps every gradient even inside Record.
+func TestBackwardFollowsTheLatestForward(t *testing.T) {
+	cop, params := mlpOp(t, graph.CachedOpOptions{})
+	x2, x5 := eager.RandomNormal(2, 784), eager.RandomNormal(5, 784)
+	argsOf := func(x *eager.NDArray) []*eager.NDArray {
+		bind := map[string]*eager.NDArray{"data": x}
+		for k, v := range params {
+			bind[k] = v
+		}
+		return argsFor(cop, bind)
+	}
+	head := eager.Ones(2, 10)
+	backward := func(between func()) []*eager.NDArray {
+		if _, err := cop.Forward(true, argsOf(x2)...); err != nil {
+			t.Fatal(err)
+		}
+		between()
+		grads, err := cop.Backward(head)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return grads
+	}
+	want := backward(func() {})
+	for name, between := range map[string]func(){
+		"a call with another batch": func() { cop.Call(argsOf(x5)...) },
+		"a call on the tape whose data needs no gradient": func() {
+			for _, p := range params {
+				p.AttachGrad()
+			}
+			eager.Record(func() { cop.Call(argsOf(x2)...) })
+		},
+	} {
+		got := backward(between)
+		for i := range want {
+			if (got[i] == nil) != (want[i] == nil) {
+				t.Fatalf("after %s: gradient %d is %v, want %v", name, i, got[i], want[i])
+			}
+			if want[i] != nil {
+				if k := optest.FirstDiff(got[i].Float64s(), want[i].Float64s(), 0, 0); k >= 0 {
+					t.Fatalf("after %s: gradient %d differs at %d", name, i, k)
+				}
+			}
+		}
+	}
+	var grads []*eager.NDArray
+	eager.Record(func() {
+		if _, err := cop.Forward(true, argsOf(x2)...); err != nil {
+			t.Fatal(err)
+		}
+	})
+	grads, err := cop.Backward(head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range cop.InputNames() {
+		if grads[i] == nil {
+			t.Errorf("Forward inside Record: Backward gives no gradient for %s", name)
+		}
+	}
+}
+
+// A second Backward of one Forward computes the forward again (the first
+// reused its buffers), which a graph that draws random numbers cannot:
+// it says so instead of giving other gradients.
+func TestSecondBackwardOfARandomGraphIsRefused(t *testing.T) {
+	tr := graph.NewTracer()
+	x := graph.Var("x", ops.Shape{4, 8}, ops.Float32)
+	y := tr.F().Dropout(tr.F().Relu(x), 0.5)
+	cop, err := graph.NewCachedOp(y.(*graph.Symbol), graph.CachedOpOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cop.Forward(true, eager.RandomNormal(4, 8)); err != nil {
+		t.Fatal(err)
+	}
+	head := eager.Ones(4, 8)
+	if _, err := cop.Backward(head); err != nil {
+		t.Fatal(err)
+	}
+	_, err = cop.Backward(head)
+	if err == nil || !strings.Contains(err.Error(), "random numbers") || !strings.Contains(err.Error(), "run the forward again") {
+		t.Fatalf("a second Backward of a graph with Dropout: got %v, want an error that says why and what to do", err)
+	}
+}

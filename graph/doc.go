@@ -51,23 +51,28 @@
 // A CachedOp runs a graph many times. For each set of input shapes and
 // dtypes it compiles a program once: concrete shapes inferred, the
 // gradient graph built, the passes run over forward and backward together,
-// buffers planned, every value numbered. StaticAlloc keeps the buffers
-// across calls; StaticShape keeps one program. Call runs it as one node of
-// the eager autograd tape (Record and Backward flow through it); Forward
-// and Backward run it directly. SetOpHook sees every op's output as it
-// runs (programs compiled while a hook is set keep layers and their relu
-// apart, so that the layer's output is seen too). A call that the tape
-// does not record keeps nothing once its outputs are copied out, so its
-// buffers serve the next such call.
+// buffers planned, every value numbered. A call on the tape whose inputs
+// need no gradient for some of them (the data, as a rule) gets a program
+// of its own, without the backward ops only they need. StaticAlloc keeps
+// the buffers of calls outside the tape across calls; StaticShape holds
+// the op to the first call's input shapes (programs that differ only in
+// the gradients they leave out, or in being hooked, are still allowed).
+// Call runs it as one node of the eager autograd tape (Record and Backward
+// flow through it); Forward and Backward run it directly, Backward on the
+// latest Forward's values. SetOpHook sees every op's output as it runs
+// (programs compiled while a hook is set fuse nothing, so that every
+// op's output is seen). A call that the tape does not record keeps
+// nothing once its outputs are copied out, so its buffers serve the next
+// such call; a call on the tape keeps its buffers until Backward releases
+// it, and they then serve the next call on the tape.
 //
-// Memory, measured by BenchmarkLeNetTrainingStep: one forward+backward of
-// the tutorial's LeNet at batch 256 allocates about 30 MB eagerly, about
-// 16 MB through a cached graph (the memory plan shares buffers), and about
-// 1.6 MB with StaticAlloc, none of it buffers: what remains is bookkeeping
-// of the parallel kernels, to be removed with the lean executor. One
-// forward at batch 16 outside Record (nn's BenchmarkLeNetPredict)
-// allocates about 790 KB eagerly, 310 KB hybridized and 28 KB with
-// StaticAlloc.
+// Memory, measured by BenchmarkLeNetTrainingStep (Forward and Backward,
+// so a fresh frame per call without StaticAlloc): one forward+backward of
+// the tutorial's LeNet at batch 256 allocates about 23 MB eagerly, about
+// 13 MB through a cached graph (the memory plan shares buffers), and
+// nothing with StaticAlloc. One forward at batch 16 outside Record (nn's
+// BenchmarkLeNetPredictByMode) allocates about 740 KB eagerly, 2 KB
+// hybridized and nothing with StaticAlloc.
 //
 // # Parameter files
 //

@@ -150,6 +150,28 @@ func TestCallRecyclesBuffers(t *testing.T) {
 	}
 	eager.Seed(9)
 	wv := eager.RandomNormal(3, 2, 3, 3)
+	// Forward, then Backward twice on its values: the second finds the
+	// first's gradients in its buffers.
+	xv := eager.RandomNormal(2, 3, 4, 4)
+	args := argsFor(cop, map[string]*eager.NDArray{"x": xv, "w": wv})
+	if _, err := cop.Forward(true, args...); err != nil {
+		t.Fatal(err)
+	}
+	head := eager.Ones(2, 9, 9)
+	var first [][]float64
+	for run := range 2 {
+		grads, err := cop.Backward(head)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j, g := range grads {
+			if run == 0 {
+				first = append(first, g.Float64s())
+			} else if k := optest.FirstDiff(g.Float64s(), first[j], 0, 0); k >= 0 {
+				t.Fatalf("a second Backward: gradient %d element %d = %v, the first gave %v", j, k, g.Float64s()[k], first[j][k])
+			}
+		}
+	}
 	for i := range 4 {
 		xv := eager.RandomNormal(2, 3, 4, 4)
 		bind := map[string]*eager.NDArray{"x": xv, "w": wv}

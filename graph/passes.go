@@ -63,9 +63,9 @@ func Optimize(g *Graph, opt PassOptions) (*Graph, []PassReport, error) {
 	return optimize(g, opt, true)
 }
 
-// optimize is Optimize; without fuseLayers it leaves out FuseActivation,
-// so that every layer's output stays visible (to an op hook).
-func optimize(g *Graph, opt PassOptions, fuseLayers bool) (*Graph, []PassReport, error) {
+// optimize is Optimize; without fuse it leaves out the fusion passes, so
+// that every op's output stays visible (to an op hook).
+func optimize(g *Graph, opt PassOptions, fuse bool) (*Graph, []PassReport, error) {
 	g, rep, err := InferShapes(g)
 	reports := []PassReport{rep}
 	if err != nil {
@@ -82,8 +82,8 @@ func optimize(g *Graph, opt PassOptions, fuseLayers bool) (*Graph, []PassReport,
 	run(opt.CSE, EliminateCommonSubexpressions)
 	run(opt.FoldConstants, FoldConstants)
 	run(opt.DCE && opt.FoldConstants, EliminateDeadCode)
-	run(opt.Fuse && fuseLayers, FuseActivation)
-	run(opt.Fuse, FuseElementwise)
+	run(opt.Fuse && fuse, FuseActivation)
+	run(opt.Fuse && fuse, FuseElementwise)
 	return g, reports, nil
 }
 

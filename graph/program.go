@@ -30,29 +30,28 @@ type program struct {
 	// its own program, without the backward ops that only they need.
 	noGrad  []bool
 	gradErr error // why there is no backward part, if there is none
-	hooked  bool  // compiled for an op hook: layers are not fused with their relu
+	hooked  bool  // compiled for an op hook: nothing is fused
 	// plan shares buffers between values whose lives do not overlap;
 	// slotBuffer maps each slot to its buffer (-1 for inputs and
-	// constants), reused marks slots whose buffer held another value
-	// first, and inPlace lists the slots written over their input.
+	// constants), and reused marks slots whose buffer held another value
+	// first.
 	plan       *MemoryPlan
 	slotBuffer []int
 	reused     []bool
-	inPlace    []int
 	// static holds the planned buffers, as slot values, when the op was
 	// built with StaticAlloc; nil otherwise. It is then also the frame of
 	// every call that does not keep its own (see newFrame).
 	static []ops.Value
-	// inPlaceSlot marks the slots of inPlace, for the executor's loop.
-	inPlaceSlot []bool
-	// accumulates marks the slots written by a kernel that adds into its
-	// output (ops.Op.Accumulates): a buffer that held another value is
-	// cleared before such a kernel runs, and only then.
-	accumulates []bool
+	// clearable marks the slots written by a kernel that adds into its
+	// output (ops.Op.Accumulates) and not over its input: a buffer that
+	// held another value is cleared before such a kernel runs, and only
+	// then.
+	clearable []bool
 	// maxIn and maxOut are the most inputs and outputs of any step.
 	maxIn, maxOut int
 	// state is the executor's scratch, kept with the static buffers; nil
-	// without StaticAlloc, where runs may be concurrent.
+	// without them, where runs may be concurrent and take their scratch
+	// from states.
 	state *runState
 	// outArrays and gradArrays wrap the static buffers of the outputs
 	// and of the input gradients as arrays, made on first use.
@@ -61,9 +60,14 @@ type program struct {
 	// without StaticAlloc), for the next such call to reuse; tapeSpare
 	// holds whole frames of calls on the tape whose gradient has run and
 	// been released, for the next call on the tape.
-	spareMu   sync.Mutex
-	spare     [][]ops.Value
-	tapeSpare [][]ops.Value
+	// tapeOut counts the tape's frames not given back yet, and tapePeak
+	// the most there were at once: as many frames are kept, since a
+	// recorded step that calls the graph k times needs k of them.
+	spareMu           sync.Mutex
+	spare             [][]ops.Value
+	tapeSpare         [][]ops.Value
+	tapeOut, tapePeak int
+	states            []*runState
 }
 
 // runState is the scratch of one run: the environment and argument lists
@@ -113,8 +117,8 @@ func (t *slotTable) slot(e Entry) int {
 // auxiliary states, and numbers every value.
 //
 // passes, when not nil, are run on the joint forward and backward graph;
-// with hooked, layers are not fused with their relu, so that an op hook
-// sees every op's output.
+// with hooked, nothing is fused (layers with their relu, element-wise
+// chains), so that an op hook sees every op's output.
 func compile(outs []Entry, inputs []string, shapes []ops.Shape, dtypes []ops.DType, noGrad []bool, passes *PassOptions, hooked bool) (*program, error) {
 	copied := copyGraph(outs)
 	fwd := NewGraph(copied)
@@ -269,35 +273,31 @@ func (p *program) planBuffers(table *slotTable) error {
 	for id, b := range p.slotBuffer {
 		p.reused[id] = b >= 0 && shared[b] > 1
 	}
-	p.inPlaceSlot = make([]bool, len(p.shapes))
-	p.accumulates = make([]bool, len(p.shapes))
+	p.clearable = make([]bool, len(p.shapes))
 	for _, s := range p.steps {
-		if plan.InPlace[s.node] {
-			p.inPlace = append(p.inPlace, s.out[0])
-			p.inPlaceSlot[s.out[0]] = true
+		if !s.node.Op.Accumulates() {
+			continue
 		}
-		if s.node.Op.Accumulates() {
-			for _, o := range s.out {
-				p.accumulates[o] = true
-			}
+		for i, o := range s.out {
+			p.clearable[o] = i > 0 || !plan.InPlace[s.node] // an in-place op writes output 0 over its input
 		}
 	}
 	return nil
 }
 
-// accepts reports whether args have the shapes and dtypes p was compiled for.
-func (p *program) accepts(args []*eager.NDArray) bool {
+// accepts reports whether args have the shapes and dtypes p was compiled
+// for, and p leaves out the gradients a call (onTape or not) leaves out.
+func (p *program) accepts(args []*eager.NDArray, onTape bool) bool {
 	if len(args) != len(p.varSlot) {
 		return false
 	}
-	recording := eager.IsRecording()
 	for i, a := range args {
 		s := p.varSlot[i]
 		v := a.Value()
 		if v.DType != p.dtypes[s] || !v.Shape.Equal(p.shapes[s]) {
 			return false
 		}
-		if skip := recording && !a.RequiresGrad(); p.noGrad != nil && p.noGrad[i] != skip || p.noGrad == nil && skip {
+		if skip := onTape && !a.RequiresGrad(); (p.noGrad != nil && p.noGrad[i]) != skip {
 			return false
 		}
 	}
@@ -307,8 +307,8 @@ func (p *program) accepts(args []*eager.NDArray) bool {
 // noGradOf says which inputs a call can leave without gradients: on the
 // tape, those that need none; nil (none) otherwise, where Backward may
 // ask for every gradient.
-func noGradOf(args []*eager.NDArray) []bool {
-	if !eager.IsRecording() {
+func noGradOf(args []*eager.NDArray, onTape bool) []bool {
+	if !onTape {
 		return nil
 	}
 	var mask []bool
@@ -339,6 +339,8 @@ func (p *program) newFrame() []ops.Value {
 // planned buffers. The tape gives it back with returnTapeFrame.
 func (p *program) tapeFrame() (frame []ops.Value, recycled bool) {
 	p.spareMu.Lock()
+	p.tapeOut++
+	p.tapePeak = max(p.tapePeak, p.tapeOut)
 	if n := len(p.tapeSpare); n > 0 {
 		f := p.tapeSpare[n-1]
 		p.tapeSpare = p.tapeSpare[:n-1]
@@ -357,7 +359,8 @@ func (p *program) returnTapeFrame(frame []ops.Value) {
 		frame[s] = ops.Value{}
 	}
 	p.spareMu.Lock()
-	if len(p.tapeSpare) < maxSpareFrames {
+	p.tapeOut--
+	if len(p.tapeSpare) < p.tapePeak {
 		p.tapeSpare = append(p.tapeSpare, frame)
 	}
 	p.spareMu.Unlock()
@@ -395,9 +398,30 @@ func (p *program) returnFrame(frame []ops.Value) {
 	p.spareMu.Unlock()
 }
 
-// maxSpareFrames bounds the frames kept per program: as many as calls
-// that ran at once.
+// maxSpareFrames bounds the frames kept per program for calls outside
+// the tape: as many as calls that ran at once.
 const maxSpareFrames = 4
+
+// getState returns scratch for a run without the static buffers; give it
+// back with putState.
+func (p *program) getState() *runState {
+	p.spareMu.Lock()
+	defer p.spareMu.Unlock()
+	if n := len(p.states); n > 0 {
+		st := p.states[n-1]
+		p.states = p.states[:n-1]
+		return st
+	}
+	return p.newRunState()
+}
+
+func (p *program) putState(st *runState) {
+	p.spareMu.Lock()
+	if len(p.states) < maxSpareFrames {
+		p.states = append(p.states, st)
+	}
+	p.spareMu.Unlock()
+}
 
 // allocate makes the plan's buffers and returns a frame whose op-output
 // slots are views of them. With forwardOnly, only the buffers that some
@@ -512,7 +536,8 @@ type hookSpec struct {
 func (p *program) run(frame []ops.Value, from, to int, training bool, r *rand.Rand, hook *hookSpec, dirty bool) error {
 	st := p.state
 	if st == nil {
-		st = p.newRunState()
+		st = p.getState()
+		defer p.putState(st)
 	}
 	st.env = ops.Env{Training: training, Rand: r}
 	defer func() { st.env.Rand = nil }()
@@ -526,7 +551,7 @@ func (p *program) run(frame []ops.Value, from, to int, training bool, r *rand.Ra
 			switch {
 			case frame[o].Data == nil:
 				frame[o] = ops.NewValue(p.shapes[o], p.dtypes[o])
-			case p.accumulates[o] && (p.reused[o] || dirty) && !p.inPlaceSlot[o]:
+			case p.clearable[o] && (p.reused[o] || dirty):
 				// The kernel adds into its output: a reused buffer
 				// starts from zero.
 				ops.ClearData(frame[o].Data)
@@ -541,6 +566,17 @@ func (p *program) run(frame []ops.Value, from, to int, training bool, r *rand.Ra
 		}
 	}
 	return nil
+}
+
+// rerunForward computes the forward half again on the inputs in frame,
+// for a second backward of one call: the first backward reused the
+// buffers of forward values once it had read them. A graph that draws
+// random numbers cannot: its forward would draw other numbers.
+func (p *program) rerunForward(frame []ops.Value, training bool) error {
+	if p.random {
+		return fmt.Errorf("a second backward of one call needs the forward's values again, and this graph draws random numbers, so it cannot compute them again: run the forward again (inside Record) before each backward")
+	}
+	return p.run(frame, 0, p.nForward, training, nil, nil, true)
 }
 
 func (p *program) callHook(h *hookSpec, s step, in, out []ops.Value) {
