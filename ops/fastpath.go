@@ -38,29 +38,54 @@ func fastBinary(kind arithKind, a, b, out Value) bool {
 
 func binaryFast[T accel.Float](kind arithKind, a, b, out []T, as, bs, os Shape) bool {
 	n := len(out)
+	l := arithRange[T]{kind: kind, a: a, b: b, out: out}
+	items, grain := n, elemGrain
 	switch {
 	case as.Equal(bs):
-		accel.ParallelFor(n, elemGrain, func(lo, hi int) { arithSame(kind, a[lo:hi], b[lo:hi], out[lo:hi]) })
 	case len(b) == 1 && len(a) == n:
-		s := b[0]
-		accel.ParallelFor(n, elemGrain, func(lo, hi int) { arithScalar(kind, a[lo:hi], s, out[lo:hi], false) })
+		l.scalar, l.s = true, b[0]
 	case len(a) == 1 && len(b) == n:
-		s := a[0]
-		accel.ParallelFor(n, elemGrain, func(lo, hi int) { arithScalar(kind, b[lo:hi], s, out[lo:hi], true) })
+		l.a, l.scalar, l.swapped, l.s = b, true, true, a[0]
 	case len(a) == n && isRow(bs, os):
 		w := len(b)
 		if w == 0 || n%w != 0 {
 			return false
 		}
-		accel.ParallelFor(n/w, max(1, elemGrain/w), func(lo, hi int) {
-			for r := lo; r < hi; r++ {
-				arithSame(kind, a[r*w:(r+1)*w], b, out[r*w:(r+1)*w])
-			}
-		})
+		l.w, items, grain = w, n/w, max(1, elemGrain/w)
 	default:
 		return false
 	}
+	if accel.RunsInline(items, grain) {
+		l.Range(0, items) // small: no hand-off at all
+	} else {
+		accel.ParallelRange(items, grain, l)
+	}
 	return true
+}
+
+// arithRange is binaryFast's loop body, handed to the worker pool by
+// value: out = a (op) b over elements [lo, hi), or with a scalar s (b
+// ignored; s (op) a when swapped), or, when w > 0, over rows [lo, hi) of
+// w elements with b one row.
+type arithRange[T accel.Float] struct {
+	kind            arithKind
+	a, b, out       []T
+	scalar, swapped bool
+	s               T
+	w               int
+}
+
+func (l *arithRange[T]) Range(lo, hi int) {
+	switch {
+	case l.w > 0:
+		for r := lo; r < hi; r++ {
+			arithSame(l.kind, l.a[r*l.w:(r+1)*l.w], l.b, l.out[r*l.w:(r+1)*l.w])
+		}
+	case l.scalar:
+		arithScalar(l.kind, l.a[lo:hi], l.s, l.out[lo:hi], l.swapped)
+	default:
+		arithSame(l.kind, l.a[lo:hi], l.b[lo:hi], l.out[lo:hi])
+	}
 }
 
 // isRow reports whether b, broadcast to out, is one row repeated over the
@@ -148,28 +173,40 @@ func fastUnary(kind unaryKind, in, out Value) bool {
 	}
 	switch x := in.Data.(type) {
 	case []float32:
-		y := out.Data.([]float32)
-		if kind == unaryRelu {
-			accel.Relu(x, y)
-			return true
-		}
-		accel.ParallelFor(len(x), elemGrain, func(lo, hi int) { unaryFast(kind, x[lo:hi], y[lo:hi]) })
+		unaryFastLoop(kind, x, out.Data.([]float32))
 	case []float64:
-		y := out.Data.([]float64)
-		accel.ParallelFor(len(x), elemGrain, func(lo, hi int) { unaryFast(kind, x[lo:hi], y[lo:hi]) })
+		unaryFastLoop(kind, x, out.Data.([]float64))
 	default:
 		return false
 	}
 	return true
 }
 
+func unaryFastLoop[T accel.Float](kind unaryKind, x, y []T) {
+	if kind == unaryRelu {
+		accel.Relu(x, y) // with vector kernels where there are
+		return
+	}
+	l := unaryFastRange[T]{kind, x, y}
+	if accel.RunsInline(len(x), elemGrain) {
+		l.Range(0, len(x))
+		return
+	}
+	accel.ParallelRange(len(x), elemGrain, l)
+}
+
+// unaryFastRange is unaryFastLoop's body, handed to the worker pool by
+// value.
+type unaryFastRange[T accel.Float] struct {
+	kind unaryKind
+	x, y []T
+}
+
+func (l *unaryFastRange[T]) Range(lo, hi int) { unaryFast(l.kind, l.x[lo:hi], l.y[lo:hi]) }
+
 func unaryFast[T accel.Float](kind unaryKind, x, y []T) {
 	y = y[:len(x)]
 	switch kind {
-	case unaryRelu:
-		for i, v := range x {
-			y[i] = max(v, 0)
-		}
 	case unaryNegative:
 		for i, v := range x {
 			y[i] = -v
