@@ -389,3 +389,13 @@ func TestCustomTwoOutputs(t *testing.T) {
 	eager.Record(func() { y = eager.F.Sum(eager.F.Call("test_sum_diff", []ops.Tensor{x, b})[0]).(*eager.NDArray) })
 	wantErr(t, "no grad", y.Backward(), "test_sum_diff", "no gradient rule")
 }
+
+// A dtype rule that returns the wrong number of dtypes is an error that
+// names the op, not a crash.
+func TestCustomDTypeRuleCountChecked(t *testing.T) {
+	d := swishDef("test_swish_dtypes")
+	d.DType = func(a ops.CustomAttrs, in []ops.DType) ([]ops.DType, error) { return nil, nil }
+	mustRegister(t, d)
+	wantErr(t, "dtype count", panicErr(func() { eager.F.Call("test_swish_dtypes", []ops.Tensor{eager.Ones(2)}) }),
+		"test_swish_dtypes", "dtype rule returned 0 dtypes for 1 outputs")
+}

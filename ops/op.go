@@ -471,6 +471,9 @@ func (op *Op) InferDType(a Attrs, in []DType) ([]DType, error) {
 		if err != nil {
 			return nil, op.wrap(err, a, nil, in)
 		}
+		if len(out) != op.numOutputs(a) {
+			return nil, op.wrap(fmt.Errorf("dtype rule returned %d dtypes for %d outputs", len(out), op.numOutputs(a)), a, nil, in)
+		}
 		return out, nil
 	}
 	d, first := Unknown, 0
