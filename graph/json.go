@@ -346,8 +346,11 @@ func (r *reader) addNode(i int, raw json.RawMessage) error {
 			return nodeErr(i, name, "a %s op needs the attribute %s, the name of the op", customOp, opTypeKey)
 		}
 		op, ok = ops.Lookup(opType)
-		if !ok || !op.Custom() {
+		switch {
+		case !ok:
 			return nodeErr(i, name, "custom op %q is not registered: register it with ops.RegisterCustom before loading this file", opType)
+		case !op.Custom():
+			return nodeErr(i, name, "a %s op names %q as its %s, which is a built-in op, not one registered with ops.RegisterCustom", customOp, opType, opTypeKey)
 		}
 	} else if !ok {
 		return nodeErr(i, name, "unknown op %q (hybridgo ops lists the supported ones)", *jn.Op)

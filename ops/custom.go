@@ -177,54 +177,59 @@ func defineCustom(d CustomDef) (*Op, error) {
 // write such an op as MXNet's "Custom" op with op_type set to its name.
 func (op *Op) Custom() bool { return op.custom }
 
-// field returns the attribute field called name, which must have type typ.
-func (a CustomAttrs) field(name, typ string) reflect.Value {
+// field returns the attribute field called name, which must have type typ
+// ("" for any), and its description.
+func (a CustomAttrs) field(name, typ string) (reflect.Value, AttrInfo) {
 	if a.op == nil {
 		panic(&Error{Msg: "CustomAttrs: the zero value has no attributes"})
 	}
-	var names []string
-	for _, info := range a.op.AttrInfos() {
+	infos := a.op.AttrInfos()
+	for _, info := range infos {
 		if info.Name == name {
 			if typ != "" && info.Type != typ {
 				panic(&Error{Op: a.op.name, Msg: fmt.Sprintf("attribute %s is %s, not %s", name, info.Type, typ)})
 			}
-			return a.v.Field(info.index)
+			return a.v.Field(info.index), info
 		}
-		names = append(names, info.Name)
 	}
 	msg := fmt.Sprintf("no attribute %q", name)
-	if len(names) > 0 {
+	if len(infos) > 0 {
+		names := make([]string, len(infos))
+		for i, info := range infos {
+			names[i] = info.Name
+		}
 		msg += " (it has: " + strings.Join(names, ", ") + ")"
 	}
 	panic(&Error{Op: a.op.name, Msg: msg})
 }
 
+// value returns the attribute field called name, of type typ.
+func (a CustomAttrs) value(name, typ string) reflect.Value {
+	v, _ := a.field(name, typ)
+	return v
+}
+
 // Float returns a float attribute.
-func (a CustomAttrs) Float(name string) float64 { return a.field(name, "float").Float() }
+func (a CustomAttrs) Float(name string) float64 { return a.value(name, "float").Float() }
 
 // Int returns an int attribute.
-func (a CustomAttrs) Int(name string) int { return int(a.field(name, "int").Int()) }
+func (a CustomAttrs) Int(name string) int { return int(a.value(name, "int").Int()) }
 
 // Bool returns a bool attribute.
-func (a CustomAttrs) Bool(name string) bool { return a.field(name, "bool").Bool() }
+func (a CustomAttrs) Bool(name string) bool { return a.value(name, "bool").Bool() }
 
 // Text returns a string attribute.
-func (a CustomAttrs) Text(name string) string { return a.field(name, "string").String() }
+func (a CustomAttrs) Text(name string) string { return a.value(name, "string").String() }
 
 // Tuple returns a tuple attribute.
 func (a CustomAttrs) Tuple(name string) Tuple {
-	return slices.Clone(a.field(name, "tuple").Interface().(Tuple))
+	return slices.Clone(a.value(name, "tuple").Interface().(Tuple))
 }
 
 // Get returns any attribute in MXNet's string form ("2.5", "True", "(1, 2)").
 func (a CustomAttrs) Get(name string) string {
-	v := a.field(name, "")
-	for _, info := range a.op.AttrInfos() {
-		if info.Name == name {
-			return formatAttr(v, info)
-		}
-	}
-	return ""
+	v, info := a.field(name, "")
+	return formatAttr(v, info)
 }
 
 // Map returns every attribute in MXNet's string form, defaults included.

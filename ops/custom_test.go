@@ -201,7 +201,7 @@ func TestCustomTracedAndJSON(t *testing.T) {
 	}
 	// A built-in op cannot be named through Custom.
 	builtin := strings.Replace(s, `"op_type": "test_swish_graph"`, `"op_type": "relu"`, 1)
-	if _, err = graph.FromJSON([]byte(builtin)); err == nil || !strings.Contains(err.Error(), `custom op "relu" is not registered`) {
+	if _, err = graph.FromJSON([]byte(builtin)); err == nil || !strings.Contains(err.Error(), `names "relu" as its op_type, which is a built-in op, not one registered with ops.RegisterCustom`) {
 		t.Errorf("Custom naming a built-in op: %v", err)
 	}
 }

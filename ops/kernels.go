@@ -151,7 +151,8 @@ func BroadcastStrides(s, out Shape) []int {
 	return st
 }
 
-// broadcastStridesTo is BroadcastStrides writing into st (len(out) long).
+// BroadcastStridesTo is BroadcastStrides writing into st (len(out) long),
+// for loops that keep their own scratch.
 func BroadcastStridesTo(st []int, s, out Shape) {
 	clear(st)
 	off := len(out) - len(s)

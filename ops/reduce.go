@@ -108,7 +108,10 @@ func Reduce(in Value, kept Shape, out Value, init float64, fold func(acc, x floa
 }
 
 // reduce is Reduce; sum says that fold is acc + x, which then runs as an
-// inline loop (with the same order of additions, so the same result).
+// inline loop: in the same order of additions, so with the same result,
+// except for float32 runs along reduced inner axes, which are summed in
+// float32 vector lanes before their sums join the float64 accumulator
+// (see sumOuterInner32).
 func reduce(in Value, kept Shape, out Value, init float64, fold func(acc, x float64) float64, finish func(acc float64, n int) float64, sum bool) error {
 	accp := getFloat64s(kept.Size())
 	defer putFloat64s(accp)
@@ -288,6 +291,7 @@ func reduceGradBroadcast(f F, a *ReduceAttrs, x, g Tensor) Tensor {
 // each result with finish (when not nil).
 func reduceDef(name string, aliases []string, doc string, init float64, fold func(acc, x float64) float64, finish func(float64, int) float64,
 	grad func(f F, a *ReduceAttrs, x, y, g Tensor) Tensor) Def[ReduceAttrs] {
+	sums := name == "sum" || name == "mean" // fold is acc + x
 	return Def[ReduceAttrs]{
 		Name: name, Aliases: aliases, Doc: doc, Inputs: []string{"data"},
 		Shape: func(a *ReduceAttrs, in []Shape) ([]Shape, error) {
@@ -302,7 +306,7 @@ func reduceDef(name string, aliases []string, doc string, init float64, fold fun
 		},
 		Kernel: func(_ *Env, a *ReduceAttrs, in, out []Value) error {
 			var buf [maxIterDims]int
-			return reduce(in[0], a.keptShapeTo(buf[:0], in[0].Shape), out[0], init, fold, finish, name == "sum" || name == "mean")
+			return reduce(in[0], a.keptShapeTo(buf[:0], in[0].Shape), out[0], init, fold, finish, sums)
 		},
 		Grad: func(f F, a *ReduceAttrs, in, out, g []Tensor) []Tensor {
 			return []Tensor{grad(f, a, in[0], out[0], g[0])}
