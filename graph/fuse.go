@@ -23,9 +23,10 @@ type fusedAttrs struct {
 // hold the inputs; instruction j writes register nIn+j; the last register
 // is the result.
 type fusedProgram struct {
-	dtype  ops.DType
-	nIn    int
-	instrs []fusedInstr
+	dtype   ops.DType
+	nIn     int
+	instrs  []fusedInstr
+	maxArgs int // the most arguments of any instruction
 }
 
 type fusedInstr struct {
@@ -230,6 +231,7 @@ func fuseGroup(members []*Node, funcs map[*Node]func([]float64) float64, name st
 		}
 		fmt.Fprintf(&doc, " %s = %s(%s);", m.Name, m.Op.Name(), call)
 		prog.instrs = append(prog.instrs, ins)
+		prog.maxArgs = max(prog.maxArgs, len(ins.args))
 		names[j] = m.Name
 	}
 	inNames := make([]string, len(external))
@@ -302,9 +304,6 @@ func fusedLoop[T float32 | float64](p *fusedProgram, in []ops.Value, out ops.Val
 		l.strides = append(l.strides, st)
 		l.plain = l.plain && v.Shape.Equal(out.Shape)
 	}
-	for _, ins := range p.instrs {
-		l.maxArgs = max(l.maxArgs, len(ins.args))
-	}
 	accel.ParallelLoop(len(l.dst), fusionGrain, l)
 	accel.Recycle(l)
 }
@@ -318,7 +317,6 @@ type fusedRange[T float32 | float64] struct {
 	strides [][]int
 	plain   bool
 	shape   ops.Shape
-	maxArgs int
 
 	srcBuf    [8][]T
 	strideBuf [8][]int
@@ -336,7 +334,7 @@ func (l *fusedRange[T]) Range(lo, hi int) {
 	offs := scratchOf(offsBuf[:], len(srcs))
 	// The argument list is handed to the instructions' functions, so it
 	// would not stay on the stack anyway.
-	argsBuf := accel.GetScratch[float64](l.maxArgs)
+	argsBuf := accel.GetScratch[float64](p.maxArgs)
 	defer accel.PutScratch(argsBuf)
 	args := *argsBuf
 	if !plain {
