@@ -180,42 +180,9 @@ func (c *core) collect(seen map[*core]bool) bool {
 		}
 		return changed
 	}
-	var children []child
-	var own []*Parameter
-	var visit func(path string, v reflect.Value)
-	visit = func(path string, v reflect.Value) {
-		if !v.IsValid() {
-			return
-		}
-		if v.Type() == paramType {
-			if !v.IsNil() {
-				own = append(own, v.Interface().(*Parameter))
-			}
-			return
-		}
-		switch v.Kind() {
-		case reflect.Slice, reflect.Array:
-			for i := 0; i < v.Len(); i++ {
-				visit(fmt.Sprintf("%s.%d", path, i), v.Index(i))
-			}
-			return
-		case reflect.Pointer, reflect.Interface, reflect.Struct:
-			if cc := coreOf(v); cc != nil && cc != c {
-				children = append(children, child{path, cc})
-			}
-		}
-	}
-	if c.outer.IsValid() {
-		e := c.outer.Elem()
-		t := e.Type()
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			if !f.IsExported() || f.Anonymous && (f.Name == "HybridBlock" || f.Name == "Block") {
-				continue
-			}
-			visit(fieldAttr(f.Name), e.Field(i))
-		}
-	}
+	w := fieldWalk{c: c}
+	w.fields()
+	children, own := w.children, w.own
 	children = append(children, c.registered...)
 	changed := len(children) != len(c.children) || len(own) != len(c.own)
 	for i := 0; !changed && i < len(children); i++ {
@@ -236,45 +203,82 @@ func (c *core) collect(seen map[*core]bool) bool {
 // sameFields reports, without allocating, whether the outer struct's
 // fields still hold the children and parameters found last time, in order.
 func (c *core) sameFields() bool {
-	if !c.outer.IsValid() {
-		return true
+	w := fieldWalk{c: c, compare: true, ok: true}
+	w.fields()
+	return w.ok && w.pi == len(c.own) && w.ci == len(c.children)-len(c.registered)
+}
+
+// fieldWalk walks what the outer struct's exported fields hold, through
+// slices and arrays: parameters (non-nil *Parameter) and child blocks, in
+// field order. It collects them into children and own, each child with
+// its path ("conv1", "layers.0"); or, with compare, it checks them against
+// the ones found last time, counting them in ci and pi, without
+// allocating, and ok turns false at the first difference.
+type fieldWalk struct {
+	c        *core
+	compare  bool
+	children []child
+	own      []*Parameter
+	ci, pi   int
+	ok       bool
+}
+
+func (w *fieldWalk) fields() {
+	if !w.c.outer.IsValid() {
+		return
 	}
-	fieldChildren := c.children[:len(c.children)-len(c.registered)]
-	ci, pi, ok := 0, 0, true
-	var visit func(v reflect.Value)
-	visit = func(v reflect.Value) {
-		if !ok || !v.IsValid() {
-			return
-		}
-		if v.Type() == paramType {
-			if !v.IsNil() {
-				ok = pi < len(c.own) && v.Pointer() == reflect.ValueOf(c.own[pi]).Pointer()
-				pi++
-			}
-			return
-		}
-		switch v.Kind() {
-		case reflect.Slice, reflect.Array:
-			for i := 0; i < v.Len(); i++ {
-				visit(v.Index(i))
-			}
-		case reflect.Pointer, reflect.Interface, reflect.Struct:
-			if cc := coreOf(v); cc != nil && cc != c {
-				ok = ci < len(fieldChildren) && fieldChildren[ci].c == cc
-				ci++
-			}
-		}
-	}
-	e := c.outer.Elem()
+	e := w.c.outer.Elem()
 	t := e.Type()
-	for i := 0; i < t.NumField() && ok; i++ {
+	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		if !f.IsExported() || f.Anonymous && (f.Name == "HybridBlock" || f.Name == "Block") {
 			continue
 		}
-		visit(e.Field(i))
+		path := ""
+		if !w.compare {
+			path = fieldAttr(f.Name)
+		}
+		w.visit(path, e.Field(i))
 	}
-	return ok && pi == len(c.own) && ci == len(fieldChildren)
+}
+
+func (w *fieldWalk) visit(path string, v reflect.Value) {
+	if w.compare && !w.ok || !v.IsValid() {
+		return
+	}
+	c := w.c
+	if v.Type() == paramType {
+		switch {
+		case v.IsNil():
+		case w.compare:
+			w.ok = w.pi < len(c.own) && v.Pointer() == reflect.ValueOf(c.own[w.pi]).Pointer()
+			w.pi++
+		default:
+			w.own = append(w.own, v.Interface().(*Parameter))
+		}
+		return
+	}
+	switch v.Kind() {
+	case reflect.Slice, reflect.Array:
+		for i := 0; i < v.Len(); i++ {
+			elem := ""
+			if !w.compare {
+				elem = fmt.Sprintf("%s.%d", path, i)
+			}
+			w.visit(elem, v.Index(i))
+		}
+	case reflect.Pointer, reflect.Interface, reflect.Struct:
+		cc := coreOf(v)
+		switch {
+		case cc == nil || cc == c:
+		case w.compare:
+			fieldChildren := c.children[:len(c.children)-len(c.registered)]
+			w.ok = w.ci < len(fieldChildren) && fieldChildren[w.ci].c == cc
+			w.ci++
+		default:
+			w.children = append(w.children, child{path, cc})
+		}
+	}
 }
 
 // fieldAttr turns a field name into Gluon's attribute form: "Conv1" ->
