@@ -150,13 +150,9 @@ func (b *HybridBlock) RegisterOpHook(fn graph.OpHook, monitorAll bool) {
 // Forward runs the block on one input and returns its one output.
 func (b *HybridBlock) Forward(x ops.Tensor) ops.Tensor {
 	var out []ops.Tensor
-	if b.active && b.opts.StaticAlloc && !eager.IsRecording() {
-		// Calls of a StaticAlloc graph outside Record cannot overlap
-		// (they share its buffers), so the argument list is kept rather
-		// than allocated.
+	if b.active && b.keepsLists() {
 		b.arg1[0] = x
 		out = b.ForwardN(b.arg1[:]...)
-		b.arg1[0] = nil
 	} else {
 		out = b.ForwardN(x)
 	}
@@ -256,16 +252,8 @@ func (b *HybridBlock) traced(xs []ops.Tensor) []ops.Tensor {
 // overlap anyway. Inside Record the tape keeps a call's argument list, and
 // the caller its results, so they are made per call.
 func (b *HybridBlock) cached(xs []ops.Tensor) []ops.Tensor {
-	static := b.opts.StaticAlloc && !eager.IsRecording()
-	var args []*eager.NDArray
-	if static && cap(b.args) >= len(xs) {
-		args = b.args[:len(xs)]
-	} else {
-		args = make([]*eager.NDArray, len(xs))
-		if static {
-			b.args = args
-		}
-	}
+	keep := b.keepsLists()
+	args := reuse(&b.args, len(xs), keep)
 	for i, x := range xs {
 		a, ok := x.(*eager.NDArray)
 		if !ok {
@@ -277,13 +265,7 @@ func (b *HybridBlock) cached(xs []ops.Tensor) []ops.Tensor {
 	if err != nil {
 		panic(inBlock(b.Name(), err))
 	}
-	bound := cg.bound
-	if !static || bound == nil {
-		bound = make([]*eager.NDArray, len(cg.inputs))
-		if static {
-			cg.bound = bound
-		}
-	}
+	bound := reuse(&cg.bound, len(cg.inputs), keep)
 	for i, in := range cg.inputs {
 		if in.param != nil {
 			bound[i] = in.param.Data()
@@ -295,17 +277,30 @@ func (b *HybridBlock) cached(xs []ops.Tensor) []ops.Tensor {
 	if err != nil {
 		panic(inBlock(b.Name(), err))
 	}
-	res := cg.res
-	if !static || len(res) != len(outs) {
-		res = make([]ops.Tensor, len(outs))
-		if static {
-			cg.res = res
-		}
-	}
+	res := reuse(&cg.res, len(outs), keep)
 	for i, o := range outs {
 		res[i] = o
 	}
 	return res
+}
+
+// keepsLists reports whether a call keeps its argument and result lists
+// for the next one: with StaticAlloc, outside Record, calls cannot overlap
+// (they share the graph's buffers). The lists hold the latest call's
+// arrays until the next call.
+func (b *HybridBlock) keepsLists() bool { return b.opts.StaticAlloc && !eager.IsRecording() }
+
+// reuse returns a list of n elements: *kept when keep is set and it is
+// long enough, else a new one, which is kept when keep is set.
+func reuse[T any](kept *[]T, n int, keep bool) []T {
+	if keep && cap(*kept) >= n {
+		return (*kept)[:n]
+	}
+	s := make([]T, n)
+	if keep {
+		*kept = s
+	}
+	return s
 }
 
 // graphFor returns the cached graph for these inputs' shapes and dtypes,
