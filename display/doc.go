@@ -16,7 +16,9 @@
 //     viz.DrawHTML made embeddable (see below).
 //   - image.Image: image/png and text/plain "<image WxH>".
 //   - a value with a MIMEBundle() map[string]any method: that map.
-//   - anything else: text/plain, formatted with %v.
+//   - nil, or a nil pointer of any type: text/plain "<nil>".
+//   - anything else: text/plain, formatted with %v; so is a value whose
+//     renderer panics.
 //
 // Text formats hold strings; image/png holds its bytes in base64 (a
 // string, as Jupyter's JSON wants it); application/json holds a

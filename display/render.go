@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"reflect"
 
 	"github.com/hybridgo/hybridgo/eager"
 	"github.com/hybridgo/hybridgo/graph"
@@ -46,9 +47,22 @@ type grapher interface {
 }
 
 // Render returns the MIME bundle that displays v (see the package
-// documentation for what each kind of value gives). A nil v gives an
-// empty-text bundle.
-func Render(v any) Bundle {
+// documentation for what each kind of value gives). A nil v, or a nil
+// pointer of any type, gives the text "<nil>"; a renderer that panics
+// gives the value's %v text instead.
+func Render(v any) (b Bundle) {
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && rv.IsNil() {
+		return Bundle{MIMEText: "<nil>"}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			b = Bundle{MIMEText: fmt.Sprintf("%v", v)}
+		}
+	}()
+	return render(v)
+}
+
+func render(v any) Bundle {
 	switch x := v.(type) {
 	case nil:
 		return Bundle{MIMEText: "<nil>"}

@@ -327,6 +327,27 @@ func TestRenderCustomAndOthers(t *testing.T) {
 	}
 }
 
+type panicky struct{}
+
+func (panicky) MIMEBundle() map[string]any { panic("broken renderer") }
+func (panicky) String() string             { return "panicky value" }
+
+// A nil block (a cell's `var d *nn.Dense`) and a renderer that panics
+// both come out as text.
+func TestRenderNilBlockAndPanic(t *testing.T) {
+	var d *nn.Dense
+	if b := Render(d); len(b) != 1 || b.Text() != "<nil>" {
+		t.Errorf("Render of a nil *nn.Dense = %v", b)
+	}
+	var s *graph.Symbol
+	if b := Render(s); len(b) != 1 || b.Text() != "<nil>" {
+		t.Errorf("Render of a nil *graph.Symbol = %v", b)
+	}
+	if b := Render(panicky{}); len(b) != 1 || b.Text() != "panicky value" {
+		t.Errorf("Render of a panicking renderer = %v", b)
+	}
+}
+
 // The interactive graph carries the static SVG, shown until echarts draws
 // and kept when it cannot load (offline, untrusted).
 func TestGraphHTMLHasStaticFallback(t *testing.T) {

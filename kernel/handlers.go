@@ -86,6 +86,11 @@ func (k *Kernel) shellLoop() {
 func (k *Kernel) handleShell(m *Message) {
 	k.publish(m, "status", map[string]any{"execution_state": "busy"})
 	defer k.publish(m, "status", map[string]any{"execution_state": "idle"})
+	defer func() {
+		if r := recover(); r != nil {
+			k.replyPanic(m, r)
+		}
+	}()
 	switch m.Header.MsgType {
 	case "kernel_info_request":
 		k.send(k.shellOut, m, "kernel_info_reply", k.kernelInfo())
@@ -125,6 +130,32 @@ func (k *Kernel) handleShell(m *Message) {
 	default:
 		k.log.Printf("shell: %s not handled", m.Header.MsgType)
 	}
+}
+
+// replyPanic answers a request whose handling panicked (outside the
+// cell's own code, which evalSafely guards) with an error reply, so that
+// the kernel lives on.
+func (k *Kernel) replyPanic(m *Message, r any) {
+	k.log.Printf("shell: %s panicked: %v", m.Header.MsgType, r)
+	msgType, ok := strings.CutSuffix(m.Header.MsgType, "_request")
+	if !ok {
+		return
+	}
+	evalue := fmt.Sprint(r)
+	tb := []string{"\x1b[31mPanic\x1b[0m: " + evalue}
+	content := map[string]any{"status": "error", "ename": "Panic", "evalue": evalue, "traceback": tb}
+	if msgType == "execute" {
+		setCell(nil, nil, false, nil)
+		k.mu.Lock()
+		if k.cancel != nil {
+			k.cancel()
+		}
+		k.cancel, k.current = nil, nil
+		k.mu.Unlock()
+		content["execution_count"] = k.count
+		k.publish(m, "error", map[string]any{"ename": "Panic", "evalue": evalue, "traceback": tb})
+	}
+	k.send(k.shellOut, m, msgType+"_reply", content)
 }
 
 func (k *Kernel) kernelInfo() map[string]any {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log"
 	"runtime"
 	"testing"
 	"time"
@@ -55,6 +57,51 @@ func (c *client) execute(code string) (status string, count int) {
 		}
 		json.Unmarshal(r.Content, &rep)
 		return rep.Status, rep.ExecutionCount
+	}
+}
+
+// A nil block as a cell's value is shown as text; it used to kill the
+// kernel.
+func TestNilBlockValue(t *testing.T) {
+	ci := startKernel(t)
+	c := dialShell(t, ci, "nil-values")
+	time.Sleep(200 * time.Millisecond)
+	if status, _ := c.execute("var d *nn.Dense"); status != "ok" {
+		t.Fatalf("var d: %s", status)
+	}
+	if status, _ := c.execute("d"); status != "ok" {
+		t.Fatalf("d: %s", status)
+	}
+	if status, _ := c.execute("d == nil"); status != "ok" {
+		t.Fatalf("after d: %s", status)
+	}
+}
+
+// A request whose handling panics gets an error reply of its type, and
+// the shell loop goes on. (A kernel without a session or output streams
+// panics on every request that needs them.)
+func TestShellRequestPanicIsAnErrorReply(t *testing.T) {
+	k := &Kernel{session: "s", log: log.New(io.Discard, "", 0),
+		shellOut: make(chan *Message, 8), iopubOut: make(chan *Message, 32)}
+	for _, c := range []struct {
+		request, reply string
+		content        map[string]any
+	}{
+		{"complete_request", "complete_reply", map[string]any{"code": "fm", "cursor_pos": 2}},
+		{"execute_request", "execute_reply", map[string]any{"code": "1", "silent": false}},
+	} {
+		m, err := reply("client", nil, c.request, c.content)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.RawHeader, _ = json.Marshal(m.Header)
+		k.handleShell(m)
+		r := <-k.shellOut
+		var rep struct{ Status, Ename string }
+		json.Unmarshal(r.Content, &rep)
+		if r.Header.MsgType != c.reply || rep.Status != "error" || rep.Ename != "Panic" {
+			t.Errorf("%s: got %s %s", c.request, r.Header.MsgType, r.Content)
+		}
 	}
 }
 
