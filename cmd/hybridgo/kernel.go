@@ -7,6 +7,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/hybridgo/hybridgo/kernel"
 )
@@ -77,7 +78,7 @@ func installKernel(args []string, stdout, stderr io.Writer) int {
 		}
 		dir = filepath.Join(p, "share", "jupyter", "kernels", "hybridgo")
 	}
-	exe, err := os.Executable()
+	exe, err := executable()
 	if err == nil {
 		exe, err = filepath.EvalSymlinks(exe)
 	}
@@ -88,10 +89,56 @@ func installKernel(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hybridgo kernel install: %v\n", err)
 		return 1
 	}
+	if transientBuild(exe) {
+		fmt.Fprintf(stderr, "hybridgo kernel install: %s is a go run build, which the Go build cache removes;\n"+
+			"install the command with `go install ./cmd/hybridgo` and run the installed binary: hybridgo kernel install\n", exe)
+		return 1
+	}
 	if err := kernel.InstallSpec(dir, exe); err != nil {
 		fmt.Fprintf(stderr, "hybridgo kernel install: %v\n", err)
 		return 1
 	}
 	fmt.Fprintln(stdout, dir)
 	return 0
+}
+
+// executable is os.Executable; tests replace it.
+var executable = os.Executable
+
+// transientBuild reports whether exe is a binary that go run built: in
+// the Go build cache ($GOCACHE, by default the user cache directory's
+// go-build) or in a go-build* temporary directory. Such a binary is
+// removed when go run ends or the cache is trimmed, so a kernelspec must
+// not name it.
+func transientBuild(exe string) bool {
+	var caches []string
+	if c := os.Getenv("GOCACHE"); c != "" && c != "off" {
+		caches = append(caches, c)
+	}
+	if c, err := os.UserCacheDir(); err == nil {
+		caches = append(caches, filepath.Join(c, "go-build"))
+	}
+	for _, c := range caches {
+		if within(exe, c) {
+			return true
+		}
+	}
+	tmp := os.TempDir()
+	if t, err := filepath.EvalSymlinks(tmp); err == nil {
+		tmp = t
+	}
+	if rel, err := filepath.Rel(tmp, exe); err == nil && strings.HasPrefix(rel, "go-build") {
+		return true
+	}
+	return false
+}
+
+// within reports whether path lies under dir (both resolved when they
+// exist).
+func within(path, dir string) bool {
+	if d, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = d
+	}
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
