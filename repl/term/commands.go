@@ -379,6 +379,24 @@ func (r *REPL) cmdLoad(c Command) bool {
 	if len(c.Args) != 1 {
 		return r.usageError("load", "give one file")
 	}
+	abs, err := filepath.Abs(c.Args[0])
+	if err != nil {
+		fmt.Fprintln(r.errOut, "error:", err)
+		return false
+	}
+	for i, f := range r.loading {
+		if f.abs == abs {
+			var chain []string
+			for _, g := range r.loading[i:] {
+				chain = append(chain, g.name)
+			}
+			chain = append(chain, c.Args[0])
+			fmt.Fprintf(r.errOut, "error: %s loads itself (%s)\n", c.Args[0], strings.Join(chain, " -> "))
+			return false
+		}
+	}
+	r.loading = append(r.loading, loadingFile{c.Args[0], abs})
+	defer func() { r.loading = r.loading[:len(r.loading)-1] }()
 	src, err := os.ReadFile(c.Args[0])
 	if err != nil {
 		fmt.Fprintln(r.errOut, "error:", err)

@@ -41,7 +41,15 @@ type REPL struct {
 	mu      sync.Mutex
 	cancel  context.CancelFunc // cancels the cell that runs, nil when none
 	tracing bool
+
+	// loading is the chain of files :load is reading, outermost first,
+	// so that a script that loads itself is stopped.
+	loading []loadingFile
 }
+
+// loadingFile is one file of the :load chain: its name as given and its
+// absolute path.
+type loadingFile struct{ name, abs string }
 
 // New returns a REPL on session s that prints results to out and errors
 // to errOut.

@@ -247,6 +247,30 @@ greeting := shout("hi")
 	}
 }
 
+// A script that loads itself, directly or through another, is an error,
+// not a stack overflow; loading the same file twice in a row is fine.
+func TestLoadItself(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	os.WriteFile("self.txt", []byte("1 + 1\n:load self.txt\n"), 0o644)
+	out, errOut := batch(t, ":load self.txt\n")
+	if out != "2\n" || !strings.Contains(errOut, "self.txt loads itself (self.txt -> self.txt)") {
+		t.Errorf("self: stdout %q, stderr %q", out, errOut)
+	}
+	os.WriteFile("a.txt", []byte(":load b.txt\n"), 0o644)
+	os.WriteFile("b.txt", []byte("3\n:load "+filepath.Join(dir, "a.txt")+"\n"), 0o644)
+	out, errOut = batch(t, ":load a.txt\n")
+	want := "loads itself (a.txt -> b.txt -> " + filepath.Join(dir, "a.txt") + ")"
+	if out != "3\n" || !strings.Contains(errOut, want) {
+		t.Errorf("a and b: stdout %q, stderr %q, want %q", out, errOut, want)
+	}
+	os.WriteFile("twice.txt", []byte(":load b2.txt\n:load b2.txt\n"), 0o644)
+	os.WriteFile("b2.txt", []byte("4\n"), 0o644)
+	if out, errOut = batch(t, ":load twice.txt\n"); out != "4\n4\n" || errOut != "" {
+		t.Errorf("twice: stdout %q, stderr %q", out, errOut)
+	}
+}
+
 func TestFileCells(t *testing.T) {
 	cells, ok := fileCells("package main\n\nimport \"fmt\"\n\ntype T int\n\nfunc main() {\n\tt := T(1)\n\tfmt.Println(t)\n}\n")
 	want := []string{"import \"fmt\"", "type T int", "t := T(1)\nfmt.Println(t)"}
