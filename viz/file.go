@@ -9,7 +9,11 @@ import (
 // same directory, synced, then renamed over path, so that a reader (a
 // browser reloading the page, a notebook) sees the old file or the new one,
 // never a part. The new file has mode 0644.
-func WriteFile(path string, data []byte) (err error) {
+func WriteFile(path string, data []byte) error { return WriteFileMode(path, data, 0o644) }
+
+// WriteFileMode is WriteFile giving the new file the permissions perm
+// (0600 for a file only its owner reads).
+func WriteFileMode(path string, data []byte, perm os.FileMode) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -31,7 +35,7 @@ func WriteFile(path string, data []byte) (err error) {
 	if err = f.Sync(); err != nil {
 		return err
 	}
-	if err = f.Chmod(0o644); err != nil {
+	if err = f.Chmod(perm); err != nil {
 		return err
 	}
 	if err = f.Close(); err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/hybridgo/hybridgo/accel"
 	"github.com/hybridgo/hybridgo/bench"
+	"github.com/hybridgo/hybridgo/viz"
 )
 
 // runBenchCase times one case of ours and prints a JSON line per
@@ -117,13 +119,9 @@ func runBenchCompare(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "hybridgo bench compare:", err)
 		return 1
 	}
-	f, err := os.Create(*out)
-	if err != nil {
-		fmt.Fprintln(stderr, "hybridgo bench compare:", err)
-		return 1
-	}
-	bench.Render(f, rep)
-	if err := f.Close(); err != nil {
+	var buf bytes.Buffer
+	bench.Render(&buf, rep)
+	if err := viz.WriteFile(*out, buf.Bytes()); err != nil {
 		fmt.Fprintln(stderr, "hybridgo bench compare:", err)
 		return 1
 	}

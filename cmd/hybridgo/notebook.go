@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hybridgo/hybridgo/tutorial"
+	"github.com/hybridgo/hybridgo/viz"
 )
 
 // runNotebook is `hybridgo notebook FILE.md -o FILE.ipynb`: it turns a
@@ -54,7 +55,7 @@ func runNotebook(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hybridgo notebook: %v\n", err)
 		return 1
 	}
-	if err := writeAtomic(out, nb); err != nil {
+	if err := viz.WriteFile(out, nb); err != nil {
 		fmt.Fprintf(stderr, "hybridgo notebook: %v\n", err)
 		return 1
 	}
@@ -98,26 +99,4 @@ func executedNotebook(t *tutorial.Tutorial, out string) ([]byte, error) {
 func isDir(path string) bool {
 	st, err := os.Stat(path)
 	return err == nil && st.IsDir()
-}
-
-// writeAtomic writes data to a temporary file beside path and renames
-// it into place, so that path is never left half written.
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hybridgo/hybridgo/graph"
 	"github.com/hybridgo/hybridgo/nn"
+	"github.com/hybridgo/hybridgo/viz"
 )
 
 // Command is one parsed REPL command: ":graph net out.svg" has Name
@@ -145,7 +146,7 @@ func (r *REPL) cmdGraph(c Command) bool {
 		fmt.Fprintln(r.errOut, "error:", err)
 		return false
 	}
-	if err := writeFileAtomic(file, data, 0o644); err != nil {
+	if err := viz.WriteFile(file, data); err != nil {
 		fmt.Fprintln(r.errOut, "error:", err)
 		return false
 	}
@@ -473,7 +474,7 @@ func (r *REPL) cmdSave(c Command) bool {
 		return r.usageError("save", "give one file")
 	}
 	src := SaveFile(r.s.Cells())
-	if err := writeFileAtomic(c.Args[0], []byte(src), 0o644); err != nil {
+	if err := viz.WriteFile(c.Args[0], []byte(src)); err != nil {
 		fmt.Fprintln(r.errOut, "error:", err)
 		return false
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/chzyer/readline"
 
 	"github.com/hybridgo/hybridgo/repl"
+	"github.com/hybridgo/hybridgo/viz"
 )
 
 // Prompts: the first line of a statement, and the lines that continue it.
@@ -354,7 +355,7 @@ func (h *history) load() []string {
 		for _, e := range entries {
 			buf.WriteString(strconv.Quote(e) + "\n")
 		}
-		writeFileAtomic(h.path, []byte(buf.String()), 0o600)
+		viz.WriteFileMode(h.path, []byte(buf.String()), 0o600)
 	}
 	return entries
 }
@@ -396,38 +397,4 @@ func (c *completer) Do(line []rune, pos int) ([][]rune, int) {
 		}
 	}
 	return out, utf8.RuneCountInString(typed)
-}
-
-// writeFileAtomic replaces path with data: a crash midway leaves the old
-// file whole.
-func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if err := f.Chmod(perm); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
 }
