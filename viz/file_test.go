@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -104,4 +105,26 @@ func TestWriteFileAtomic(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+func TestFormatOf(t *testing.T) {
+	for _, c := range []struct {
+		path string
+		want viz.Format
+		err  string
+	}{
+		{"g.txt", viz.FormatText, ""},
+		{"dir/G.SVG", viz.FormatSVG, ""},
+		{"g.html", viz.FormatHTML, ""},
+		{"g.png", 0, `unknown graph file type ".png": use .svg, .html or .txt`},
+		{"g", 0, "graph file g has no extension"},
+	} {
+		got, err := viz.FormatOf(c.path)
+		if c.err == "" && (err != nil || got != c.want) {
+			t.Errorf("FormatOf(%s) = %v, %v; want %v", c.path, got, err, c.want)
+		}
+		if c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("FormatOf(%s): error %v, want %q", c.path, err, c.err)
+		}
+	}
 }

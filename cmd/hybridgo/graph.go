@@ -19,10 +19,10 @@ func runGraph(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("o", "-", "where to write: FILE.svg, FILE.html (interactive), FILE.txt, or - for the terminal")
 	assets := fs.String("assets", "", "for .html: a directory (or URL) holding echarts.min.js, for offline use (default: echarts' CDN)")
 	collapse := fs.Int("collapse", 0, "draw every block deeper than N prefix levels as one node (0: none)")
-	width := fs.Int("width", 80, "terminal columns for the text drawing (80 or 120)")
-	passes := fs.Bool("passes", false, "show the graph before and after optimization, with the pass reports and memory plan")
+	width := fs.Int("width", 80, "terminal columns for the text drawing, at least 20 (80 or 120 are usual)")
+	passes := fs.Bool("passes", false, "show the graph before and after optimization (.svg or text), with the pass reports and memory plan")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: hybridgo graph FILE-symbol.json [flags]\n\nDraws a model's graph as SVG or for the terminal.\n\nFlags:")
+		fmt.Fprintln(stderr, "Usage: hybridgo graph FILE-symbol.json [flags]\n\nDraws a model's graph for the terminal, as text (.txt), as SVG (.svg) or\nas an interactive page (.html).\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	// Flags may come before or after the file name.
@@ -42,7 +42,7 @@ func runGraph(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if *width < 20 {
-		fmt.Fprintf(stderr, "hybridgo graph: -width %d is too narrow (want 80 or 120)\n", *width)
+		fmt.Fprintf(stderr, "hybridgo graph: -width %d is too narrow (want at least 20; 80 or 120 are usual)\n", *width)
 		return 2
 	}
 	sym, err := graph.LoadSymbol(files[0])
@@ -55,33 +55,39 @@ func runGraph(args []string, stdout, stderr io.Writer) int {
 	o.CollapseDepth = *collapse
 	o.ParamCounts = true
 
-	svg := strings.HasSuffix(*out, ".svg")
-	html := strings.HasSuffix(*out, ".html")
-	if html && *passes {
+	format := viz.FormatText
+	if *out != "-" {
+		if format, err = viz.FormatOf(*out); err != nil {
+			fmt.Fprintf(stderr, "hybridgo graph: -o %v\n", err)
+			return 2
+		}
+	}
+	if format == viz.FormatHTML && *passes {
 		fmt.Fprintln(stderr, "hybridgo graph: -passes draws .svg or text; write .svg for the picture")
 		return 2
 	}
 	var data []byte
 	switch {
+	case *passes && format == viz.FormatSVG:
+		if data, _, err = viz.PassView(g, o); err != nil {
+			fmt.Fprintf(stderr, "hybridgo graph: %v\n", err)
+			return 1
+		}
 	case *passes:
-		pic, report, err := viz.PassView(g, o)
+		s, err := passesText(g, o, *width)
 		if err != nil {
 			fmt.Fprintf(stderr, "hybridgo graph: %v\n", err)
 			return 1
 		}
-		if svg {
-			data = pic
-		} else {
-			data = []byte(report)
-		}
-	case svg:
+		data = []byte(s)
+	case format == viz.FormatSVG:
 		l, err := viz.LayoutGraph(g, o)
 		if err != nil {
 			fmt.Fprintf(stderr, "hybridgo graph: %v\n", err)
 			return 1
 		}
 		data = viz.SVG(l, viz.SVGOptions{Title: filepath.Base(files[0]), Legend: true})
-	case html:
+	case format == viz.FormatHTML:
 		page, err := viz.DrawHTML(g, o, viz.HTMLOptions{Title: filepath.Base(files[0]), AssetsHost: *assets})
 		if err != nil {
 			fmt.Fprintf(stderr, "hybridgo graph: %v\n", err)
@@ -106,4 +112,31 @@ func runGraph(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "wrote %s (%d bytes)\n", *out, len(data))
 	return 0
+}
+
+// passesText is -passes for the terminal: the graph before and after
+// graph.Optimize as text drawings, then PassView's report of each pass
+// and the memory plan.
+func passesText(g *graph.Graph, o viz.Options, width int) (string, error) {
+	_, report, err := viz.PassView(g, o)
+	if err != nil {
+		return "", err
+	}
+	after, _, err := graph.Optimize(g, graph.DefaultPassOptions())
+	if err != nil {
+		return "", err
+	}
+	before, err := viz.DrawText(g, o, width)
+	if err != nil {
+		return "", err
+	}
+	afterText, err := viz.DrawText(after, o, width)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString("before:\n" + strings.TrimRight(before, "\n") + "\n\n")
+	b.WriteString("after:\n" + strings.TrimRight(afterText, "\n") + "\n\n")
+	b.WriteString(report)
+	return b.String(), nil
 }

@@ -89,7 +89,8 @@ func TestGraphPasses(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stdout, "after: ") || !strings.Contains(stdout, "memory plan: ") {
+	if !strings.HasPrefix(stdout, "before:\n") || strings.Count(stdout, "fullyconnected2 FullyConnected") != 2 ||
+		!strings.Contains(stdout, "\nafter:\n") || !strings.Contains(stdout, "after: ") || !strings.Contains(stdout, "memory plan: ") {
 		t.Errorf("report:\n%s", stdout)
 	}
 	out := filepath.Join(t.TempDir(), "passes.svg")
@@ -105,6 +106,15 @@ func TestGraphErrors(t *testing.T) {
 	sym := saveLeNet(t, true)
 	if code, _, stderr := runCmd("graph", sym, "-o", "x.html", "-passes"); code != 2 || !strings.Contains(stderr, "-passes draws .svg or text") {
 		t.Errorf("html: exit %d, %q", code, stderr)
+	}
+	for _, out := range []string{"g.png", "g"} {
+		out = filepath.Join(t.TempDir(), out)
+		if code, _, stderr := runCmd("graph", sym, "-o", out); code != 2 || !strings.Contains(stderr, "use .svg, .html or .txt") {
+			t.Errorf("-o %s: exit %d, %q", out, code, stderr)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("-o %s was written", out)
+		}
 	}
 	if code, _, _ := runCmd("graph"); code != 2 {
 		t.Errorf("no file: exit %d", code)

@@ -5,7 +5,7 @@
 //	hybridgo repl         the same
 //	hybridgo bench        time the tutorial's LeNet, eager and hybridized, from interpreted code
 //	hybridgo ops [NAME…]  list the registered operators, or describe some
-//	hybridgo graph FILE   draw a symbol file as SVG or for the terminal
+//	hybridgo graph FILE   draw a symbol file for the terminal, as SVG or as HTML
 //	hybridgo train        train the tutorial's LeNet on Fashion-MNIST
 //	hybridgo run FILE.go  interpret a Go program or script, hybridgo preloaded
 //	hybridgo tutorial [NAME]  list the tutorials, or walk through one in the terminal
@@ -92,10 +92,11 @@ func printUsage(w io.Writer) {
                            time one case of ours, one JSON line per variant
   hybridgo ops [NAME...]   list every registered operator with its inputs and
                            attributes, or describe the named ones in full
-  hybridgo graph FILE-symbol.json [-o out.svg|out.txt|-] [-collapse N]
-                 [-width 80|120] [-passes]
-                           draw a model's graph as SVG or for the terminal;
-                           -passes shows it before and after optimization
+  hybridgo graph FILE-symbol.json [-o out.svg|out.html|out.txt|-]
+                 [-collapse N] [-width N] [-passes]
+                           draw a model's graph for the terminal, as SVG or as
+                           an interactive page; -passes shows it before and
+                           after optimization
   hybridgo train [flags]   train the LeNet of MXNet's hybridize tutorial on
                            Fashion-MNIST, hybridized (-h for the flags)
   hybridgo run FILE.go     interpret a Go file (package main with func main,

@@ -141,7 +141,7 @@ func (r *REPL) cmdGraph(c Command) bool {
 		return false
 	}
 	file := c.Args[1]
-	data, err := drawFile(sym, strings.ToLower(filepath.Ext(file)), c.Args[0])
+	data, err := drawFile(sym, file, c.Args[0])
 	if err != nil {
 		fmt.Fprintln(r.errOut, "error:", err)
 		return false

@@ -1,8 +1,6 @@
 package term
 
 import (
-	"fmt"
-
 	"github.com/chzyer/readline"
 
 	"github.com/hybridgo/hybridgo/graph"
@@ -27,16 +25,18 @@ func drawText(sym *graph.Symbol, width int) string {
 	return g.String()
 }
 
-// drawFile renders a graph as the file type ext names (".txt", ".svg",
-// ".html").
-func drawFile(sym *graph.Symbol, ext, title string) ([]byte, error) {
-	switch ext {
-	case ".txt":
-		return []byte(drawText(sym, 100)), nil
-	case ".svg":
+// drawFile renders a graph as the file type of the name file (".txt",
+// ".svg", ".html").
+func drawFile(sym *graph.Symbol, file, title string) ([]byte, error) {
+	f, err := viz.FormatOf(file)
+	if err != nil {
+		return nil, err
+	}
+	switch f {
+	case viz.FormatSVG:
 		return viz.DrawSVG(sym.Graph(), viz.DefaultOptions())
-	case ".html":
+	case viz.FormatHTML:
 		return viz.DrawHTML(sym.Graph(), viz.DefaultOptions(), viz.HTMLOptions{Title: title})
 	}
-	return nil, fmt.Errorf("unknown graph file type %q: use .svg, .html or .txt", ext)
+	return []byte(drawText(sym, 100)), nil
 }
