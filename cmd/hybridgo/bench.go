@@ -26,6 +26,22 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	batch := fs.Int("batch", 16, "batch size")
 	budget := fs.Duration("time", 2*time.Second, "how long to time each case")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `Usage:
+  hybridgo bench [-batch N] [-time D]
+        time the tutorial's LeNet from interpreted code: forward and a
+        training step, eager and hybridized
+  hybridgo bench case NAME [-threads N] [-impl IMPL] [-quick]
+        time one case of ours, one JSON line per implementation
+        (hybridgo bench case -h lists the cases)
+  hybridgo bench compare [-threads 1,2] [-out FILE.md] [-quick] [-cases A,B]
+        time hybridgo beside PyTorch and NumPy and write a Markdown table
+        (hybridgo bench compare -h for its flags)
+
+Flags of hybridgo bench:
+`)
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

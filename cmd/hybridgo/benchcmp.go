@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/hybridgo/hybridgo/accel"
 	"github.com/hybridgo/hybridgo/bench"
@@ -24,8 +25,19 @@ func runBenchCase(args []string, stdout, stderr io.Writer) int {
 	threads := fs.Int("threads", 0, "threads the worker pool must have (GOMAXPROCS at start-up); 0 for any")
 	impl := fs.String("impl", "", "time only this implementation (ours-eager or ours-hybrid)")
 	quick := fs.Bool("quick", false, "few repetitions")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "Usage: hybridgo bench case NAME [-threads N] [-impl IMPL] [-quick]\n\n"+
+			"Times one case of ours and prints a JSON line per implementation.\n\nCases, and the values of -impl each has:\n")
+		tw := tabwriter.NewWriter(stderr, 0, 4, 2, ' ', 0)
+		for _, c := range bench.Cases() {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", c.Name, strings.Join(c.Ours, ", "), c.Title)
+		}
+		tw.Flush()
+		fmt.Fprintln(stderr, "\nFlags:")
+		fs.PrintDefaults()
+	}
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		fmt.Fprintln(stderr, "usage: hybridgo bench case NAME [-threads N] [-impl IMPL] [-quick]")
+		fs.Usage()
 		return 2
 	}
 	name := args[0]
@@ -76,6 +88,12 @@ func runBenchCompare(args []string, stdout, stderr io.Writer) int {
 	cases := fs.String("cases", "", "comma-separated case names (default: all)")
 	python := fs.String("python", bench.FindPython(), "Python interpreter with torch and numpy")
 	script := fs.String("script", "", "the torch side's script (default: bench/torch/bench.py, looked for from the working directory up)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "Usage: hybridgo bench compare [flags]\n\n"+
+			"Times every case (hybridgo bench case -h lists them) beside PyTorch and NumPy\n"+
+			"and writes a Markdown table.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

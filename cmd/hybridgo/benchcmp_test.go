@@ -33,3 +33,20 @@ func TestBenchCaseRejects(t *testing.T) {
 		t.Errorf("an implementation the case does not have: exit %d, %s", code, errs)
 	}
 }
+
+// bench -h shows the three forms; bench case -h lists the cases and
+// their implementations.
+func TestBenchUsage(t *testing.T) {
+	_, _, errs := runCmd("bench", "-h")
+	for _, want := range []string{"hybridgo bench [-batch N]", "hybridgo bench case NAME", "hybridgo bench compare", "-time"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("bench -h lacks %q:\n%s", want, errs)
+		}
+	}
+	_, _, errs = runCmd("bench", "case", "-h")
+	for _, want := range []string{"mlp-forward-b1", "ours-eager, ours-hybrid", "-impl", "-threads"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("bench case -h lacks %q:\n%s", want, errs)
+		}
+	}
+}
