@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hybridgo/hybridgo/tutorial"
+	"github.com/hybridgo/hybridgo/tutorials"
 	"github.com/hybridgo/hybridgo/viz"
 )
 
@@ -47,7 +48,7 @@ func runNotebook(args []string, stdout, stderr io.Writer) int {
 	}
 	var nb []byte
 	if execute {
-		nb, err = executedNotebook(t, out)
+		nb, err = executedNotebook(t)
 	} else {
 		nb, err = tutorial.ToNotebook(t)
 	}
@@ -63,9 +64,13 @@ func runNotebook(args []string, stdout, stderr io.Writer) int {
 }
 
 // executedNotebook runs t in a temporary directory and returns its
-// notebook with outputs; out is made absolute first, as the directory
-// changes while the cells run.
-func executedNotebook(t *tutorial.Tutorial, out string) ([]byte, error) {
+// notebook with outputs.
+func executedNotebook(t *tutorial.Tutorial) (nb []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			nb, err = nil, fmt.Errorf("%s: panic: %v", t.Path, r)
+		}
+	}()
 	wd, err := os.Getwd()
 	if err != nil {
 		return nil, err
@@ -79,15 +84,17 @@ func executedNotebook(t *tutorial.Tutorial, out string) ([]byte, error) {
 	}
 	defer os.RemoveAll(dir)
 	// Cells read their files as ../tutorials/testdata/NAME: lay out the
-	// testdata beside the tutorial's like that, and run one level down.
-	run := filepath.Join(dir, "run")
-	if err := os.MkdirAll(run, 0o755); err != nil {
-		return nil, err
-	}
+	// testdata like that, and run one level down. The testdata beside a
+	// tutorial in tutorials/ is copied; a tutorial elsewhere gets the
+	// files built into the command, as hybridgo tutorial FILE.md does.
+	var run string
 	if tdir := filepath.Dir(t.Path); filepath.Base(tdir) == "tutorials" && isDir(filepath.Join(tdir, "testdata")) {
-		if err := tutorial.CopyTestdata(filepath.Dir(filepath.Dir(t.Path)), dir); err != nil {
-			return nil, err
-		}
+		run, err = tutorial.PrepareDir(filepath.Dir(tdir), dir)
+	} else {
+		run, err = tutorials.WriteTestdata(dir)
+	}
+	if err != nil {
+		return nil, err
 	}
 	if err := os.Chdir(run); err != nil {
 		return nil, err

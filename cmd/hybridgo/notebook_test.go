@@ -96,3 +96,22 @@ func TestNotebookCommandSavesOutputs(t *testing.T) {
 		t.Error("a notebook was written for a failing tutorial")
 	}
 }
+
+// A tutorial copied out of tutorials/ reads the files built into the
+// command, as hybridgo tutorial FILE.md does.
+func TestNotebookOutsideTutorials(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "tutorials", "export-deploy.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	t.Chdir(dir)
+	os.WriteFile("export-deploy.md", src, 0o644)
+	var so, se bytes.Buffer
+	if code := run([]string{"notebook", "export-deploy.md", "-o", "e.ipynb"}, &so, &se); code != 0 {
+		t.Fatalf("exit %d: %s", code, se.String())
+	}
+	if raw, err := os.ReadFile("e.ipynb"); err != nil || !strings.Contains(string(raw), `\"op\": \"BatchNorm\",`) {
+		t.Errorf("notebook %.300s, %v", raw, err)
+	}
+}
