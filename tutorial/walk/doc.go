@@ -26,9 +26,11 @@
 // terminal).
 //
 // Main runs the walkthrough in a fresh temporary directory, so files a
-// tutorial writes (Export) do not land in the reader's. When standard
-// input is not a terminal, lines are read as they come, without prompts
-// or line editing, with the same meanings, and the walkthrough ends after
-// the summary: `yes ” | hybridgo tutorial hybridize` runs every cell and
-// prints the checks.
+// tutorial writes (Export) do not land in the reader's; the directory is
+// removed when the walkthrough (and the REPL after it) ends. When
+// standard input is not a terminal, lines are read as they come, without
+// prompts or line editing, with the same meanings, and the walkthrough
+// ends after the summary. This runs every cell and prints the checks:
+//
+//	yes "" | hybridgo tutorial hybridize
 package walk

@@ -62,8 +62,8 @@ func Load(nameOrPath string) (*tutorial.Tutorial, string, error) {
 // Main is `hybridgo tutorial [NAME]`: with no name it lists the
 // tutorials; with one it walks through it in a fresh directory (files the
 // tutorial writes land there, and the files it reads are laid out beside
-// it, see tutorials.WriteTestdata), on the process's terminal. It returns the
-// exit code.
+// it, see tutorials.WriteTestdata), on the process's terminal, and removes
+// the directory at the end. It returns the exit code.
 func Main(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	switch {
 	case len(args) == 0:
@@ -81,11 +81,21 @@ func Main(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "hybridgo tutorial:", err)
 		return 1
 	}
+	wd, err := os.Getwd()
+	if err != nil {
+		wd = os.TempDir()
+	}
 	dir, err := os.MkdirTemp("", "hybridgo-"+name+"-")
 	if err != nil {
 		fmt.Fprintln(stderr, "hybridgo tutorial:", err)
 		return 1
 	}
+	// Leave the directory before removing it (Windows cannot remove the
+	// working directory).
+	defer func() {
+		os.Chdir(wd)
+		os.RemoveAll(dir)
+	}()
 	run, err := tutorials.WriteTestdata(dir)
 	if err != nil {
 		fmt.Fprintln(stderr, "hybridgo tutorial:", err)

@@ -20,7 +20,7 @@ import (
 type Options struct {
 	// In is what the reader types. When it is a terminal the walkthrough
 	// reads with line editing; otherwise it reads lines as they come,
-	// without prompts (so `yes ” | hybridgo tutorial NAME` runs every step).
+	// without prompts (so `yes "" | hybridgo tutorial NAME` runs every step).
 	In *os.File
 	// Out and Err receive the prose, the cells' output and the checks,
 	// and the errors.
@@ -29,7 +29,8 @@ type Options struct {
 	// unless NO_COLOR is set).
 	Color bool
 	// Dir, when set, is named in the header as where files the tutorial
-	// writes go (the current directory).
+	// writes go (the current directory), a directory removed when the
+	// walkthrough ends (Main makes it and removes it).
 	Dir string
 }
 
@@ -98,7 +99,7 @@ func (w *Walk) Run() int {
 		"Anything else you type is Go, or a REPL command such as :graph net,\n"+
 		"run in the same session."))
 	if w.opt.Dir != "" {
-		w.printf("%s\n", w.style.dim("Files the tutorial writes go to "+w.opt.Dir))
+		w.printf("%s\n", w.style.dim("Files the tutorial writes go to "+w.opt.Dir+", removed when you quit"))
 	}
 	w.printf("\n")
 	k := 0
