@@ -74,8 +74,8 @@ func Display(b Bundle) { publish(b, "", false) }
 // Show displays v as Render draws it.
 func Show(v any) { publish(Render(v), "", false) }
 
-// HTML displays an HTML fragment (its text/plain says "<HTML>").
-func HTML(s string) { publish(Bundle{MIMEHTML: s, MIMEText: "<HTML>"}, "", false) }
+// HTML displays an HTML fragment; the terminal gets the markup.
+func HTML(s string) { publish(Bundle{MIMEHTML: s, MIMEText: s}, "", false) }
 
 // Markdown displays Markdown text; the terminal gets the source.
 func Markdown(s string) { publish(Bundle{MIMEMarkdown: s, MIMEText: s}, "", false) }

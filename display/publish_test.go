@@ -122,7 +122,7 @@ func TestFallbackPrintsText(t *testing.T) {
 		h.Show("a")
 		h.Update("b")
 	})
-	if want := "<HTML>\n**bold**\n42\na\nb\n"; out != want {
+	if want := "<b>x</b>\n**bold**\n42\na\nb\n"; out != want {
 		t.Errorf("terminal output %q, want %q", out, want)
 	}
 }
