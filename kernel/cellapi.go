@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"sync"
 
+	"github.com/hybridgo/hybridgo/display"
 	"github.com/hybridgo/hybridgo/repl"
 )
 
@@ -85,7 +86,8 @@ func Input(prompt string) (string, error) {
 }
 
 // Display shows v below the cell as display_data. v is rendered with
-// RenderMIME; a map[string]any is a MIME bundle already.
+// RenderMIME; a display.Bundle, or a map[string]any given here, is a
+// MIME bundle already.
 func Display(v any) {
 	publishDisplay("display_data", v, newID())
 }
@@ -109,6 +111,9 @@ func publishDisplay(msgType string, v any, id string) {
 		return
 	}
 	k.flushOutput()
+	if m, ok := v.(map[string]any); ok {
+		v = display.Bundle(m)
+	}
 	rv := reflect.ValueOf(v)
 	text := ""
 	if s, ok := v.(string); ok {
@@ -123,12 +128,14 @@ func publishDisplay(msgType string, v any, id string) {
 	k.publish(m, msgType, map[string]any{"data": bundle(rv, text), "metadata": map[string]any{}, "transient": map[string]any{"display_id": id}})
 }
 
-// HTML is a bundle showing html (and the markup as text elsewhere).
-func HTML(html string) map[string]any {
-	return map[string]any{"text/html": html, "text/plain": html}
+// HTML is a bundle showing html (and the markup as text elsewhere), for
+// Display or as a cell's value.
+func HTML(html string) display.Bundle {
+	return display.Bundle{display.MIMEHTML: html, display.MIMEText: html}
 }
 
-// Markdown is a bundle showing markdown.
-func Markdown(md string) map[string]any {
-	return map[string]any{"text/markdown": md, "text/plain": md}
+// Markdown is a bundle showing markdown, for Display or as a cell's
+// value.
+func Markdown(md string) display.Bundle {
+	return display.Bundle{display.MIMEMarkdown: md, display.MIMEText: md}
 }

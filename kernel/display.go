@@ -18,9 +18,6 @@ func init() {
 		if !v.IsValid() || !v.CanInterface() {
 			return nil
 		}
-		if b, ok := v.Interface().(map[string]any); ok {
-			return b
-		}
 		return display.Render(v.Interface())
 	}
 }

@@ -20,18 +20,12 @@ import (
 var Version = "0.1.0-dev"
 
 // RenderMIME turns the value of a cell into a MIME bundle (mimetype ->
-// data) for execute_result and display_data. The default knows only
-// text/plain, and a map[string]any, which is taken as a bundle already;
-// richer formats (text/html, image/png, image/svg+xml) are added by
-// replacing it. A nil or empty result means text/plain alone.
-var RenderMIME = func(v reflect.Value) map[string]any {
-	if v.IsValid() && v.CanInterface() {
-		if b, ok := v.Interface().(map[string]any); ok {
-			return b
-		}
-	}
-	return nil
-}
+// data) for execute_result and display_data. The kernel sets it to
+// display.Render, which gives richer formats (text/html, image/png,
+// image/svg+xml) for the values it knows and takes a display.Bundle as a
+// bundle already; a plain map[string]any is a value like any other. A
+// nil or empty result means text/plain alone.
+var RenderMIME = func(v reflect.Value) map[string]any { return nil }
 
 // handleControl answers control requests at once, even while a cell runs.
 func (k *Kernel) handleControl(m *Message) {

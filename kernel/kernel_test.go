@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"reflect"
 	"testing"
 	"time"
 
@@ -154,5 +155,17 @@ func TestKernelOverSockets(t *testing.T) {
 	want := fmt.Sprint([]string{"busy", "execute_input", "stream:hi\n", "execute_result:42", "idle"})
 	if fmt.Sprint(seen) != want {
 		t.Fatalf("iopub %q, want %s", seen, want)
+	}
+}
+
+// Only a display.Bundle (jupyter.HTML's, say) is taken as a bundle as it
+// is; a cell's map[string]any is a value, shown as text.
+func TestBundleOfMapValue(t *testing.T) {
+	m := map[string]any{"a": 1, "text/html": "<i>not markup</i>"}
+	if b := bundle(reflect.ValueOf(m), "map[a:1 text/html:<i>not markup</i>]"); len(b) != 1 || b["text/plain"] == nil {
+		t.Errorf("bundle of a map[string]any value = %v", b)
+	}
+	if b := bundle(reflect.ValueOf(HTML("<b>x</b>")), "ignored"); b["text/html"] != "<b>x</b>" || b["text/plain"] != "<b>x</b>" {
+		t.Errorf("bundle of jupyter.HTML = %v", b)
 	}
 }

@@ -67,19 +67,13 @@ type cellOutputs struct {
 	list  []any
 }
 
-// valueBundle is the MIME bundle of a cell's value, with text/plain from
-// the REPL's own display of it.
+// valueBundle is the MIME bundle of a cell's value, as display.Render
+// makes it, with text/plain from the REPL's own display of it.
 func valueBundle(v reflect.Value, text string) map[string]any {
 	data := map[string]any{}
 	if v.IsValid() && v.CanInterface() {
-		if b, ok := v.Interface().(map[string]any); ok {
-			for k, d := range b {
-				data[k] = d
-			}
-		} else {
-			for k, d := range display.Render(v.Interface()) {
-				data[k] = d
-			}
+		for k, d := range display.Render(v.Interface()) {
+			data[k] = d
 		}
 	}
 	data["text/plain"] = text

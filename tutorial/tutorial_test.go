@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/hybridgo/hybridgo/data"
+	"github.com/hybridgo/hybridgo/display"
 )
 
 var update = flag.Bool("update", false, "rewrite the output blocks of tutorials/*.md with what the cells print")
@@ -218,5 +219,17 @@ func TestPrepareDir(t *testing.T) {
 	}
 	if _, err := PrepareDir(t.TempDir(), t.TempDir()); err == nil || !strings.Contains(err.Error(), "tutorials") {
 		t.Errorf("a root without tutorials/testdata: %v", err)
+	}
+}
+
+// A cell's map[string]any is a value shown as text; a display.Bundle is a
+// bundle.
+func TestValueBundle(t *testing.T) {
+	m := map[string]any{"text/html": "<i>x</i>"}
+	if b := valueBundle(reflect.ValueOf(m), "map[text/html:<i>x</i>]"); len(b) != 1 || b["text/plain"] == nil {
+		t.Errorf("map value: %v", b)
+	}
+	if b := valueBundle(reflect.ValueOf(display.Bundle(m)), "text"); b["text/html"] == nil {
+		t.Errorf("display.Bundle value: %v", b)
 	}
 }
