@@ -15,6 +15,10 @@ func init() {
 		"DrawHTML":          reflect.ValueOf(viz.DrawHTML),
 		"DrawSVG":           reflect.ValueOf(viz.DrawSVG),
 		"DrawText":          reflect.ValueOf(viz.DrawText),
+		"FormatHTML":        reflect.ValueOf(viz.FormatHTML),
+		"FormatOf":          reflect.ValueOf(viz.FormatOf),
+		"FormatSVG":         reflect.ValueOf(viz.FormatSVG),
+		"FormatText":        reflect.ValueOf(viz.FormatText),
 		"HTML":              reflect.ValueOf(viz.HTML),
 		"KindColor":         reflect.ValueOf(viz.KindColor),
 		"Kinds":             reflect.ValueOf(viz.Kinds),
@@ -27,9 +31,11 @@ func init() {
 		"Sparkline":         reflect.ValueOf(viz.Sparkline),
 		"Text":              reflect.ValueOf(viz.Text),
 		"WriteFile":         reflect.ValueOf(viz.WriteFile),
+		"WriteFileMode":     reflect.ValueOf(viz.WriteFileMode),
 
 		// type definitions
 		"Edge":        reflect.ValueOf((*viz.Edge)(nil)),
+		"Format":      reflect.ValueOf((*viz.Format)(nil)),
 		"HTMLOptions": reflect.ValueOf((*viz.HTMLOptions)(nil)),
 		"Layout":      reflect.ValueOf((*viz.Layout)(nil)),
 		"Node":        reflect.ValueOf((*viz.Node)(nil)),
