@@ -8,9 +8,9 @@
 //
 // # What a session has
 //
-// ops, eager, graph, nn and data are imported under their names, with
-// fmt, math and strings; any other standard package is imported the
-// first time a cell names it (strconv.Itoa works without an import), and
+// ops, eager, graph, nn, data, display, viz, nd and sym are imported
+// under their names (PreImports lists them), with fmt, math and strings;
+// any other standard package is imported the first time a cell names it (strconv.Itoa works without an import), and
 // everything is importable by path. Importing again is harmless.
 //
 // nd and sym are ready-made namespaces, MXNet's mx.nd and mx.sym. They

@@ -131,6 +131,16 @@ var preImports = []string{
 	"github.com/hybridgo/hybridgo/repl/sym",
 }
 
+// PreImports returns the packages every session imports in advance, by
+// the name cells use for them: nd, nn, ops, fmt, …
+func PreImports() map[string]string {
+	m := make(map[string]string, len(preImports))
+	for _, p := range preImports {
+		m[packageName(p)] = p
+	}
+	return m
+}
+
 // runtimePath is the import path of the session's own helpers.
 const runtimePath = "hybridgo/replrt"
 

@@ -78,8 +78,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 func printUsage(w io.Writer) {
 	fmt.Fprint(w, `Usage:
-  hybridgo                 the REPL: Go statements with nd, nn, ops and graph
-                           imported (:help inside lists its commands); reads
+  hybridgo                 the REPL: Go statements with nd, nn, ops, graph and
+                           the other hybridgo packages imported (:help inside
+                           lists them and its commands); reads
                            statements without prompts when stdin is not a terminal
   hybridgo repl            the same
   hybridgo bench [flags]   time the tutorial's LeNet from interpreted code:

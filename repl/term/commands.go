@@ -7,9 +7,11 @@ import (
 	"go/format"
 	"go/parser"
 	"go/token"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,6 +20,7 @@ import (
 
 	"github.com/hybridgo/hybridgo/graph"
 	"github.com/hybridgo/hybridgo/nn"
+	"github.com/hybridgo/hybridgo/repl"
 	"github.com/hybridgo/hybridgo/viz"
 )
 
@@ -116,7 +119,8 @@ func (r *REPL) usageError(name, problem string) bool {
 }
 
 func (r *REPL) cmdHelp(Command) bool {
-	fmt.Fprintln(r.out, "Type Go statements and declarations; nd (eager arrays), nn, ops and graph are imported.")
+	names := slices.Sorted(maps.Keys(repl.PreImports()))
+	fmt.Fprintf(r.out, "Type Go statements and declarations; %s are imported (nd: eager arrays, sym: symbols),\nand any other standard package the first time a cell names it.\n", strings.Join(names, ", "))
 	fmt.Fprintln(r.out, "An expression's value is printed. Commands:")
 	tw := tabwriter.NewWriter(r.out, 0, 4, 2, ' ', 0)
 	for _, c := range commands {
@@ -483,22 +487,13 @@ func (r *REPL) cmdSave(c Command) bool {
 }
 
 // knownImports are the packages a session has imported without being
-// asked, by the name cells use for them.
-var knownImports = map[string]string{
-	"nd":      "github.com/hybridgo/hybridgo/repl/nd",
-	"sym":     "github.com/hybridgo/hybridgo/repl/sym",
-	"eager":   "github.com/hybridgo/hybridgo/eager",
-	"nn":      "github.com/hybridgo/hybridgo/nn",
-	"ops":     "github.com/hybridgo/hybridgo/ops",
-	"graph":   "github.com/hybridgo/hybridgo/graph",
-	"data":    "github.com/hybridgo/hybridgo/data",
-	"viz":     "github.com/hybridgo/hybridgo/viz",
-	"fmt":     "fmt",
-	"math":    "math",
-	"strings": "strings",
-	"time":    "time",
-	"os":      "os",
-}
+// asked, by the name cells use for them: those it imports in advance, and
+// the standard ones cells use most without importing them.
+var knownImports = func() map[string]string {
+	m := repl.PreImports()
+	m["time"], m["os"] = "time", "os"
+	return m
+}()
 
 // SaveFile writes cells as one Go file of package main: imports (the
 // session's own, for the names the cells use, and the cells' imports),

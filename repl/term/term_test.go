@@ -220,6 +220,7 @@ func TestSaveAndLoad(t *testing.T) {
 func shout(s string) string { return strings.ToUpper(s) + "!" }
 x := nd.Ones(3)
 greeting := shout("hi")
+display.HTML("<b>" + greeting + "</b>")
 :save `+file+`
 `)
 	if errOut != "" || !strings.Contains(out, "saved "+file) {
@@ -229,7 +230,8 @@ greeting := shout("hi")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"package main", "\"strings\"", "\"github.com/hybridgo/hybridgo/repl/nd\"", "func shout(s string) string", "func main() {\n\tx := nd.Ones(3)\n\tgreeting := shout(\"hi\")\n}"} {
+	for _, want := range []string{"package main", "\"strings\"", "\"github.com/hybridgo/hybridgo/repl/nd\"", "\"github.com/hybridgo/hybridgo/display\"",
+		"func shout(s string) string", "func main() {\n\tx := nd.Ones(3)\n\tgreeting := shout(\"hi\")\n\tdisplay.HTML(\"<b>\" + greeting + \"</b>\")\n}"} {
 		if !strings.Contains(string(src), want) {
 			t.Errorf("saved file lacks %q:\n%s", want, src)
 		}
