@@ -191,6 +191,24 @@ func TestUnsupportedRange(t *testing.T) {
 	}
 }
 
+// Assigning the result of a package function that returns nothing is a
+// compile error that says so, not the interpreter's reflect panic; the
+// same call as a statement runs.
+func TestNoValueCallAssigned(t *testing.T) {
+	s := newTestSession(t)
+	for _, c := range []string{`h := display.HTML("<b>x</b>")`, "x := 1\nvar k = display.Markdown(`y`)"} {
+		err := s.fails(c)
+		var ce *CompileError
+		if !errors.As(err, &ce) || !strings.Contains(ce.Msg, "returns no value, so it cannot be assigned") {
+			t.Errorf("%q: %v", c, err)
+		}
+	}
+	s.must(`display.Markdown("y")`)
+	if got := s.must("r := math.Sqrt(4)\nr"); got != "2" {
+		t.Errorf("a function with a value: %q", got)
+	}
+}
+
 func TestMinMaxClear(t *testing.T) {
 	s := newTestSession(t)
 	for cell, want := range map[string]string{

@@ -23,6 +23,12 @@ func (s *Session) checkUnsupported(pc *parsedCell) error {
 		}
 		switch n := n.(type) {
 		case *ast.AssignStmt:
+			if len(n.Rhs) == 1 {
+				if e := s.noValueCall(pc, n.Rhs[0]); e != nil {
+					err = e
+					return false
+				}
+			}
 			if len(n.Lhs) == len(n.Rhs) {
 				for i, l := range n.Lhs {
 					if id, ok := l.(*ast.Ident); ok && s.isIntExpr(n.Rhs[i], ints) {
@@ -31,6 +37,12 @@ func (s *Session) checkUnsupported(pc *parsedCell) error {
 				}
 			}
 		case *ast.ValueSpec:
+			if len(n.Values) == 1 {
+				if e := s.noValueCall(pc, n.Values[0]); e != nil {
+					err = e
+					return false
+				}
+			}
 			for i, id := range n.Names {
 				if i < len(n.Values) && s.isIntExpr(n.Values[i], ints) {
 					ints[id.Name] = true
@@ -68,6 +80,30 @@ func (s *Session) checkUnsupported(pc *parsedCell) error {
 		ast.Inspect(st, visit)
 	}
 	return err
+}
+
+// noValueCall returns an error when e calls a package's function that
+// returns nothing (display.HTML, say), whose value is being used: the
+// interpreter would fail on it with a message about reflect.
+func (s *Session) noValueCall(pc *parsedCell, e ast.Expr) error {
+	call, ok := ast.Unparen(e).(*ast.CallExpr)
+	if !ok {
+		return nil
+	}
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return nil
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	if !ok {
+		return nil
+	}
+	if _, imported := s.in.imported[pkg.Name]; !imported || s.isVar(s.in, pkg.Name) || s.resultCount(s.in, call) != 0 {
+		return nil
+	}
+	pos := pc.fset.Position(call.Pos())
+	return &CompileError{Line: pos.Line - 1, Col: pos.Column,
+		Msg: pkg.Name + "." + sel.Sel.Name + "(...) returns no value, so it cannot be assigned: call it as a statement"}
 }
 
 var intTypes = map[string]bool{"int": true, "int8": true, "int16": true, "int32": true, "int64": true,
