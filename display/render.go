@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"maps"
 	"reflect"
 
 	"github.com/hybridgo/hybridgo/eager"
@@ -67,11 +68,7 @@ func render(v any) Bundle {
 	case nil:
 		return Bundle{MIMEText: "<nil>"}
 	case Bundle:
-		b := make(Bundle, len(x))
-		for k, c := range x {
-			b[k] = c
-		}
-		return b
+		return maps.Clone(x)
 	case MIMEBundler:
 		m := x.MIMEBundle()
 		if m == nil {

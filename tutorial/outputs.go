@@ -3,6 +3,7 @@ package tutorial
 import (
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
 	"strings"
 	"sync"
@@ -151,7 +152,7 @@ func (w *streamWriter) Write(p []byte) (int, error) {
 func (r *recorder) Display(b display.Bundle, id string, update bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	data := mimeLines(map[string]any(copyBundle(b)))
+	data := mimeLines(map[string]any(maps.Clone(b)))
 	if update && id != "" {
 		if out, ok := r.displays[id]; ok {
 			out["data"] = data
@@ -170,12 +171,4 @@ func (r *recorder) Display(b display.Bundle, id string, update bool) {
 		}
 		r.displays[id] = out
 	}
-}
-
-func copyBundle(b display.Bundle) display.Bundle {
-	c := display.Bundle{}
-	for k, v := range b {
-		c[k] = v
-	}
-	return c
 }
