@@ -305,8 +305,24 @@ func Run(c Case, impl string, t Timing) (res Result, err error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("%s %s: %w", c.Name, impl, err)
 	}
-	fn := w.run
-	warm := w.warm
+	runs, err := Time(w.run, w.warm, t)
+	if err != nil {
+		return Result{}, fmt.Errorf("%s %s: %w", c.Name, impl, err)
+	}
+	res = summarize(c.Name, impl, accel.Workers(), runs)
+	if c.Memory {
+		if res.PeakRSS, err = peakRSS(); err != nil {
+			return Result{}, fmt.Errorf("%s %s: %w", c.Name, impl, err)
+		}
+	}
+	return res, nil
+}
+
+// Time warms fn up (with warm, or with two calls of fn when warm is nil:
+// a hybridized net traces and compiles on its first call), then calls it
+// for about t.Budget, at least t.MinRuns times and at most t.MaxRuns (0:
+// no bound), and returns each call's time in seconds, in order.
+func Time(fn, warm func() error, t Timing) ([]float64, error) {
 	if warm == nil {
 		warm = func() error {
 			if err := fn(); err != nil {
@@ -316,24 +332,18 @@ func Run(c Case, impl string, t Timing) (res Result, err error) {
 		}
 	}
 	if err := warm(); err != nil {
-		return Result{}, fmt.Errorf("%s %s: %w", c.Name, impl, err)
+		return nil, err
 	}
 	var runs []float64
 	start := time.Now()
 	for len(runs) < t.MinRuns || (time.Since(start) < t.Budget && (t.MaxRuns == 0 || len(runs) < t.MaxRuns)) {
 		t0 := time.Now()
 		if err := fn(); err != nil {
-			return Result{}, fmt.Errorf("%s %s: %w", c.Name, impl, err)
+			return nil, err
 		}
 		runs = append(runs, time.Since(t0).Seconds())
 	}
-	res = summarize(c.Name, impl, accel.Workers(), runs)
-	if c.Memory {
-		if res.PeakRSS, err = peakRSS(); err != nil {
-			return Result{}, fmt.Errorf("%s %s: %w", c.Name, impl, err)
-		}
-	}
-	return res, nil
+	return runs, nil
 }
 
 func summarize(name, impl string, threads int, runs []float64) Result {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"sort"
+	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -93,17 +93,12 @@ func medianRun(fn reflect.Value, budget time.Duration) (d time.Duration, err err
 		}
 	}()
 	one := []reflect.Value{reflect.ValueOf(1)}
-	fn.Call(one)
-	fn.Call(one)
-	var runs []time.Duration
-	start := time.Now()
-	for len(runs) < 5 || time.Since(start) < budget {
-		t := time.Now()
-		fn.Call(one)
-		runs = append(runs, time.Since(t))
+	runs, err := bench.Time(func() error { fn.Call(one); return nil }, nil, bench.Timing{Budget: budget, MinRuns: 5})
+	if err != nil {
+		return 0, err
 	}
-	sort.Slice(runs, func(i, j int) bool { return runs[i] < runs[j] })
-	return runs[len(runs)/2], nil
+	slices.Sort(runs)
+	return time.Duration(runs[len(runs)/2] * float64(time.Second)), nil
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.3f ms", float64(d)/float64(time.Millisecond)) }
