@@ -210,18 +210,3 @@ func reluGo[T Float](x, y []T) {
 		y[i] = max(v, 0)
 	}
 }
-
-// addSlice adds src into dst element by element (len(src) elements), with
-// the vector kernel for float32 when there is one.
-func addSlice[T Float](dst, src []T) {
-	if k := addVecReluKernel; k != nil && len(src) >= 8 {
-		if d32, ok := any(dst).([]float32); ok {
-			k(d32[:len(src)], any(src).([]float32), false)
-			return
-		}
-	}
-	dst = dst[:len(src)]
-	for i, v := range src {
-		dst[i] += v
-	}
-}

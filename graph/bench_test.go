@@ -61,11 +61,9 @@ func BenchmarkLeNetTrainingStep(b *testing.B) {
 	params := lenetParams()
 	b.Run("eager", func(b *testing.B) {
 		p := map[string]ops.Tensor{}
-		vars := []*eager.NDArray{}
 		for k, v := range params {
 			v.AttachGrad()
 			p[k] = v
-			vars = append(vars, v)
 		}
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {

@@ -170,9 +170,7 @@ func FuseElementwise(g *Graph) (*Graph, PassReport) {
 		fused, err := fuseGroup(members, funcs, fresh())
 		if err != nil {
 			// Cannot happen for a graph that inferred; keep the group as is.
-			for _, m := range members {
-				nodes = append(nodes, m)
-			}
+			nodes = append(nodes, members...)
 			continue
 		}
 		replaced[Entry{n, 0}] = Entry{fused, 0}

@@ -68,7 +68,7 @@ func sampleData(dtype ops.DType, n int) any {
 	switch dtype {
 	case ops.Float32:
 		d := make([]float32, n)
-		special := []float32{0, -0.0, 1.5, -2.25, float32(math.Inf(1)), float32(math.NaN()), math.MaxFloat32, math.SmallestNonzeroFloat32}
+		special := []float32{0, float32(math.Copysign(0, -1)), 1.5, -2.25, float32(math.Inf(1)), float32(math.NaN()), math.MaxFloat32, math.SmallestNonzeroFloat32}
 		for i := range d {
 			d[i] = special[i%len(special)] + float32(i/len(special))
 		}

@@ -15,7 +15,7 @@ func TestTraceObserver(t *testing.T) {
 	prev := graph.SetTraceObserver(func(n *graph.Node) {
 		seen = append(seen, n.Op.Name()+" "+graph.ShapeString(n.Shapes[0], n.DTypes[0]))
 	})
-	defer graph.SetTraceObserver(prev)
+	defer func() { graph.SetTraceObserver(prev) }()
 	_, err := graph.Trace(func(f ops.F, in []ops.Tensor) []ops.Tensor {
 		return []ops.Tensor{f.Relu(f.Add(in[0], in[0]))}
 	}, []ops.Shape{{2, 3}}, nil)

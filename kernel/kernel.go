@@ -144,7 +144,6 @@ func (k *Kernel) closeSockets() {
 // Run serves requests until a shutdown_request; SIGINT interrupts the
 // running cell.
 func (k *Kernel) Run() error {
-	current = k
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT)
 	defer signal.Stop(sigs)
@@ -310,6 +309,3 @@ func (k *Kernel) flushOutput() {
 	k.out.end()
 	k.errw.end()
 }
-
-// current is the kernel of this process, for the functions cells call.
-var current *Kernel

@@ -50,7 +50,6 @@ type core struct {
 	children   []child
 	own        []*Parameter
 	registered []child // children added with RegisterChild
-	counts     map[string]int
 
 	preHooks []*hookEntry
 	hooks    []*hookEntry

@@ -178,7 +178,7 @@ func (it broadcastIter) run(body func(o, ia, ib, n, sa, sb int)) {
 	}
 	sa, sb := it.strides(0), it.strides(1)
 	var idxBuf [maxIterDims]int
-	idx := idxBuf[:0]
+	var idx []int
 	if nd-1 <= len(idxBuf) {
 		idx = idxBuf[:nd-1]
 	} else {

@@ -49,7 +49,7 @@ func TestBatchNormInference(t *testing.T) {
 		out = eager.F.BatchNorm(x, gamma, beta, mm, mv, ops.Attr{Name: "fix_gamma", Value: false}, ops.Attr{Name: "eps", Value: 0.0})
 	})
 	// (x - moving_mean) / sqrt(moving_var) * gamma + beta
-	want := []float64{2*(1-1)/2 + 0.5, 3*(2-3)/0.5 - 1, 2*(2-1)/2 + 0.5, -7, 2*(3-1)/2 + 0.5, -7, 2*(4-1)/2 + 0.5, -7}
+	want := []float64{2*0/2 + 0.5, 3*(2-3)/0.5 - 1, 2*(2-1)/2 + 0.5, -7, 2*(3-1)/2 + 0.5, -7, 2*(4-1)/2 + 0.5, -7}
 	checkArray(t, "out", out, ops.Shape{4, 2}, want, 1e-6)
 	checkArray(t, "moving_mean unchanged", mm, ops.Shape{2}, []float64{1, 3}, 0)
 	checkArray(t, "moving_var unchanged", mv, ops.Shape{2}, []float64{4, 0.25}, 0)

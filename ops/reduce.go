@@ -78,7 +78,7 @@ func (a *ReduceAttrs) keptShape(in Shape) Shape {
 // the shape on the stack.
 func (a *ReduceAttrs) keptShapeTo(dst, in Shape) Shape {
 	var buf [maxIterDims]bool
-	red := buf[:0]
+	var red []bool
 	if len(in) <= len(buf) {
 		red = buf[:len(in)]
 	} else {

@@ -251,7 +251,7 @@ func argDef(name, doc string, better func(x, best float64) bool) Def[ArgReduceAt
 		},
 		Kernel: func(_ *Env, a *ArgReduceAttrs, in, out []Value) error {
 			xs := in[0].Float64s()
-			outer, n, inner := len(xs), 1, 1
+			var outer, n, inner int
 			if a.Axis.Valid {
 				ax, err := NormAxis(a.Axis.Value, len(in[0].Shape))
 				if err != nil {
@@ -259,7 +259,7 @@ func argDef(name, doc string, better func(x, best float64) bool) Def[ArgReduceAt
 				}
 				outer, n, inner = axisSplit(in[0].Shape, ax)
 			} else {
-				outer, n = 1, len(xs)
+				outer, n, inner = 1, len(xs), 1
 			}
 			res := make([]float64, outer*inner)
 			accel.ParallelFor(outer*inner, 1024, func(lo, hi int) {

@@ -63,7 +63,7 @@ func sign(x float64) float64 {
 	return 0
 }
 
-var opNegative, opAbs, opSign, opExp, opExpm1, opLog, opLog1p, opLog2, opSqrt, opRsqrt, opCbrt, opSquare, opReciprocal, opSin, opCos, opTan, opArcsin, opArccos, opArctan, opSinh, opCosh, opTanh, opSigmoid, opRelu, opSoftsign, opErf, opFloor, opCeil, opRound, opTrunc, opFix *Op
+var opNegative, opAbs, opSign, opExp, opExpm1, opLog, opLog1p, opLog2, opSqrt, opRsqrt, opCbrt, opSquare, opReciprocal, opSin, opCos, opTan, opArcsin, opArccos, opArctan, opSinh, opCosh, opTanh, opSigmoid, opRelu, opSoftsign, opErf, opFloor, opCeil, opRound, opTrunc *Op
 
 func init() {
 	opNegative = registerUnary(unaryMath{name: "negative", kind: unaryNegative, doc: "-x.", f: func(x float64) float64 { return -x },
@@ -123,7 +123,7 @@ func init() {
 	opCeil = registerUnary(unaryMath{name: "ceil", doc: "Smallest integer not below x.", f: math.Ceil})
 	opRound = registerUnary(unaryMath{name: "round", doc: "Nearest integer, halves away from zero.", f: math.Round})
 	opTrunc = registerUnary(unaryMath{name: "trunc", doc: "x with its fraction dropped.", f: math.Trunc})
-	opFix = registerUnary(unaryMath{name: "fix", doc: "Round toward zero (as trunc).", f: math.Trunc})
+	registerUnary(unaryMath{name: "fix", doc: "Round toward zero (as trunc).", f: math.Trunc})
 }
 
 func sigmoid(x float64) float64 {

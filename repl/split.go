@@ -36,7 +36,6 @@ type parsedCell struct {
 	decls  []ast.Decl // imports, types, funcs, in source order
 	stmts  []ast.Stmt // statements (var/const included), in source order
 	fset   *token.FileSet
-	base   int // file offset of the cell's first byte in both parses
 	imps   []string
 	keys   []declKey // what the cell declares at the top level
 	hasVal bool      // the last chunk is an expression statement

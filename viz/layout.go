@@ -564,7 +564,7 @@ func flops(n *graph.Node) int64 {
 			return 2 * int64(x.Size()) * prodFrom(w, 1)
 		}
 	case "FullyConnected":
-		if w := in(1); w != nil && len(w) == 2 {
+		if w := in(1); len(w) == 2 {
 			return 2*out*int64(w[1]) + out
 		}
 	case "dot", "batch_dot":
