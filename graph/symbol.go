@@ -226,7 +226,7 @@ func (s *Symbol) InferType(known map[string]ops.DType) (args, outs, aux []ops.DT
 // inferCopy copies the graph, sets the given variable shapes and dtypes,
 // and re-runs inference over it.
 func (s *Symbol) inferCopy(shapes map[string]ops.Shape, dtypes map[string]ops.DType) (*Symbol, error) {
-	c := &Symbol{outs: copyGraph(s.outs)}
+	c := s.Copy()
 	g := c.Graph()
 	byName := map[string]*Node{}
 	for _, n := range g.Inputs() {
@@ -265,6 +265,11 @@ func InferGraph(g *Graph) error {
 	}
 	return nil
 }
+
+// Copy returns a symbol for a copy of the graph behind s: its nodes can be
+// changed (a variable's shape, a constant made a variable) without
+// changing s. Constants keep sharing their values.
+func (s *Symbol) Copy() *Symbol { return &Symbol{outs: copyGraph(s.outs)} }
 
 // copyGraph duplicates the nodes outs depend on and returns the matching
 // entries of the copy. Constants keep sharing their values.

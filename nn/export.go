@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/hybridgo/hybridgo/eager"
+	"github.com/hybridgo/hybridgo/format/mxnet"
 	"github.com/hybridgo/hybridgo/graph"
 	"github.com/hybridgo/hybridgo/ops"
 )
@@ -47,7 +48,7 @@ func (b *HybridBlock) Export(path string, epoch int) error {
 		byName[p.name] = p
 	}
 	params := map[string]*eager.NDArray{}
-	var list []graph.NamedArray
+	var list []mxnet.NamedArray
 	for _, n := range sym.Graph().Inputs() {
 		if n.Value != nil {
 			continue // a constant: SaveCheckpoint writes it as a parameter
@@ -60,12 +61,12 @@ func (b *HybridBlock) Export(path string, epoch int) error {
 			return fmt.Errorf("%s: export: %w", b.Name(), p.notReady())
 		}
 		params[n.Name] = p.Data()
-		list = append(list, graph.NamedArray{Name: n.Name, Array: p.Data()})
+		list = append(list, mxnet.NamedArray{Name: n.Name, Array: p.Data()})
 	}
-	if _, err := graph.EncodeParams(list); err != nil {
-		return fmt.Errorf("%s: export %s: %w", b.Name(), graph.ParamsFile(path, epoch), err)
+	if _, err := mxnet.EncodeParams(list); err != nil {
+		return fmt.Errorf("%s: export %s: %w", b.Name(), mxnet.ParamsFile(path, epoch), err)
 	}
-	if err := graph.SaveCheckpoint(path, epoch, sym, params); err != nil {
+	if err := mxnet.SaveCheckpoint(path, epoch, sym, params); err != nil {
 		return fmt.Errorf("%s: export %s: %w", b.Name(), path, err)
 	}
 	return nil

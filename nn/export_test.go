@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/hybridgo/hybridgo/eager"
-	"github.com/hybridgo/hybridgo/graph"
+	"github.com/hybridgo/hybridgo/format/mxnet"
 	"github.com/hybridgo/hybridgo/internal/optest"
 	"github.com/hybridgo/hybridgo/nn"
 	"github.com/hybridgo/hybridgo/ops"
@@ -92,11 +92,11 @@ func TestExport(t *testing.T) {
 	if err := net.Export(prefix, 7); err != nil {
 		t.Fatal(err)
 	}
-	sym, err := graph.LoadSymbol(prefix + "-symbol.json")
+	sym, err := mxnet.LoadSymbol(prefix + "-symbol.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, err := graph.LoadParams(prefix + "-0007.params")
+	list, err := mxnet.LoadParams(prefix + "-0007.params")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestExportNamesSeveralInputs(t *testing.T) {
 	if err := b.Export(prefix, 0); err != nil {
 		t.Fatal(err)
 	}
-	sym, err := graph.LoadSymbol(prefix + "-symbol.json")
+	sym, err := mxnet.LoadSymbol(prefix + "-symbol.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestExportAuxStates(t *testing.T) {
 	if err := net.Export(prefix, 1); err != nil {
 		t.Fatal(err)
 	}
-	list, err := graph.LoadParams(prefix + "-0001.params")
+	list, err := mxnet.LoadParams(prefix + "-0001.params")
 	if err != nil {
 		t.Fatal(err)
 	}

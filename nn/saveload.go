@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/hybridgo/hybridgo/eager"
-	"github.com/hybridgo/hybridgo/graph"
+	"github.com/hybridgo/hybridgo/format/mxnet"
 )
 
 // keyedParam is a parameter with its structural name: the path of fields
@@ -69,7 +69,7 @@ func (c *core) SaveParameters(file string, deduplicate ...bool) error {
 	c.refresh()
 	dedup := len(deduplicate) > 0 && deduplicate[0]
 	seen := map[*Parameter]bool{}
-	var list []graph.NamedArray
+	var list []mxnet.NamedArray
 	for _, kp := range c.structural() {
 		if dedup && seen[kp.p] {
 			continue
@@ -78,9 +78,9 @@ func (c *core) SaveParameters(file string, deduplicate ...bool) error {
 		if !kp.p.Initialized() {
 			return fmt.Errorf("save parameters %s: parameter %s: %w", file, kp.key, kp.p.notReady())
 		}
-		list = append(list, graph.NamedArray{Name: kp.key, Array: kp.p.Data()})
+		list = append(list, mxnet.NamedArray{Name: kp.key, Array: kp.p.Data()})
 	}
-	if err := graph.SaveParams(file, list); err != nil {
+	if err := mxnet.SaveParams(file, list); err != nil {
 		if !strings.Contains(err.Error(), file) {
 			err = fmt.Errorf("save parameters %s: %w", file, err)
 		}
@@ -130,7 +130,7 @@ func (c *core) LoadParameters(file string, opts ...LoadParametersOptions) error 
 	default:
 		return fmt.Errorf("load parameters %s: DTypeSource is %q; want \"current\" or \"saved\"", file, o.DTypeSource)
 	}
-	list, err := graph.LoadParams(file)
+	list, err := mxnet.LoadParams(file)
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/hybridgo/hybridgo/eager"
-	"github.com/hybridgo/hybridgo/graph"
+	"github.com/hybridgo/hybridgo/format/mxnet"
 	"github.com/hybridgo/hybridgo/nn"
 	"github.com/hybridgo/hybridgo/ops"
 )
@@ -15,7 +15,7 @@ import (
 // fileKeys lists the names in a params file.
 func fileKeys(t *testing.T, file string) string {
 	t.Helper()
-	list, err := graph.LoadParams(file)
+	list, err := mxnet.LoadParams(file)
 	if err != nil {
 		t.Fatal(err)
 	}

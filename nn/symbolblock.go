@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hybridgo/hybridgo/eager"
+	"github.com/hybridgo/hybridgo/format/mxnet"
 	"github.com/hybridgo/hybridgo/graph"
 	"github.com/hybridgo/hybridgo/ops"
 )
@@ -251,7 +252,7 @@ func SymbolBlockImports(symbolFile string, inputNames []string, paramFile string
 	if len(opts) > 0 {
 		o = opts[0]
 	}
-	sym, err := graph.LoadSymbol(symbolFile)
+	sym, err := mxnet.LoadSymbol(symbolFile)
 	if err != nil {
 		return nil, err
 	}
@@ -262,7 +263,7 @@ func SymbolBlockImports(symbolFile string, inputNames []string, paramFile string
 	if paramFile == "" {
 		return s, nil
 	}
-	list, err := graph.LoadParams(paramFile)
+	list, err := mxnet.LoadParams(paramFile)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hybridgo/hybridgo/eager"
+	"github.com/hybridgo/hybridgo/format/mxnet"
 	"github.com/hybridgo/hybridgo/graph"
 	"github.com/hybridgo/hybridgo/internal/optest"
 	"github.com/hybridgo/hybridgo/nn"
@@ -112,11 +113,11 @@ func TestExportImportLeNetRoundTrip(t *testing.T) {
 	if string(p1) != string(p2) {
 		t.Errorf("re-exported params differ from the original export")
 	}
-	s1, err := graph.LoadSymbol(prefix + "-symbol.json")
+	s1, err := mxnet.LoadSymbol(prefix + "-symbol.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s2, err := graph.LoadSymbol(again + "-symbol.json")
+	s2, err := mxnet.LoadSymbol(again + "-symbol.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +228,7 @@ func TestSymbolBlockImportsMXNetFiles(t *testing.T) {
 	}
 	w := []float32{1, 0, -1, 2, 0.5, 0.5, 0.5, 0.5, -1, -1, 1, 1}
 	bias := []float32{0.5, 0, -10}
-	data, err := graph.EncodeParams([]graph.NamedArray{
+	data, err := mxnet.EncodeParams([]mxnet.NamedArray{
 		{Name: "arg:dense0_weight", Array: eager.Array(w, 3, 4)},
 		{Name: "arg:dense0_bias", Array: eager.Array(bias, 3)},
 	})
@@ -280,13 +281,13 @@ func TestSymbolBlockImportErrors(t *testing.T) {
 	symFile := prefix + "-symbol.json"
 	w, b := "arg:"+d.Weight.Name(), "arg:"+d.Bias.Name()
 	weight, bias := d.Weight.Data(), d.Bias.Data()
-	write := func(list ...graph.NamedArray) string {
+	write := func(list ...mxnet.NamedArray) string {
 		f, err := os.CreateTemp(dir, "*.params")
 		if err != nil {
 			t.Fatal(err)
 		}
 		f.Close()
-		if err := graph.SaveParams(f.Name(), list); err != nil {
+		if err := mxnet.SaveParams(f.Name(), list); err != nil {
 			t.Fatal(err)
 		}
 		return f.Name()
@@ -298,21 +299,21 @@ func TestSymbolBlockImportErrors(t *testing.T) {
 		opts   nn.ImportOptions
 		want   []string // in the error; none: no error
 	}{
-		{"missing", []string{"data"}, write(graph.NamedArray{Name: w, Array: weight}), nn.ImportOptions{},
+		{"missing", []string{"data"}, write(mxnet.NamedArray{Name: w, Array: weight}), nn.ImportOptions{},
 			[]string{d.Bias.Name(), "missing", "AllowMissing"}},
-		{"missing allowed", []string{"data"}, write(graph.NamedArray{Name: w, Array: weight}), nn.ImportOptions{AllowMissing: true}, nil},
-		{"extra", []string{"data"}, write(graph.NamedArray{Name: w, Array: weight}, graph.NamedArray{Name: b, Array: bias},
-			graph.NamedArray{Name: "arg:stray", Array: bias}), nn.ImportOptions{}, []string{`"arg:stray"`, "not a variable", "IgnoreExtra"}},
-		{"extra ignored", []string{"data"}, write(graph.NamedArray{Name: w, Array: weight}, graph.NamedArray{Name: b, Array: bias},
-			graph.NamedArray{Name: "arg:stray", Array: bias}), nn.ImportOptions{IgnoreExtra: true}, nil},
-		{"an input in the params", []string{"data"}, write(graph.NamedArray{Name: w, Array: weight}, graph.NamedArray{Name: b, Array: bias},
-			graph.NamedArray{Name: "arg:data", Array: bias}), nn.ImportOptions{}, []string{`"arg:data"`, "is an input"}},
-		{"shape mismatch", []string{"data"}, write(graph.NamedArray{Name: w, Array: eager.Ones(3, 5)}, graph.NamedArray{Name: b, Array: bias}),
+		{"missing allowed", []string{"data"}, write(mxnet.NamedArray{Name: w, Array: weight}), nn.ImportOptions{AllowMissing: true}, nil},
+		{"extra", []string{"data"}, write(mxnet.NamedArray{Name: w, Array: weight}, mxnet.NamedArray{Name: b, Array: bias},
+			mxnet.NamedArray{Name: "arg:stray", Array: bias}), nn.ImportOptions{}, []string{`"arg:stray"`, "not a variable", "IgnoreExtra"}},
+		{"extra ignored", []string{"data"}, write(mxnet.NamedArray{Name: w, Array: weight}, mxnet.NamedArray{Name: b, Array: bias},
+			mxnet.NamedArray{Name: "arg:stray", Array: bias}), nn.ImportOptions{IgnoreExtra: true}, nil},
+		{"an input in the params", []string{"data"}, write(mxnet.NamedArray{Name: w, Array: weight}, mxnet.NamedArray{Name: b, Array: bias},
+			mxnet.NamedArray{Name: "arg:data", Array: bias}), nn.ImportOptions{}, []string{`"arg:data"`, "is an input"}},
+		{"shape mismatch", []string{"data"}, write(mxnet.NamedArray{Name: w, Array: eager.Ones(3, 5)}, mxnet.NamedArray{Name: b, Array: bias}),
 			nn.ImportOptions{}, []string{w, "(3, 5)", "(3, 4)"}},
-		{"twice", []string{"data"}, write(graph.NamedArray{Name: w, Array: weight}, graph.NamedArray{Name: "aux:" + d.Weight.Name(), Array: weight},
-			graph.NamedArray{Name: b, Array: bias}), nn.ImportOptions{}, []string{d.Weight.Name(), "twice"}},
-		{"unnamed", []string{"data"}, write(graph.NamedArray{Array: weight}), nn.ImportOptions{}, []string{"no name"}},
-		{"wrong input name", []string{"input"}, write(graph.NamedArray{Name: w, Array: weight}, graph.NamedArray{Name: b, Array: bias}),
+		{"twice", []string{"data"}, write(mxnet.NamedArray{Name: w, Array: weight}, mxnet.NamedArray{Name: "aux:" + d.Weight.Name(), Array: weight},
+			mxnet.NamedArray{Name: b, Array: bias}), nn.ImportOptions{}, []string{d.Weight.Name(), "twice"}},
+		{"unnamed", []string{"data"}, write(mxnet.NamedArray{Array: weight}), nn.ImportOptions{}, []string{"no name"}},
+		{"wrong input name", []string{"input"}, write(mxnet.NamedArray{Name: w, Array: weight}, mxnet.NamedArray{Name: b, Array: bias}),
 			nn.ImportOptions{}, []string{`"input"`, "its variables: data, " + d.Weight.Name(), symFile}},
 		{"no such file", []string{"data"}, filepath.Join(dir, "absent.params"), nn.ImportOptions{}, []string{"absent.params"}},
 	} {
@@ -384,7 +385,7 @@ func TestSymbolBlockSaveLoad(t *testing.T) {
 	if err := net1.SaveParameters(file); err != nil {
 		t.Fatal(err)
 	}
-	list, err := graph.LoadParams(file)
+	list, err := mxnet.LoadParams(file)
 	if err != nil {
 		t.Fatal(err)
 	}

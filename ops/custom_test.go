@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hybridgo/hybridgo/eager"
+	"github.com/hybridgo/hybridgo/format/mxnet"
 	"github.com/hybridgo/hybridgo/graph"
 	"github.com/hybridgo/hybridgo/ops"
 )
@@ -163,7 +164,7 @@ func TestCustomTracedAndJSON(t *testing.T) {
 	}
 	run("traced", sym)
 
-	js, err := sym.ToJSON()
+	js, err := mxnet.EncodeSymbol(sym)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,32 +177,32 @@ func TestCustomTracedAndJSON(t *testing.T) {
 	if strings.Contains(s, `"op": "test_swish_graph"`) {
 		t.Errorf("the custom op is written under its own name:\n%s", s)
 	}
-	back, err := graph.FromJSON(js)
+	back, err := mxnet.DecodeSymbol(js)
 	if err != nil {
 		t.Fatal(err)
 	}
 	run("read back", back)
-	js2, err := back.ToJSON()
+	js2, err := mxnet.EncodeSymbol(back)
 	if err != nil || string(js2) != s {
 		t.Errorf("the file read back writes differently (%v):\n%s", err, js2)
 	}
 
 	// An op_type nobody registered, and a Custom node without one.
 	unknown := strings.Replace(s, `"op_type": "test_swish_graph"`, `"op_type": "test_not_registered"`, 1)
-	_, err = graph.FromJSON([]byte(unknown))
+	_, err = mxnet.DecodeSymbol([]byte(unknown))
 	if err == nil || !strings.Contains(err.Error(), `custom op "test_not_registered" is not registered: register it with ops.RegisterCustom`) {
 		t.Errorf("unregistered op_type: %v", err)
 	}
 	noType := strings.Replace(s, `"op_type": "test_swish_graph",`, ``, 1)
 	noType = strings.Replace(noType, `,
         "op_type": "test_swish_graph"`, ``, 1)
-	_, err = graph.FromJSON([]byte(noType))
+	_, err = mxnet.DecodeSymbol([]byte(noType))
 	if err == nil || !strings.Contains(err.Error(), "needs the attribute op_type") {
 		t.Errorf("Custom without op_type: %v", err)
 	}
 	// A built-in op cannot be named through Custom.
 	builtin := strings.Replace(s, `"op_type": "test_swish_graph"`, `"op_type": "relu"`, 1)
-	if _, err = graph.FromJSON([]byte(builtin)); err == nil || !strings.Contains(err.Error(), `names "relu" as its op_type, which is a built-in op, not one registered with ops.RegisterCustom`) {
+	if _, err = mxnet.DecodeSymbol([]byte(builtin)); err == nil || !strings.Contains(err.Error(), `names "relu" as its op_type, which is a built-in op, not one registered with ops.RegisterCustom`) {
 		t.Errorf("Custom naming a built-in op: %v", err)
 	}
 }
@@ -219,7 +220,7 @@ func TestCustomMXNetFile(t *testing.T) {
   "heads": [[1, 0, 0]],
   "attrs": {"mxnet_version": ["int", 10901]}
 }`
-	sym, err := graph.FromJSON([]byte(js))
+	sym, err := mxnet.DecodeSymbol([]byte(js))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,11 +366,11 @@ func TestCustomTwoOutputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	js, err := sym.ToJSON()
+	js, err := mxnet.EncodeSymbol(sym)
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := graph.FromJSON(js)
+	back, err := mxnet.DecodeSymbol(js)
 	if err != nil {
 		t.Fatal(err)
 	}

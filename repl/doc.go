@@ -8,8 +8,9 @@
 //
 // # What a session has
 //
-// ops, eager, graph, nn, data, display, viz, nd and sym are imported
-// under their names (PreImports lists them), with fmt, math and strings;
+// ops, eager, graph, mxnet (format/mxnet, MXNet's model files), nn,
+// data, display, viz, nd and sym are imported under their names
+// (PreImports lists them), with fmt, math and strings;
 // any other standard package is imported the first time a cell names it (strconv.Itoa works without an import), and
 // everything is importable by path. Importing again is harmless.
 //

@@ -123,6 +123,7 @@ var preImports = []string{
 	"github.com/hybridgo/hybridgo/ops",
 	"github.com/hybridgo/hybridgo/eager",
 	"github.com/hybridgo/hybridgo/graph",
+	"github.com/hybridgo/hybridgo/format/mxnet",
 	"github.com/hybridgo/hybridgo/nn",
 	"github.com/hybridgo/hybridgo/data",
 	"github.com/hybridgo/hybridgo/display",

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hybridgo/hybridgo/format/mxnet"
 	"github.com/hybridgo/hybridgo/graph"
 	"github.com/hybridgo/hybridgo/viz"
 )
@@ -45,7 +46,7 @@ func runGraph(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hybridgo graph: -width %d is too narrow (want at least 20; 80 or 120 are usual)\n", *width)
 		return 2
 	}
-	sym, err := graph.LoadSymbol(files[0])
+	sym, err := mxnet.LoadSymbol(files[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "hybridgo graph: %v\n", err)
 		return 1

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hybridgo/hybridgo/format/mxnet"
 	"github.com/hybridgo/hybridgo/graph"
 	"github.com/hybridgo/hybridgo/ops"
 )
@@ -30,7 +31,7 @@ func saveLeNet(t *testing.T, shapes bool) string {
 	x = F.Relu(F.FullyConnected(x, v("dense1_weight"), v("dense1_bias"), 84))
 	y := F.FullyConnected(x, v("dense2_weight"), v("dense2_bias"), 10)
 	path := filepath.Join(t.TempDir(), "lenet-symbol.json")
-	if err := graph.SaveSymbol(path, y.(*graph.Symbol)); err != nil {
+	if err := mxnet.SaveSymbol(path, y.(*graph.Symbol)); err != nil {
 		t.Fatal(err)
 	}
 	return path

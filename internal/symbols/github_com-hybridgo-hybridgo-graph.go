@@ -4,8 +4,6 @@ package symbols
 
 import (
 	"github.com/hybridgo/hybridgo/graph"
-	"go/constant"
-	"go/token"
 	"reflect"
 )
 
@@ -13,39 +11,26 @@ func init() {
 	Symbols["github.com/hybridgo/hybridgo/graph/graph"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"DataVars":                      reflect.ValueOf(graph.DataVars),
-		"DecodeParams":                  reflect.ValueOf(graph.DecodeParams),
 		"DefaultPassOptions":            reflect.ValueOf(graph.DefaultPassOptions),
 		"EliminateCommonSubexpressions": reflect.ValueOf(graph.EliminateCommonSubexpressions),
 		"EliminateDeadCode":             reflect.ValueOf(graph.EliminateDeadCode),
-		"EncodeParams":                  reflect.ValueOf(graph.EncodeParams),
 		"Eval":                          reflect.ValueOf(graph.Eval),
 		"F":                             reflect.ValueOf(&graph.F).Elem(),
 		"FoldConstants":                 reflect.ValueOf(graph.FoldConstants),
 		"FromEntries":                   reflect.ValueOf(graph.FromEntries),
-		"FromJSON":                      reflect.ValueOf(graph.FromJSON),
 		"FuseActivation":                reflect.ValueOf(graph.FuseActivation),
 		"FuseElementwise":               reflect.ValueOf(graph.FuseElementwise),
 		"Gradients":                     reflect.ValueOf(graph.Gradients),
 		"Group":                         reflect.ValueOf(graph.Group),
 		"InferGraph":                    reflect.ValueOf(graph.InferGraph),
 		"InferShapes":                   reflect.ValueOf(graph.InferShapes),
-		"LoadCheckpoint":                reflect.ValueOf(graph.LoadCheckpoint),
-		"LoadParams":                    reflect.ValueOf(graph.LoadParams),
-		"LoadSymbol":                    reflect.ValueOf(graph.LoadSymbol),
-		"MaxNDim":                       reflect.ValueOf(constant.MakeFromLiteral("32", token.INT, 0)),
 		"NewCachedOp":                   reflect.ValueOf(graph.NewCachedOp),
 		"NewGraph":                      reflect.ValueOf(graph.NewGraph),
 		"NewTracer":                     reflect.ValueOf(graph.NewTracer),
 		"Optimize":                      reflect.ValueOf(graph.Optimize),
-		"ParamsFile":                    reflect.ValueOf(graph.ParamsFile),
-		"ParamsMap":                     reflect.ValueOf(graph.ParamsMap),
 		"PlanMemory":                    reflect.ValueOf(graph.PlanMemory),
-		"SaveCheckpoint":                reflect.ValueOf(graph.SaveCheckpoint),
-		"SaveParams":                    reflect.ValueOf(graph.SaveParams),
-		"SaveSymbol":                    reflect.ValueOf(graph.SaveSymbol),
 		"SetTraceObserver":              reflect.ValueOf(graph.SetTraceObserver),
 		"ShapeString":                   reflect.ValueOf(graph.ShapeString),
-		"SymbolFile":                    reflect.ValueOf(graph.SymbolFile),
 		"Trace":                         reflect.ValueOf(graph.Trace),
 		"Var":                           reflect.ValueOf(graph.Var),
 
@@ -53,11 +38,9 @@ func init() {
 		"CachedOp":           reflect.ValueOf((*graph.CachedOp)(nil)),
 		"CachedOpOptions":    reflect.ValueOf((*graph.CachedOpOptions)(nil)),
 		"Entry":              reflect.ValueOf((*graph.Entry)(nil)),
-		"FormatError":        reflect.ValueOf((*graph.FormatError)(nil)),
 		"Graph":              reflect.ValueOf((*graph.Graph)(nil)),
 		"HybridizationError": reflect.ValueOf((*graph.HybridizationError)(nil)),
 		"MemoryPlan":         reflect.ValueOf((*graph.MemoryPlan)(nil)),
-		"NamedArray":         reflect.ValueOf((*graph.NamedArray)(nil)),
 		"Node":               reflect.ValueOf((*graph.Node)(nil)),
 		"OpHook":             reflect.ValueOf((*graph.OpHook)(nil)),
 		"PassOptions":        reflect.ValueOf((*graph.PassOptions)(nil)),

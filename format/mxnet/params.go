@@ -1,13 +1,9 @@
-package graph
+package mxnet
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/hybridgo/hybridgo/eager"
@@ -682,50 +678,13 @@ func encodeElements(w *writer, data any) {
 // then renamed over path. Any failure (the list cannot be encoded, the
 // temporary file cannot be made or written) leaves an existing file at path
 // as it was. A new file gets mode 0644; a replaced one keeps its mode.
-func SaveParams(path string, list []NamedArray) (err error) {
+func SaveParams(path string, list []NamedArray) error {
 	data, err := EncodeParams(list)
 	if err != nil {
 		return err
 	}
-	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
-		mode = fi.Mode().Perm()
-	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
+	if err := writeFile(path, data); err != nil {
 		return fmt.Errorf("save params %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-			err = fmt.Errorf("save params %s: %w", path, err)
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(mode); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	// Make the rename itself durable; a directory that cannot be synced
-	// (some filesystems refuse) does not undo the save.
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync()
-		d.Close()
 	}
 	return nil
 }
@@ -735,27 +694,8 @@ func SaveParams(path string, list []NamedArray) (err error) {
 // still growing cannot make it allocate without bound. Format errors are
 // *FormatError values wrapped with the path (use errors.As).
 func LoadParams(path string) ([]NamedArray, error) {
-	f, err := os.Open(path)
+	data, err := readFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("load params: %w", err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("load params: %w", err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("load params %s: not a regular file", path)
-	}
-	size := fi.Size()
-	if size < 0 || uint64(size) > uint64(math.MaxInt) {
-		return nil, fmt.Errorf("load params %s: file of %d bytes is too large", path, size)
-	}
-	data := make([]byte, size)
-	if _, err := io.ReadFull(f, data); err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			err = fmt.Errorf("the file shrank while being read: %w", err)
-		}
 		return nil, fmt.Errorf("load params %s: %w", path, err)
 	}
 	list, err := DecodeParams(data)

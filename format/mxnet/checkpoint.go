@@ -1,9 +1,12 @@
-package graph
+package mxnet
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/hybridgo/hybridgo/eager"
+	"github.com/hybridgo/hybridgo/graph"
 	"github.com/hybridgo/hybridgo/ops"
 )
 
@@ -20,7 +23,7 @@ func ParamsFile(prefix string, epoch int) string { return fmt.Sprintf("%s-%04d.p
 // the graph's variables by name; variables without a value are the data
 // inputs. Constants captured while tracing become parameters of the same
 // name, so MXNet can load the files. Each file is written atomically.
-func SaveCheckpoint(prefix string, epoch int, sym *Symbol, params map[string]*eager.NDArray) error {
+func SaveCheckpoint(prefix string, epoch int, sym *graph.Symbol, params map[string]*eager.NDArray) error {
 	exported, list, err := exportable(sym, params)
 	if err != nil {
 		return err
@@ -34,8 +37,8 @@ func SaveCheckpoint(prefix string, epoch int, sym *Symbol, params map[string]*ea
 // exportable returns a copy of sym whose constants are variables, and the
 // named list of its parameter values: arguments, then auxiliary states,
 // each in graph order.
-func exportable(sym *Symbol, params map[string]*eager.NDArray) (*Symbol, []NamedArray, error) {
-	c := &Symbol{outs: copyGraph(sym.outs)}
+func exportable(sym *graph.Symbol, params map[string]*eager.NDArray) (*graph.Symbol, []NamedArray, error) {
+	c := sym.Copy()
 	g := c.Graph()
 	values := map[string]*eager.NDArray{}
 	for name, v := range params {
@@ -53,7 +56,7 @@ func exportable(sym *Symbol, params map[string]*eager.NDArray) (*Symbol, []Named
 	}
 	known := map[string]bool{}
 	var list []NamedArray
-	add := func(prefix string, nodes []*Node) error {
+	add := func(prefix string, nodes []*graph.Node) error {
 		for _, n := range nodes {
 			known[n.Name] = true
 			v, ok := values[n.Name]
@@ -74,7 +77,7 @@ func exportable(sym *Symbol, params map[string]*eager.NDArray) (*Symbol, []Named
 	if err := add("aux:", g.AuxStates()); err != nil {
 		return nil, nil, err
 	}
-	for _, name := range sortedNames(params) {
+	for _, name := range slices.Sorted(maps.Keys(params)) {
 		if !known[name] {
 			return nil, nil, fmt.Errorf("export: parameter %s is not a variable of the graph (it has: %v)", name, c.ListInputs())
 		}
@@ -87,7 +90,7 @@ func exportable(sym *Symbol, params map[string]*eager.NDArray) (*Symbol, []Named
 // "arg:" and "aux:" prefixes removed). A parameter the graph has no
 // variable for, or whose shape or dtype disagrees with the graph, is an
 // error naming it and the file.
-func LoadCheckpoint(prefix string, epoch int) (*Symbol, map[string]*eager.NDArray, error) {
+func LoadCheckpoint(prefix string, epoch int) (*graph.Symbol, map[string]*eager.NDArray, error) {
 	sym, err := LoadSymbol(SymbolFile(prefix))
 	if err != nil {
 		return nil, nil, err
@@ -97,7 +100,7 @@ func LoadCheckpoint(prefix string, epoch int) (*Symbol, map[string]*eager.NDArra
 	if err != nil {
 		return nil, nil, err
 	}
-	vars := map[string]*Node{}
+	vars := map[string]*graph.Node{}
 	for _, n := range sym.Graph().Inputs() {
 		vars[n.Name] = n
 	}

@@ -1,16 +1,16 @@
-package graph
+package mxnet
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/hybridgo/hybridgo/graph"
 	"github.com/hybridgo/hybridgo/ops"
 )
 
@@ -24,7 +24,8 @@ import (
 //
 // A variable's shape and dtype travel as the "__shape__" and "__dtype__"
 // attributes; its other attributes ("__init__", "__lr_mult__", …) and any
-// attribute an op does not know are kept in Node.Extra and written back.
+// attribute an op does not know are kept in graph.Node.Extra and written
+// back.
 
 // A user-defined op (ops.RegisterCustom) is written as MXNet writes its
 // Python custom ops: "op": "Custom", with the op's name in the attribute
@@ -38,7 +39,7 @@ const (
 const mxnetVersion = 10901
 
 // The variable attributes that hold a node's Shapes and DTypes rather
-// than Node.Extra.
+// than graph.Node.Extra.
 const (
 	shapeKey = "__shape__"
 	dtypeKey = "__dtype__"
@@ -47,17 +48,17 @@ const (
 // maxDTypeFlag is the largest type flag MXNet 1.x defines (bfloat16).
 const maxDTypeFlag = 12
 
-// ToJSON encodes the symbol as an MXNet symbol file. The output is
+// EncodeSymbol encodes s as an MXNet symbol file. The output is
 // deterministic: the same graph always gives the same bytes. Nodes come in
-// NewGraph's order; attributes are sorted by name. A graph holding
+// graph.NewGraph's order; attributes are sorted by name. A graph holding
 // constants (NDArrays captured while tracing) cannot be written: their
 // values belong in a parameter file, so export them as parameters first.
-func (s *Symbol) ToJSON() ([]byte, error) {
-	if len(s.outs) == 0 {
+func EncodeSymbol(s *graph.Symbol) ([]byte, error) {
+	if s.NumOutputs() == 0 {
 		return nil, errors.New("symbol json: the symbol has no outputs")
 	}
 	g := s.Graph()
-	ids := make(map[*Node]int, len(g.Nodes))
+	ids := make(map[*graph.Node]int, len(g.Nodes))
 	for i, n := range g.Nodes {
 		ids[n] = i
 	}
@@ -99,7 +100,7 @@ func (s *Symbol) ToJSON() ([]byte, error) {
 		w.quote(n.Name)
 		if len(attrs) > 0 {
 			w.str(",\n      \"attrs\": {")
-			for j, k := range sortedNames(attrs) {
+			for j, k := range slices.Sorted(maps.Keys(attrs)) {
 				if j > 0 {
 					w.str(",")
 				}
@@ -128,7 +129,7 @@ func (s *Symbol) ToJSON() ([]byte, error) {
 	w.str(",\n  \"node_row_ptr\": ")
 	w.ints(rowPtr)
 	w.str(",\n  \"heads\": [")
-	for i, o := range s.outs {
+	for i, o := range s.Entries() {
 		if i > 0 {
 			w.str(", ")
 		}
@@ -145,7 +146,7 @@ func (s *Symbol) ToJSON() ([]byte, error) {
 
 // varAttrs is what a variable writes: its Extra attributes, with its shape
 // and dtype in place of any "__shape__" or "__dtype__" there.
-func varAttrs(n *Node) map[string]string {
+func varAttrs(n *graph.Node) map[string]string {
 	m := map[string]string{}
 	for k, v := range n.Extra {
 		if k != shapeKey && k != dtypeKey {
@@ -243,13 +244,13 @@ type jsonNode struct {
 	Inputs [][]int           `json:"inputs"`
 }
 
-// FromJSON reads a symbol file's bytes. Unknown attributes are tolerated
-// and kept (in Node.Extra); unknown ops, malformed structure and attribute
+// DecodeSymbol reads a symbol file's bytes. Unknown attributes are tolerated
+// and kept (in graph.Node.Extra); unknown ops, malformed structure and attribute
 // values that do not parse are errors naming the node. After the nodes
 // are built, shapes and dtypes are inferred from the variables' "__shape__"
 // and "__dtype__" annotations as far as they go: unknown shapes are fine,
 // contradictions between known ones are errors.
-func FromJSON(data []byte) (*Symbol, error) {
+func DecodeSymbol(data []byte) (*graph.Symbol, error) {
 	var f jsonFile
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("symbol json: %w", err)
@@ -261,7 +262,7 @@ func FromJSON(data []byte) (*Symbol, error) {
 		return nil, errors.New(`symbol json: no "heads" (the graph has no outputs)`)
 	}
 	r := reader{
-		nodes:    make([]*Node, 0, len(f.Nodes)),
+		nodes:    make([]*graph.Node, 0, len(f.Nodes)),
 		varNames: map[string]int{},
 		// Some ops take their output count from an attribute
 		// (SliceChannel's num_outputs): the total is bounded by the
@@ -277,7 +278,7 @@ func FromJSON(data []byte) (*Symbol, error) {
 			return nil, err
 		}
 	}
-	outs := make([]Entry, len(f.Heads))
+	outs := make([]graph.Entry, len(f.Heads))
 	for i, h := range f.Heads {
 		e, err := r.entry(h)
 		if err != nil {
@@ -288,12 +289,12 @@ func FromJSON(data []byte) (*Symbol, error) {
 	if err := r.infer(); err != nil {
 		return nil, err
 	}
-	return FromEntries(outs...), nil
+	return graph.FromEntries(outs...), nil
 }
 
 // reader builds nodes in file order.
 type reader struct {
-	nodes        []*Node
+	nodes        []*graph.Node
 	varNames     map[string]int // variable name -> node id
 	outputBudget int
 	dimBudget    int // dims that inferred shapes may hold, in all
@@ -389,12 +390,12 @@ func (r *reader) addNode(i int, raw json.RawMessage) error {
 		return nodeErr(i, name, "%s has %d outputs, more than a file of this size can use", op.Name(), nout)
 	}
 	r.outputBudget -= nout
-	n := &Node{Op: op, Name: name, Attrs: a, Extra: extra,
+	n := &graph.Node{Op: op, Name: name, Attrs: a, Extra: extra,
 		Shapes: make([]ops.Shape, nout), DTypes: make([]ops.DType, nout)}
 	for j := range n.DTypes {
 		n.DTypes[j] = ops.Unknown
 	}
-	n.Inputs = make([]Entry, len(jn.Inputs))
+	n.Inputs = make([]graph.Entry, len(jn.Inputs))
 	for j, in := range jn.Inputs {
 		e, err := r.entry(in)
 		if err != nil {
@@ -407,7 +408,7 @@ func (r *reader) addNode(i int, raw json.RawMessage) error {
 }
 
 // variable builds a variable node from its attributes.
-func (r *reader) variable(i int, name string, attrs map[string]string, inputs int) (*Node, error) {
+func (r *reader) variable(i int, name string, attrs map[string]string, inputs int) (*graph.Node, error) {
 	if inputs != 0 {
 		return nil, nodeErr(i, name, "a variable (op null) has %d inputs; it must have none", inputs)
 	}
@@ -415,7 +416,7 @@ func (r *reader) variable(i int, name string, attrs map[string]string, inputs in
 		return nil, nodeErr(i, name, "duplicate variable name (node %d has it too)", j)
 	}
 	r.varNames[name] = i
-	n := &Node{Name: name, Shapes: []ops.Shape{nil}, DTypes: []ops.DType{ops.Unknown}}
+	n := &graph.Node{Name: name, Shapes: []ops.Shape{nil}, DTypes: []ops.DType{ops.Unknown}}
 	for k, v := range attrs {
 		switch k {
 		case shapeKey:
@@ -442,19 +443,19 @@ func (r *reader) variable(i int, name string, attrs map[string]string, inputs in
 
 // entry checks a reference [id, index] or [id, index, version] to an
 // earlier node's output.
-func (r *reader) entry(e []int) (Entry, error) {
+func (r *reader) entry(e []int) (graph.Entry, error) {
 	if len(e) != 2 && len(e) != 3 {
-		return Entry{}, fmt.Errorf("an entry is [node, output] or [node, output, version], not %v", e)
+		return graph.Entry{}, fmt.Errorf("an entry is [node, output] or [node, output, version], not %v", e)
 	}
 	id, index := e[0], e[1]
 	if id < 0 || id >= len(r.nodes) {
-		return Entry{}, fmt.Errorf("refers to node %d, which is not an earlier node (nodes so far: %d)", id, len(r.nodes))
+		return graph.Entry{}, fmt.Errorf("refers to node %d, which is not an earlier node (nodes so far: %d)", id, len(r.nodes))
 	}
 	n := r.nodes[id]
 	if index < 0 || index >= len(n.Shapes) {
-		return Entry{}, fmt.Errorf("refers to output %d of node %d %q, which has %d outputs", index, id, n.Name, len(n.Shapes))
+		return graph.Entry{}, fmt.Errorf("refers to output %d of node %d %q, which has %d outputs", index, id, n.Name, len(n.Shapes))
 	}
-	return Entry{Node: n, Index: index}, nil
+	return graph.Entry{Node: n, Index: index}, nil
 }
 
 // parseShapeAttr reads "(128, 0)", "(3,)", "()" or "[2, 3]". Dims of 0
@@ -541,11 +542,11 @@ func (r *reader) infer() error {
 // or two are the rule.
 const maxInferPasses = 8
 
-// inferLoaded is inferNode for a node read from a file, whose inputs may
-// be of unknown shape: a rule that fails on inputs not all known leaves the
+// inferLoaded infers the outputs of a node read from a file, whose inputs
+// may be of unknown shape: a rule that fails on inputs not all known leaves the
 // outputs unknown, while one that fails on known inputs is a real
 // contradiction. It reports whether it changed a variable.
-func inferLoaded(n *Node) (changed bool, err error) {
+func inferLoaded(n *graph.Node) (changed bool, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			changed, err = false, fmt.Errorf("%s: shape inference failed on inputs %s: %v", n.Op.Name(), inputDesc(n), p)
@@ -600,79 +601,36 @@ func inferLoaded(n *Node) (changed bool, err error) {
 	return changed, nil
 }
 
-func inputDesc(n *Node) string {
+func inputDesc(n *graph.Node) string {
 	parts := make([]string, len(n.Inputs))
 	for i, e := range n.Inputs {
-		parts[i] = ShapeString(e.Shape(), e.DType())
+		parts[i] = graph.ShapeString(e.Shape(), e.DType())
 	}
 	return strings.Join(parts, ", ")
 }
 
-// SaveSymbol writes s to path as a symbol file, atomically: the bytes go
-// to a temporary file in the same directory, which is synced and then
-// renamed over path.
-func SaveSymbol(path string, s *Symbol) (err error) {
-	data, err := s.ToJSON()
+// SaveSymbol encodes s (as EncodeSymbol) and writes it to path
+// atomically, as SaveParams writes its files: a failed save leaves an
+// existing file at path as it was.
+func SaveSymbol(path string, s *graph.Symbol) error {
+	data, err := EncodeSymbol(s)
 	if err != nil {
 		return err
 	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp*")
-	if err != nil {
-		return fmt.Errorf("save symbol: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("save symbol: %w", err)
-	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("save symbol: %w", err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("save symbol: %w", err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("save symbol: %w", err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("save symbol: %w", err)
-	}
-	// Make the rename itself durable; not every system can sync a directory.
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync()
-		d.Close()
+	if err := writeFile(path, data); err != nil {
+		return fmt.Errorf("save symbol %s: %w", path, err)
 	}
 	return nil
 }
 
-// LoadSymbol reads a symbol file and parses it with FromJSON. It reads no
-// more than the file's size as it was when opened.
-func LoadSymbol(path string) (*Symbol, error) {
-	f, err := os.Open(path)
+// LoadSymbol reads the file at path and decodes it with DecodeSymbol. It
+// reads no more than the size the file had when opened.
+func LoadSymbol(path string) (*graph.Symbol, error) {
+	data, err := readFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("load symbol: %w", err)
+		return nil, fmt.Errorf("load symbol %s: %w", path, err)
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("load symbol: %w", err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("load symbol: %s is not a regular file", path)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, st.Size()))
-	if err != nil {
-		return nil, fmt.Errorf("load symbol: %w", err)
-	}
-	s, err := FromJSON(data)
+	s, err := DecodeSymbol(data)
 	if err != nil {
 		return nil, fmt.Errorf("load symbol %s: %w", path, err)
 	}

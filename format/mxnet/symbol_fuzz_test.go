@@ -1,19 +1,19 @@
-package graph_test
+package mxnet_test
 
 import (
 	"bytes"
 	"testing"
 
+	"github.com/hybridgo/hybridgo/format/mxnet"
 	"github.com/hybridgo/hybridgo/graph"
 )
 
-// FuzzFromJSON feeds arbitrary bytes to FromJSON: it must never panic, and
-// whatever it accepts must write out with ToJSON and read back to the same
-// file.
-func FuzzFromJSON(f *testing.F) {
-	y, _ := mlp()
-	for _, s := range []*graph.Symbol{y, cnn(), tinyGraph()} {
-		b, err := s.ToJSON()
+// FuzzDecodeSymbol feeds arbitrary bytes to DecodeSymbol: it must never
+// panic, and whatever it accepts must write out with EncodeSymbol and read
+// back to the same file.
+func FuzzDecodeSymbol(f *testing.F) {
+	for _, s := range []*graph.Symbol{mlp(), cnn(), tinyGraph()} {
+		b, err := mxnet.EncodeSymbol(s)
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -21,7 +21,7 @@ func FuzzFromJSON(f *testing.F) {
 	}
 	_, samples := sampleSymbols(f)
 	for _, s := range samples {
-		if b, err := s.ToJSON(); err == nil {
+		if b, err := mxnet.EncodeSymbol(s); err == nil {
 			f.Add(b)
 		}
 	}
@@ -31,19 +31,19 @@ func FuzzFromJSON(f *testing.F) {
 	  {"op": "Concat", "name": "cat0", "attrs": {"num_args": "2", "dim": "0"}, "inputs": [[1, 0], [1, 1]]}],
 	 "heads": [[2, 0], [1, 1]]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := graph.FromJSON(data)
+		s, err := mxnet.DecodeSymbol(data)
 		if err != nil {
 			return
 		}
-		first, err := s.ToJSON()
+		first, err := mxnet.EncodeSymbol(s)
 		if err != nil {
 			t.Fatalf("accepted file does not write: %v", err)
 		}
-		back, err := graph.FromJSON(first)
+		back, err := mxnet.DecodeSymbol(first)
 		if err != nil {
 			t.Fatalf("written file does not read: %v\n%s", err, first)
 		}
-		second, err := back.ToJSON()
+		second, err := mxnet.EncodeSymbol(back)
 		if err != nil {
 			t.Fatalf("reloaded file does not write: %v", err)
 		}

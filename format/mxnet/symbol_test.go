@@ -1,4 +1,4 @@
-package graph_test
+package mxnet_test
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hybridgo/hybridgo/eager"
+	"github.com/hybridgo/hybridgo/format/mxnet"
 	"github.com/hybridgo/hybridgo/graph"
 	"github.com/hybridgo/hybridgo/ops"
 )
@@ -69,31 +70,38 @@ func bindRandom(t *testing.T, s *graph.Symbol, data ops.Shape) map[string]*eager
 	return bind
 }
 
+// mlp is two dense layers on data of unknown batch size.
+func mlp() *graph.Symbol {
+	v := func(name string, shape ops.Shape) ops.Tensor { return graph.Var(name, shape, ops.Unknown) }
+	x := graph.Var("data", ops.Shape{0, 784}, ops.Float32)
+	h := graph.F.Relu(graph.F.FullyConnected(x, v("fc1_weight", ops.Shape{128, 0}), v("fc1_bias", nil), 128))
+	return graph.F.FullyConnected(h, v("fc2_weight", ops.Shape{10, 0}), v("fc2_bias", nil), 10).(*graph.Symbol)
+}
+
 func TestSymbolJSONRoundTrip(t *testing.T) {
-	y, _ := mlp()
 	for _, c := range []struct {
 		name string
 		sym  *graph.Symbol
 		data ops.Shape
 		aux  string
 	}{
-		{"mlp", y, ops.Shape{3, 784}, ""},
+		{"mlp", mlp(), ops.Shape{3, 784}, ""},
 		{"cnn", cnn(), ops.Shape{2, 3, 8, 8}, "bn0_running_mean bn0_running_var"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			first, err := c.sym.ToJSON()
+			first, err := mxnet.EncodeSymbol(c.sym)
 			if err != nil {
 				t.Fatal(err)
 			}
-			again, err := c.sym.ToJSON()
+			again, err := mxnet.EncodeSymbol(c.sym)
 			if err != nil || !bytes.Equal(first, again) {
 				t.Fatalf("writing twice differs (%v)", err)
 			}
-			back, err := graph.FromJSON(first)
+			back, err := mxnet.DecodeSymbol(first)
 			if err != nil {
 				t.Fatalf("reading back: %v\n%s", err, first)
 			}
-			second, err := back.ToJSON()
+			second, err := mxnet.EncodeSymbol(back)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -213,14 +221,14 @@ const tinyGolden = `{
 `
 
 func TestSymbolJSONGolden(t *testing.T) {
-	got, err := tinyGraph().ToJSON()
+	got, err := mxnet.EncodeSymbol(tinyGraph())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if string(got) != tinyGolden {
 		t.Errorf("got:\n%s\nwant:\n%s", got, tinyGolden)
 	}
-	s, err := graph.FromJSON([]byte(tinyGolden))
+	s, err := mxnet.DecodeSymbol([]byte(tinyGolden))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +356,7 @@ const mxnetFile = `{
 }`
 
 func TestSymbolJSONReadsMXNetFiles(t *testing.T) {
-	s, err := graph.FromJSON([]byte(mxnetFile))
+	s, err := mxnet.DecodeSymbol([]byte(mxnetFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -371,7 +379,7 @@ func TestSymbolJSONReadsMXNetFiles(t *testing.T) {
 		t.Errorf("inferred conv0_weight %v, dense0_weight %v, output %v", args[1], args[5], outs[0])
 	}
 
-	out, err := s.ToJSON()
+	out, err := mxnet.EncodeSymbol(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -396,11 +404,11 @@ func TestSymbolJSONReadsMXNetFiles(t *testing.T) {
 	if strings.Contains(text, "param") || strings.Contains(text, "backward_source_id") {
 		t.Errorf("legacy keys written back:\n%s", text)
 	}
-	again, err := graph.FromJSON(out)
+	again, err := mxnet.DecodeSymbol(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out2, err := again.ToJSON()
+	out2, err := mxnet.EncodeSymbol(again)
 	if err != nil || !bytes.Equal(out, out2) {
 		t.Errorf("not stable (%v):\n%s\nthen:\n%s", err, out, out2)
 	}
@@ -480,7 +488,7 @@ func TestSymbolJSONErrors(t *testing.T) {
 		{"no nodes", `{"heads": [[0, 0, 0]]}`, []string{`no "nodes"`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s, err := graph.FromJSON([]byte(c.text))
+			s, err := mxnet.DecodeSymbol([]byte(c.text))
 			if err == nil {
 				t.Fatalf("loaded %v", s)
 			}
@@ -500,11 +508,11 @@ func TestSymbolJSONRefusesConstants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = sym.ToJSON()
+	_, err = mxnet.EncodeSymbol(sym)
 	if err == nil || !strings.Contains(err.Error(), `node 1 "const0" is a constant`) || !strings.Contains(err.Error(), "constants must be exported as parameters") {
 		t.Errorf("got %v", err)
 	}
-	if err := graph.SaveSymbol(filepath.Join(t.TempDir(), "c-symbol.json"), sym); err == nil {
+	if err := mxnet.SaveSymbol(filepath.Join(t.TempDir(), "c-symbol.json"), sym); err == nil {
 		t.Error("SaveSymbol wrote a constant")
 	}
 }
@@ -517,7 +525,7 @@ func TestSymbolJSONReadsLegacyLayouts(t *testing.T) {
 	  {"op": "split", "name": "split0", "param": {"num_outputs": "2", "axis": "1"}, "inputs": [[0, 0]]},
 	  {"op": "elemwise_add", "name": "add0", "inputs": [[1, 0], [1, 1]]}],
 	 "heads": [[2, 0], [1, 1]], "attrs": {"mxnet_version": ["int", 905], "note": "x"}}`
-	s, err := graph.FromJSON([]byte(text))
+	s, err := mxnet.DecodeSymbol([]byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -527,7 +535,7 @@ func TestSymbolJSONReadsLegacyLayouts(t *testing.T) {
 	if got := s.Output(0).Shape().String() + " " + s.DType().String(); got != "?x2 float64" {
 		t.Errorf("add0 is %s", got)
 	}
-	out, err := s.ToJSON()
+	out, err := mxnet.EncodeSymbol(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -542,50 +550,50 @@ func TestSaveAndLoadSymbol(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "net-symbol.json")
 	sym := cnn()
-	if err := graph.SaveSymbol(path, sym); err != nil {
+	if err := mxnet.SaveSymbol(path, sym); err != nil {
 		t.Fatal(err)
 	}
 	// Saving again replaces the file and leaves no temporary behind.
-	if err := graph.SaveSymbol(path, sym); err != nil {
+	if err := mxnet.SaveSymbol(path, sym); err != nil {
 		t.Fatal(err)
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil || len(entries) != 1 {
 		t.Errorf("directory holds %v (%v)", entries, err)
 	}
-	back, err := graph.LoadSymbol(path)
+	back, err := mxnet.LoadSymbol(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _ := sym.ToJSON()
-	b, _ := back.ToJSON()
+	a, _ := mxnet.EncodeSymbol(sym)
+	b, _ := mxnet.EncodeSymbol(back)
 	if !bytes.Equal(a, b) {
 		t.Errorf("loaded file differs")
 	}
-	if _, err := graph.LoadSymbol(filepath.Join(dir, "missing.json")); err == nil {
+	if _, err := mxnet.LoadSymbol(filepath.Join(dir, "missing.json")); err == nil {
 		t.Error("loaded a missing file")
 	}
-	if _, err := graph.LoadSymbol(dir); err == nil {
+	if _, err := mxnet.LoadSymbol(dir); err == nil {
 		t.Error("loaded a directory")
 	}
 	bad := filepath.Join(dir, "bad-symbol.json")
 	if err := os.WriteFile(bad, []byte(mxnetFile[:100]), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := graph.LoadSymbol(bad); err == nil || !strings.Contains(err.Error(), bad) {
+	if _, err := mxnet.LoadSymbol(bad); err == nil || !strings.Contains(err.Error(), bad) {
 		t.Errorf("truncated file: %v", err)
 	}
-	if err := graph.SaveSymbol(filepath.Join(dir, "no", "such", "dir.json"), sym); err == nil {
+	if err := mxnet.SaveSymbol(filepath.Join(dir, "no", "such", "dir.json"), sym); err == nil {
 		t.Error("saved into a missing directory")
 	}
 }
 
-func ExampleSymbol_ToJSON() {
+func ExampleEncodeSymbol() {
 	tr := graph.NewTracer()
 	x := graph.Var("data", ops.Shape{0, 2}, ops.Float32)
 	tr.NameNext("relu0_fwd")
 	y := tr.F().Activation(x, "relu").(*graph.Symbol)
-	out, err := y.ToJSON()
+	out, err := mxnet.EncodeSymbol(y)
 	if err != nil {
 		panic(err)
 	}
@@ -629,25 +637,25 @@ func TestSymbolJSONInfersUntilStable(t *testing.T) {
 	  {"op": "null", "name": "x", "attrs": {"__shape__": "(2, 4)", "__dtype__": "0"}},
 	  {"op": "FullyConnected", "name": "fc_b", "attrs": {"num_hidden": "3", "no_bias": "True"}, "inputs": [[4, 0, 0], [0, 0, 0]]}],
 	 "heads": [[3, 0, 0], [5, 0, 0]]}`
-	s, err := graph.FromJSON([]byte(text))
+	s, err := mxnet.DecodeSymbol([]byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := fmt.Sprint(s.Output(0).Shape(), s.Output(1).Shape()); got != "3x5 2x3" {
 		t.Errorf("output shapes %s", got)
 	}
-	out, err := s.ToJSON()
+	out, err := mxnet.EncodeSymbol(s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(out), `"__shape__": "(5, 4)"`) {
 		t.Errorf("w2 not inferred:\n%s", out)
 	}
-	back, err := graph.FromJSON(out)
+	back, err := mxnet.DecodeSymbol(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out2, _ := back.ToJSON(); !bytes.Equal(out, out2) {
+	if out2, _ := mxnet.EncodeSymbol(back); !bytes.Equal(out, out2) {
 		t.Errorf("not stable:\n%s\nthen:\n%s", out, out2)
 	}
 }
@@ -656,7 +664,7 @@ func TestSymbolJSONBoundsOutputCounts(t *testing.T) {
 	text := `{"nodes": [{"op": "null", "name": "x"},
 	  {"op": "SliceChannel", "name": "s0", "attrs": {"num_outputs": "1e9"}, "inputs": [[0, 0, 0]]}],
 	 "heads": [[1, 0, 0]]}`
-	_, err := graph.FromJSON([]byte(text))
+	_, err := mxnet.DecodeSymbol([]byte(text))
 	if err == nil || !strings.Contains(err.Error(), `node 1 "s0": SliceChannel has 1000000000 outputs`) {
 		t.Errorf("got %v", err)
 	}
@@ -672,7 +680,7 @@ func TestSymbolJSONBoundsInferredShapes(t *testing.T) {
 		fmt.Fprintf(&b, `,{"op":"expand_dims","name":"e%d","attrs":{"axis":"0"},"inputs":[[%d,0]]}`, i, i-1)
 	}
 	fmt.Fprintf(&b, `], "heads": [[%d, 0]]}`, n)
-	_, err := graph.FromJSON([]byte(b.String()))
+	_, err := mxnet.DecodeSymbol([]byte(b.String()))
 	if err == nil || !strings.Contains(err.Error(), "more dims than a file of this size can describe") {
 		t.Errorf("got %v", err)
 	}
@@ -716,17 +724,17 @@ func sampleSymbols(t testing.TB) (names []string, syms []*graph.Symbol) {
 func TestSymbolJSONRoundTripsEveryOp(t *testing.T) {
 	names, syms := sampleSymbols(t)
 	for i, s := range syms {
-		first, err := s.ToJSON()
+		first, err := mxnet.EncodeSymbol(s)
 		if err != nil {
 			t.Errorf("%s: %v", names[i], err)
 			continue
 		}
-		back, err := graph.FromJSON(first)
+		back, err := mxnet.DecodeSymbol(first)
 		if err != nil {
 			t.Errorf("%s: %v\n%s", names[i], err, first)
 			continue
 		}
-		second, err := back.ToJSON()
+		second, err := mxnet.EncodeSymbol(back)
 		if err != nil || !bytes.Equal(first, second) {
 			t.Errorf("%s: round trip changed the file (%v):\n%s\nthen:\n%s", names[i], err, first, second)
 		}
@@ -758,22 +766,22 @@ func TestSymbolJSONLoadsEveryOpWithUnknownShapes(t *testing.T) {
 			for _, n := range s.Graph().Inputs() {
 				forget(n)
 			}
-			text, err := s.ToJSON()
+			text, err := mxnet.EncodeSymbol(s)
 			if err != nil {
 				t.Fatal(err)
 			}
-			loaded, err := graph.FromJSON(text)
+			loaded, err := mxnet.DecodeSymbol(text)
 			if err != nil {
 				t.Errorf("%s, variant %d: %v", names[i], k, err)
 				continue
 			}
-			first, _ := loaded.ToJSON()
-			back, err := graph.FromJSON(first)
+			first, _ := mxnet.EncodeSymbol(loaded)
+			back, err := mxnet.DecodeSymbol(first)
 			if err != nil {
 				t.Errorf("%s, variant %d: reloading: %v", names[i], k, err)
 				continue
 			}
-			if second, _ := back.ToJSON(); !bytes.Equal(first, second) {
+			if second, _ := mxnet.EncodeSymbol(back); !bytes.Equal(first, second) {
 				t.Errorf("%s, variant %d: not stable:\n%s\nthen:\n%s", names[i], k, first, second)
 			}
 		}

@@ -1,4 +1,4 @@
-package graph_test
+package mxnet_test
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hybridgo/hybridgo/eager"
+	"github.com/hybridgo/hybridgo/format/mxnet"
 	"github.com/hybridgo/hybridgo/graph"
 	"github.com/hybridgo/hybridgo/internal/optest"
 	"github.com/hybridgo/hybridgo/ops"
@@ -45,10 +46,10 @@ func TestCheckpointRoundTrip(t *testing.T) {
 
 	dir := t.TempDir()
 	prefix := filepath.Join(dir, "model")
-	if err := graph.SaveCheckpoint(prefix, 1, sym, params); err != nil {
+	if err := mxnet.SaveCheckpoint(prefix, 1, sym, params); err != nil {
 		t.Fatal(err)
 	}
-	loaded, lp, err := graph.LoadCheckpoint(prefix, 1)
+	loaded, lp, err := mxnet.LoadCheckpoint(prefix, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func TestCheckpointRoundTrip(t *testing.T) {
 	// Saving what was loaded reproduces both files byte for byte.
 	delete(lp, "data")
 	again := filepath.Join(dir, "again")
-	if err := graph.SaveCheckpoint(again, 1, loaded, lp); err != nil {
+	if err := mxnet.SaveCheckpoint(again, 1, loaded, lp); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range []string{"-symbol.json", "-0001.params"} {
@@ -85,21 +86,21 @@ func TestCheckpointErrors(t *testing.T) {
 	x := graph.Var("data", ops.Shape{0, 4}, ops.Float32)
 	sym := graph.F.FullyConnected(x, graph.Var("w", nil, ops.Unknown), graph.Var("b", nil, ops.Unknown), 3).(*graph.Symbol)
 	dir := t.TempDir()
-	err := graph.SaveCheckpoint(filepath.Join(dir, "m"), 0, sym, map[string]*eager.NDArray{"w": eager.Zeros(3, 4), "b": eager.Zeros(3), "extra": eager.Zeros(1)})
+	err := mxnet.SaveCheckpoint(filepath.Join(dir, "m"), 0, sym, map[string]*eager.NDArray{"w": eager.Zeros(3, 4), "b": eager.Zeros(3), "extra": eager.Zeros(1)})
 	if err == nil || !strings.Contains(err.Error(), "parameter extra is not a variable") {
 		t.Errorf("extra parameter: %v", err)
 	}
-	err = graph.SaveCheckpoint(filepath.Join(dir, "m"), 0, sym, map[string]*eager.NDArray{"w": eager.Zeros(3, 5), "b": eager.Zeros(3)})
+	err = mxnet.SaveCheckpoint(filepath.Join(dir, "m"), 0, sym, map[string]*eager.NDArray{"w": eager.Zeros(3, 5), "b": eager.Zeros(3)})
 	if err == nil || !strings.Contains(err.Error(), "parameter w is 3x5 but the graph declares 3x4") {
 		t.Errorf("wrong shape: %v", err)
 	}
 	// A params file that does not fit the symbol file.
 	prefix := filepath.Join(dir, "ok")
-	if err := graph.SaveCheckpoint(prefix, 0, sym, map[string]*eager.NDArray{"w": eager.Zeros(3, 4), "b": eager.Zeros(3)}); err != nil {
+	if err := mxnet.SaveCheckpoint(prefix, 0, sym, map[string]*eager.NDArray{"w": eager.Zeros(3, 4), "b": eager.Zeros(3)}); err != nil {
 		t.Fatal(err)
 	}
-	graph.SaveParams(graph.ParamsFile(prefix, 0), []graph.NamedArray{{Name: "arg:w", Array: eager.Zeros(2, 4)}})
-	if _, _, err := graph.LoadCheckpoint(prefix, 0); err == nil || !strings.Contains(err.Error(), `parameter "arg:w" has shape 2x4`) {
+	mxnet.SaveParams(mxnet.ParamsFile(prefix, 0), []mxnet.NamedArray{{Name: "arg:w", Array: eager.Zeros(2, 4)}})
+	if _, _, err := mxnet.LoadCheckpoint(prefix, 0); err == nil || !strings.Contains(err.Error(), `parameter "arg:w" has shape 2x4`) {
 		t.Errorf("mismatched params file: %v", err)
 	}
 }
