@@ -17,6 +17,7 @@ import (
 	"github.com/hybridgo/hybridgo/eager"
 	"github.com/hybridgo/hybridgo/internal/train"
 	"github.com/hybridgo/hybridgo/nn"
+	"github.com/hybridgo/hybridgo/nn/loss"
 	"github.com/hybridgo/hybridgo/ops"
 )
 
@@ -195,14 +196,14 @@ func trainer(impl string) (func(x, y *eager.NDArray) error, error) {
 	if err != nil {
 		return nil, err
 	}
-	lossFn := nn.NewSoftmaxCrossEntropyLoss()
+	lossFn := loss.NewSoftmaxCrossEntropyLoss()
 	return func(x, y *eager.NDArray) error {
-		var loss *eager.NDArray
+		var l *eager.NDArray
 		eager.Record(func() {
 			var out ops.Tensor = net.Forward(x)
-			loss = lossFn.Loss(out, y).(*eager.NDArray)
+			l = lossFn.Loss(out, y).(*eager.NDArray)
 		})
-		if err := loss.Backward(); err != nil {
+		if err := l.Backward(); err != nil {
 			return err
 		}
 		return tr.Step(x.Shape()[0])

@@ -62,7 +62,7 @@ mustInit(netH)
 netH.Hybridize()
 x := nd.RandomNormal(BATCH, 1, 28, 28)
 y := nd.Zeros(BATCH)
-lossFn := nn.NewSoftmaxCrossEntropyLoss()
+lossFn := loss.NewSoftmaxCrossEntropyLoss()
 trainerE, trainerH := newTrainer(netE), newTrainer(netH)`,
 	`func forward(net *Net, n int) {
 	for i := 0; i < n; i++ {

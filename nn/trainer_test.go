@@ -10,6 +10,7 @@ import (
 	"github.com/hybridgo/hybridgo/eager"
 	"github.com/hybridgo/hybridgo/internal/optest"
 	"github.com/hybridgo/hybridgo/nn"
+	"github.com/hybridgo/hybridgo/nn/loss"
 	"github.com/hybridgo/hybridgo/ops"
 )
 
@@ -259,13 +260,13 @@ func TestTrainerFitsLinearModel(t *testing.T) {
 		if hybrid {
 			net.Hybridize()
 		}
-		loss := nn.NewL2Loss()
+		lossFn := loss.NewL2Loss()
 		tr, _ := nn.NewTrainer(net.CollectParams(), nn.NewAdam(nn.AdamOptions{LR: 0.1}))
 		x := eager.Array([]float32{0, 1, 2, 3, -1, -2, 0.5, 1.5}, 4, 2)
 		y := eager.Array([]float32{-1, 1, 2, -0.5}, 4) // 1 + 3·x0 - 2·x1
 		for i := 0; i < 300; i++ {
 			var l *eager.NDArray
-			eager.Record(func() { l = loss.Loss(net.Forward(x), y).(*eager.NDArray) })
+			eager.Record(func() { l = lossFn.Loss(net.Forward(x), y).(*eager.NDArray) })
 			if err := l.Backward(); err != nil {
 				t.Fatal(err)
 			}
@@ -289,7 +290,7 @@ func ExampleTrainer() {
 	eager.Seed(0)
 	net := nn.NewDense(1)
 	net.Initialize()
-	loss := nn.NewL2Loss()
+	lossFn := loss.NewL2Loss()
 	trainer, err := nn.NewTrainer(net.CollectParams(), nn.NewSGD(nn.SGDOptions{LR: 0.5}))
 	if err != nil {
 		panic(err)
@@ -299,7 +300,7 @@ func ExampleTrainer() {
 	y := eager.Array([]float32{1, 1.5, 2, 2.5, 3}, 5)
 	for epoch := 0; epoch < 200; epoch++ {
 		var l *eager.NDArray
-		eager.Record(func() { l = loss.Loss(net.Forward(x), y).(*eager.NDArray) })
+		eager.Record(func() { l = lossFn.Loss(net.Forward(x), y).(*eager.NDArray) })
 		l.Backward()
 		trainer.Step(5)
 	}

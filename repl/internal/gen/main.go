@@ -14,6 +14,7 @@ import (
 	"go/printer"
 	"go/token"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -264,12 +265,12 @@ func docTable(root string, generated map[string][]byte) ([]byte, error) {
 			}
 		}
 	}
-	for _, pkg := range []string{"ops", "eager", "graph", "nn", "data"} {
-		files, err := parseDir(fset, filepath.Join(root, pkg))
+	for _, dir := range []string{"ops", "eager", "graph", "nn", "nn/loss", "nn/metric", "data"} {
+		files, err := parseDir(fset, filepath.Join(root, dir))
 		if err != nil {
 			return nil, err
 		}
-		add(pkg, files)
+		add(path.Base(dir), files)
 	}
 	for _, ns := range namespaces {
 		files, err := parseDir(fset, ns.dir)
