@@ -18,6 +18,7 @@ import (
 	"github.com/hybridgo/hybridgo/internal/train"
 	"github.com/hybridgo/hybridgo/nn"
 	"github.com/hybridgo/hybridgo/nn/loss"
+	"github.com/hybridgo/hybridgo/nn/optim"
 	"github.com/hybridgo/hybridgo/ops"
 )
 
@@ -192,7 +193,7 @@ func trainer(impl string) (func(x, y *eager.NDArray) error, error) {
 	if err := prepare(net, impl); err != nil {
 		return nil, err
 	}
-	tr, err := nn.NewTrainer(net.CollectParams(), nn.NewSGD(nn.SGDOptions{LR: 0.01}))
+	tr, err := optim.NewTrainer(net.CollectParams(), optim.NewSGD(optim.SGDOptions{LR: 0.01}))
 	if err != nil {
 		return nil, err
 	}

@@ -48,8 +48,8 @@ var InterpCells = []string{
 		panic(err)
 	}
 }`,
-	`func newTrainer(net *Net) *nn.Trainer {
-	t, err := nn.NewTrainer(net.CollectParams(), nn.NewSGD(nn.SGDOptions{LR: 0.01}))
+	`func newTrainer(net *Net) *optim.Trainer {
+	t, err := optim.NewTrainer(net.CollectParams(), optim.NewSGD(optim.SGDOptions{LR: 0.01}))
 	if err != nil {
 		panic(err)
 	}
@@ -69,7 +69,7 @@ trainerE, trainerH := newTrainer(netE), newTrainer(netH)`,
 		net.Forward(x)
 	}
 }`,
-	`func step(net *Net, trainer *nn.Trainer, n int) {
+	`func step(net *Net, trainer *optim.Trainer, n int) {
 	for i := 0; i < n; i++ {
 		var loss *eager.NDArray
 		eager.Record(func() {

@@ -14,16 +14,10 @@ func init() {
 		// function, constant and variable definitions
 		"Backends":            reflect.ValueOf(&nn.Backends).Elem(),
 		"ConstantInit":        reflect.ValueOf(nn.ConstantInit),
-		"CosineSchedule":      reflect.ValueOf(nn.CosineSchedule),
 		"Describe":            reflect.ValueOf(nn.Describe),
-		"FactorSchedule":      reflect.ValueOf(nn.FactorSchedule),
 		"LastGraphOf":         reflect.ValueOf(nn.LastGraphOf),
 		"MSRAPrelu":           reflect.ValueOf(nn.MSRAPrelu),
-		"MultiFactorSchedule": reflect.ValueOf(nn.MultiFactorSchedule),
 		"NewActivation":       reflect.ValueOf(nn.NewActivation),
-		"NewAdaGrad":          reflect.ValueOf(nn.NewAdaGrad),
-		"NewAdam":             reflect.ValueOf(nn.NewAdam),
-		"NewAdamW":            reflect.ValueOf(nn.NewAdamW),
 		"NewAvgPool1D":        reflect.ValueOf(nn.NewAvgPool1D),
 		"NewAvgPool2D":        reflect.ValueOf(nn.NewAvgPool2D),
 		"NewBatchNorm":        reflect.ValueOf(nn.NewBatchNorm),
@@ -47,29 +41,21 @@ func init() {
 		"NewMaxPool2D":        reflect.ValueOf(nn.NewMaxPool2D),
 		"NewPReLU":            reflect.ValueOf(nn.NewPReLU),
 		"NewParameter":        reflect.ValueOf(nn.NewParameter),
-		"NewRMSProp":          reflect.ValueOf(nn.NewRMSProp),
 		"NewSELU":             reflect.ValueOf(nn.NewSELU),
-		"NewSGD":              reflect.ValueOf(nn.NewSGD),
 		"NewSequential":       reflect.ValueOf(nn.NewSequential),
 		"NewSymbolBlock":      reflect.ValueOf(nn.NewSymbolBlock),
-		"NewTrainer":          reflect.ValueOf(nn.NewTrainer),
 		"Normal":              reflect.ValueOf(nn.Normal),
 		"One":                 reflect.ValueOf(nn.One),
 		"Param":               reflect.ValueOf(nn.Param),
 		"ResetNames":          reflect.ValueOf(nn.ResetNames),
 		"SymbolBlockImports":  reflect.ValueOf(nn.SymbolBlockImports),
 		"Uniform":             reflect.ValueOf(nn.Uniform),
-		"WarmupSchedule":      reflect.ValueOf(nn.WarmupSchedule),
 		"Warnings":            reflect.ValueOf(&nn.Warnings).Elem(),
 		"Xavier":              reflect.ValueOf(nn.Xavier),
 		"Zero":                reflect.ValueOf(nn.Zero),
 
 		// type definitions
 		"Activation":            reflect.ValueOf((*nn.Activation)(nil)),
-		"AdaGrad":               reflect.ValueOf((*nn.AdaGrad)(nil)),
-		"AdaGradOptions":        reflect.ValueOf((*nn.AdaGradOptions)(nil)),
-		"Adam":                  reflect.ValueOf((*nn.Adam)(nil)),
-		"AdamOptions":           reflect.ValueOf((*nn.AdamOptions)(nil)),
 		"BatchNorm":             reflect.ValueOf((*nn.BatchNorm)(nil)),
 		"BatchNormOptions":      reflect.ValueOf((*nn.BatchNormOptions)(nil)),
 		"Block":                 reflect.ValueOf((*nn.Block)(nil)),
@@ -98,30 +84,20 @@ func init() {
 		"ImportOptions":         reflect.ValueOf((*nn.ImportOptions)(nil)),
 		"InitializeOptions":     reflect.ValueOf((*nn.InitializeOptions)(nil)),
 		"Initializer":           reflect.ValueOf((*nn.Initializer)(nil)),
-		"LRSchedule":            reflect.ValueOf((*nn.LRSchedule)(nil)),
 		"LayerNorm":             reflect.ValueOf((*nn.LayerNorm)(nil)),
 		"LayerNormOptions":      reflect.ValueOf((*nn.LayerNormOptions)(nil)),
 		"LeakyReLU":             reflect.ValueOf((*nn.LeakyReLU)(nil)),
 		"LoadParametersOptions": reflect.ValueOf((*nn.LoadParametersOptions)(nil)),
 		"MaxPool2D":             reflect.ValueOf((*nn.MaxPool2D)(nil)),
-		"Optimizer":             reflect.ValueOf((*nn.Optimizer)(nil)),
-		"OptimizerBase":         reflect.ValueOf((*nn.OptimizerBase)(nil)),
 		"PReLU":                 reflect.ValueOf((*nn.PReLU)(nil)),
 		"PReLUOptions":          reflect.ValueOf((*nn.PReLUOptions)(nil)),
 		"Parameter":             reflect.ValueOf((*nn.Parameter)(nil)),
 		"ParameterDict":         reflect.ValueOf((*nn.ParameterDict)(nil)),
 		"Pool":                  reflect.ValueOf((*nn.Pool)(nil)),
 		"PoolOptions":           reflect.ValueOf((*nn.PoolOptions)(nil)),
-		"RMSProp":               reflect.ValueOf((*nn.RMSProp)(nil)),
-		"RMSPropOptions":        reflect.ValueOf((*nn.RMSPropOptions)(nil)),
 		"SELU":                  reflect.ValueOf((*nn.SELU)(nil)),
-		"SGD":                   reflect.ValueOf((*nn.SGD)(nil)),
-		"SGDOptions":            reflect.ValueOf((*nn.SGDOptions)(nil)),
 		"Sequential":            reflect.ValueOf((*nn.Sequential)(nil)),
 		"SymbolBlock":           reflect.ValueOf((*nn.SymbolBlock)(nil)),
-		"Trainer":               reflect.ValueOf((*nn.Trainer)(nil)),
-		"TrainerOptions":        reflect.ValueOf((*nn.TrainerOptions)(nil)),
-		"UpdateArgs":            reflect.ValueOf((*nn.UpdateArgs)(nil)),
 		"XavierOptions":         reflect.ValueOf((*nn.XavierOptions)(nil)),
 
 		// interface wrapper definitions
@@ -129,8 +105,6 @@ func init() {
 		"_HybridForwarder":  reflect.ValueOf((*_github_com_hybridgo_hybridgo_nn_HybridForwarder)(nil)),
 		"_HybridForwarderN": reflect.ValueOf((*_github_com_hybridgo_hybridgo_nn_HybridForwarderN)(nil)),
 		"_Initializer":      reflect.ValueOf((*_github_com_hybridgo_hybridgo_nn_Initializer)(nil)),
-		"_LRSchedule":       reflect.ValueOf((*_github_com_hybridgo_hybridgo_nn_LRSchedule)(nil)),
-		"_Optimizer":        reflect.ValueOf((*_github_com_hybridgo_hybridgo_nn_Optimizer)(nil)),
 	}
 }
 
@@ -172,48 +146,4 @@ type _github_com_hybridgo_hybridgo_nn_Initializer struct {
 
 func (W _github_com_hybridgo_hybridgo_nn_Initializer) Fill(name string, a *eager.NDArray) error {
 	return W.WFill(name, a)
-}
-
-// _github_com_hybridgo_hybridgo_nn_LRSchedule is an interface wrapper for LRSchedule type
-type _github_com_hybridgo_hybridgo_nn_LRSchedule struct {
-	IValue interface{}
-	WLR    func(baseLR float64, step int) float64
-}
-
-func (W _github_com_hybridgo_hybridgo_nn_LRSchedule) LR(baseLR float64, step int) float64 {
-	return W.WLR(baseLR, step)
-}
-
-// _github_com_hybridgo_hybridgo_nn_Optimizer is an interface wrapper for Optimizer type
-type _github_com_hybridgo_hybridgo_nn_Optimizer struct {
-	IValue           interface{}
-	WCreateState     func(weight *eager.NDArray) any
-	WLearningRate    func() float64
-	WNumUpdate       func() int
-	WSetLearningRate func(lr float64)
-	WSetNumUpdate    func(n int)
-	WUpdate          func(weight *eager.NDArray, grad *eager.NDArray, state any, a nn.UpdateArgs) error
-	WWeightDecay     func() float64
-}
-
-func (W _github_com_hybridgo_hybridgo_nn_Optimizer) CreateState(weight *eager.NDArray) any {
-	return W.WCreateState(weight)
-}
-func (W _github_com_hybridgo_hybridgo_nn_Optimizer) LearningRate() float64 {
-	return W.WLearningRate()
-}
-func (W _github_com_hybridgo_hybridgo_nn_Optimizer) NumUpdate() int {
-	return W.WNumUpdate()
-}
-func (W _github_com_hybridgo_hybridgo_nn_Optimizer) SetLearningRate(lr float64) {
-	W.WSetLearningRate(lr)
-}
-func (W _github_com_hybridgo_hybridgo_nn_Optimizer) SetNumUpdate(n int) {
-	W.WSetNumUpdate(n)
-}
-func (W _github_com_hybridgo_hybridgo_nn_Optimizer) Update(weight *eager.NDArray, grad *eager.NDArray, state any, a nn.UpdateArgs) error {
-	return W.WUpdate(weight, grad, state, a)
-}
-func (W _github_com_hybridgo_hybridgo_nn_Optimizer) WeightDecay() float64 {
-	return W.WWeightDecay()
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/hybridgo/hybridgo/nn"
 	"github.com/hybridgo/hybridgo/nn/loss"
 	"github.com/hybridgo/hybridgo/nn/metric"
+	"github.com/hybridgo/hybridgo/nn/optim"
 	"github.com/hybridgo/hybridgo/ops"
 )
 
@@ -87,7 +88,7 @@ func Run(o Options, progress io.Writer) ([]Epoch, *nn.HybridSequential, error) {
 		net.Hybridize(nn.HybridizeOptions{StaticAlloc: o.StaticAlloc})
 	}
 	lossFn := loss.NewSoftmaxCrossEntropyLoss()
-	trainer, err := nn.NewTrainer(net.CollectParams(), nn.NewAdam(nn.AdamOptions{LR: o.LR}))
+	trainer, err := optim.NewTrainer(net.CollectParams(), optim.NewAdam(optim.AdamOptions{LR: o.LR}))
 	if err != nil {
 		return nil, nil, err
 	}
