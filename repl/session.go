@@ -96,9 +96,9 @@ type record struct {
 }
 
 // NewSession starts a session with the standard library and hybridgo's
-// packages importable, and ops, eager, graph, nn, data, nd, sym, fmt,
-// math and strings imported. Block names start again from net0, dense0…
-// (nn.ResetNames), as in a new process.
+// packages importable, and the packages PreImports lists imported. Block
+// names start again from net0, dense0… (nn.ResetNames), as in a new
+// process.
 func NewSession(o Options) (*Session, error) {
 	if o.Stdout == nil {
 		o.Stdout = os.Stdout
