@@ -6,8 +6,8 @@
 // What trains a block lives beside nn, as in Gluon: package nn/loss holds
 // the losses (gluon.loss), nn/optim the Trainer, the optimizers and the
 // learning-rate schedules (gluon.Trainer, mx.optimizer), and nn/metric
-// the evaluation metrics (mx.metric). Each imports nn (metric not even
-// that), never the reverse.
+// the evaluation metrics (mx.metric). loss and optim import nn, metric
+// needs only eager, and nn imports none of them.
 //
 // # Writing a block
 //
