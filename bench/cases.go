@@ -17,6 +17,8 @@ import (
 	"github.com/hybridgo/hybridgo/eager"
 	"github.com/hybridgo/hybridgo/internal/train"
 	"github.com/hybridgo/hybridgo/nn"
+	"github.com/hybridgo/hybridgo/nn/loss"
+	"github.com/hybridgo/hybridgo/nn/optim"
 	"github.com/hybridgo/hybridgo/ops"
 )
 
@@ -191,18 +193,18 @@ func trainer(impl string) (func(x, y *eager.NDArray) error, error) {
 	if err := prepare(net, impl); err != nil {
 		return nil, err
 	}
-	tr, err := nn.NewTrainer(net.CollectParams(), nn.NewSGD(nn.SGDOptions{LR: 0.01}))
+	tr, err := optim.NewTrainer(net.CollectParams(), optim.NewSGD(optim.SGDOptions{LR: 0.01}))
 	if err != nil {
 		return nil, err
 	}
-	lossFn := nn.NewSoftmaxCrossEntropyLoss()
+	lossFn := loss.NewSoftmaxCrossEntropyLoss()
 	return func(x, y *eager.NDArray) error {
-		var loss *eager.NDArray
+		var l *eager.NDArray
 		eager.Record(func() {
 			var out ops.Tensor = net.Forward(x)
-			loss = lossFn.Loss(out, y).(*eager.NDArray)
+			l = lossFn.Loss(out, y).(*eager.NDArray)
 		})
-		if err := loss.Backward(); err != nil {
+		if err := l.Backward(); err != nil {
 			return err
 		}
 		return tr.Step(x.Shape()[0])

@@ -48,8 +48,8 @@ var InterpCells = []string{
 		panic(err)
 	}
 }`,
-	`func newTrainer(net *Net) *nn.Trainer {
-	t, err := nn.NewTrainer(net.CollectParams(), nn.NewSGD(nn.SGDOptions{LR: 0.01}))
+	`func newTrainer(net *Net) *optim.Trainer {
+	t, err := optim.NewTrainer(net.CollectParams(), optim.NewSGD(optim.SGDOptions{LR: 0.01}))
 	if err != nil {
 		panic(err)
 	}
@@ -62,14 +62,14 @@ mustInit(netH)
 netH.Hybridize()
 x := nd.RandomNormal(BATCH, 1, 28, 28)
 y := nd.Zeros(BATCH)
-lossFn := nn.NewSoftmaxCrossEntropyLoss()
+lossFn := loss.NewSoftmaxCrossEntropyLoss()
 trainerE, trainerH := newTrainer(netE), newTrainer(netH)`,
 	`func forward(net *Net, n int) {
 	for i := 0; i < n; i++ {
 		net.Forward(x)
 	}
 }`,
-	`func step(net *Net, trainer *nn.Trainer, n int) {
+	`func step(net *Net, trainer *optim.Trainer, n int) {
 	for i := 0; i < n; i++ {
 		var loss *eager.NDArray
 		eager.Record(func() {

@@ -1,5 +1,13 @@
-// Package nn is MXNet Gluon's block API in Go: blocks, parameters,
-// layers, and what trains them.
+// Package nn is MXNet Gluon's block API in Go: blocks, parameters and
+// their initializers, layers, Summary and OptimizeFor, and export and
+// import. It imports ops, eager, graph and format/mxnet (model files), and must not import its
+// sub-packages or anything above it (data, viz, repl).
+//
+// What trains a block lives beside nn, as in Gluon: package nn/loss holds
+// the losses (gluon.loss), nn/optim the Trainer, the optimizers and the
+// learning-rate schedules (gluon.Trainer, mx.optimizer), and nn/metric
+// the evaluation metrics (mx.metric). loss and optim import nn, metric
+// needs only eager, and nn imports none of them.
 //
 // # Writing a block
 //

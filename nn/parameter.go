@@ -89,6 +89,15 @@ func (p *Parameter) Data() *eager.NDArray {
 	return p.data
 }
 
+// Ready returns nil when the parameter has values, and otherwise an
+// error that names it and says how it gets them.
+func (p *Parameter) Ready() error {
+	if p.data != nil {
+		return nil
+	}
+	return p.notReady()
+}
+
 func (p *Parameter) notReady() error {
 	if p.pending != nil {
 		return fmt.Errorf("parameter %s has shape %v with unknown dims: it is initialised on the block's first forward, which infers them from the data", p.name, p.shape)

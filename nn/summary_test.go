@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/hybridgo/hybridgo/eager"
-	"github.com/hybridgo/hybridgo/graph"
 	"github.com/hybridgo/hybridgo/nn"
 	"github.com/hybridgo/hybridgo/ops"
 )
@@ -124,107 +123,6 @@ func TestSummarySharedAndErrors(t *testing.T) {
 	_, err = net.Summary(eager.Ones(1, 1, 28, 28))
 	if err == nil || !strings.Contains(err.Error(), net.Name()) || !strings.Contains(err.Error(), "not been initialised") {
 		t.Errorf("summary of an uninitialised net: %v", err)
-	}
-}
-
-func TestInferShape(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		input ops.Tensor
-	}{
-		{"from a Symbol", graph.Var("data", ops.Shape{1, 1, 28, 28}, ops.Float32)},
-		{"from an NDArray", eager.Zeros(1, 1, 28, 28)},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			net := NewNet()
-			if err := net.InferShape(tc.input); err != nil {
-				t.Fatal(err)
-			}
-			for _, c := range []struct {
-				p    *nn.Parameter
-				want ops.Shape
-			}{{net.Conv1.Weight, ops.Shape{6, 1, 5, 5}}, {net.Fc1.Weight, ops.Shape{120, 256}}, {net.Fc3Weight, ops.Shape{10, 84}}} {
-				if got := c.p.Shape(); !got.Equal(c.want) {
-					t.Errorf("%s: %v, want %v", c.p.Name(), got, c.want)
-				}
-				if c.p.Initialized() {
-					t.Errorf("%s was initialised without Initialize", c.p.Name())
-				}
-			}
-			// The traced shapes make a later Initialize complete.
-			net.Initialize()
-			if !net.Fc1.Weight.Initialized() {
-				t.Error("Initialize after InferShape left fc1 without values")
-			}
-		})
-	}
-	err := NewNet().InferShape(graph.Var("data", ops.Shape{1, 1, 3, 3}, ops.Float32))
-	if err == nil || !strings.Contains(err.Error(), "infer shape") {
-		t.Errorf("an input too small for the kernels: %v", err)
-	}
-}
-
-func TestInferType(t *testing.T) {
-	d := nn.NewDense(3)
-	if err := d.InferType(graph.Var("data", ops.Shape{2, 4}, ops.Float64)); err != nil {
-		t.Fatal(err)
-	}
-	if d.Weight.DType() != ops.Float64 || d.Bias.DType() != ops.Float64 {
-		t.Errorf("dtypes %v %v, want float64", d.Weight.DType(), d.Bias.DType())
-	}
-	if !d.Weight.Shape().Equal(ops.Shape{3, 4}) {
-		t.Errorf("shape %v", d.Weight.Shape())
-	}
-	d.Initialize()
-	y := d.Forward(eager.Ones(2, 4).AsType(ops.Float64))
-	if y.DType() != ops.Float64 {
-		t.Errorf("output %v", y.DType())
-	}
-	// Parameters with values keep their dtypes.
-	if err := d.InferType(graph.Var("data", ops.Shape{2, 4}, ops.Float32)); err == nil && d.Weight.DType() != ops.Float64 {
-		t.Errorf("an initialised weight changed dtype to %v", d.Weight.DType())
-	}
-}
-
-func TestOptimizeFor(t *testing.T) {
-	c := newChain()
-	c.Initialize()
-	x := eager.RandomNormal(3, 4)
-	want := c.Forward(x)
-	var opsRun []string
-	c.RegisterOpHook(func(name, op string, v *eager.NDArray) { opsRun = append(opsRun, op) }, false)
-	if err := c.OptimizeFor(x, "fuse"); err != nil {
-		t.Fatal(err)
-	}
-	if !c.Hybridized() {
-		t.Error("OptimizeFor did not hybridize the block")
-	}
-	if len(opsRun) != 0 {
-		t.Errorf("OptimizeFor ran the graph: %v", opsRun)
-	}
-	assertClose(t, "optimised", c.Forward(x), want)
-	if got := strings.Join(opsRun, " "); got != "FullyConnected _fused_elemwise" {
-		t.Errorf("the optimised block ran %q", got)
-	}
-	// Another shape is optimised too.
-	opsRun = nil
-	x2 := eager.RandomNormal(5, 4)
-	c.Forward(x2)
-	if !strings.Contains(strings.Join(opsRun, " "), "_fused_elemwise") {
-		t.Errorf("a new shape ran %v", opsRun)
-	}
-	// Hybridize goes back to the graph as traced, which the cached op
-	// optimises keeping what the gradient needs: the chain is not one loop.
-	c.Hybridize()
-	opsRun = nil
-	assertClose(t, "hybridized again", c.Forward(x), want)
-	if len(opsRun) <= 2 {
-		t.Errorf("Hybridize kept the fused graph: %v", opsRun)
-	}
-
-	err := c.OptimizeFor(x, "tensorrt")
-	if err == nil || !strings.Contains(err.Error(), `"tensorrt"`) || !strings.Contains(err.Error(), "known: fuse") {
-		t.Errorf("unknown backend: %v", err)
 	}
 }
 

@@ -9,10 +9,13 @@
 // # What a session has
 //
 // ops, eager, graph, mxnet (format/mxnet, MXNet's model files), nn,
-// data, display, viz, nd and sym are imported under their names
-// (PreImports lists them), with fmt, math and strings;
-// any other standard package is imported the first time a cell names it (strconv.Itoa works without an import), and
-// everything is importable by path. Importing again is harmless.
+// loss, metric, optim, data, display, viz, nd and sym are imported under
+// their names (PreImports lists them), with fmt, math and strings; any
+// other standard package is imported the first time a cell names it
+// (strconv.Itoa works without an import), and everything is importable
+// by path. Importing again is harmless. A cell may still declare a
+// variable named like one of them (loss := lossFn.Loss(out, y)); the
+// variable then hides the package, as a local variable does in Go.
 //
 // nd and sym are ready-made namespaces, MXNet's mx.nd and mx.sym. They
 // are compiled packages (repl/nd, repl/sym) whose functions wrap every op

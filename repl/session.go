@@ -96,9 +96,9 @@ type record struct {
 }
 
 // NewSession starts a session with the standard library and hybridgo's
-// packages importable, and ops, eager, graph, nn, data, nd, sym, fmt,
-// math and strings imported. Block names start again from net0, dense0…
-// (nn.ResetNames), as in a new process.
+// packages importable, and the packages PreImports lists imported. Block
+// names start again from net0, dense0… (nn.ResetNames), as in a new
+// process.
 func NewSession(o Options) (*Session, error) {
 	if o.Stdout == nil {
 		o.Stdout = os.Stdout
@@ -125,6 +125,9 @@ var preImports = []string{
 	"github.com/hybridgo/hybridgo/graph",
 	"github.com/hybridgo/hybridgo/format/mxnet",
 	"github.com/hybridgo/hybridgo/nn",
+	"github.com/hybridgo/hybridgo/nn/loss",
+	"github.com/hybridgo/hybridgo/nn/metric",
+	"github.com/hybridgo/hybridgo/nn/optim",
 	"github.com/hybridgo/hybridgo/data",
 	"github.com/hybridgo/hybridgo/display",
 	"github.com/hybridgo/hybridgo/viz",

@@ -12,149 +12,99 @@ import (
 func init() {
 	Symbols["github.com/hybridgo/hybridgo/nn/nn"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"Backends":                         reflect.ValueOf(&nn.Backends).Elem(),
-		"ConstantInit":                     reflect.ValueOf(nn.ConstantInit),
-		"CosineSchedule":                   reflect.ValueOf(nn.CosineSchedule),
-		"Describe":                         reflect.ValueOf(nn.Describe),
-		"FactorSchedule":                   reflect.ValueOf(nn.FactorSchedule),
-		"LastGraphOf":                      reflect.ValueOf(nn.LastGraphOf),
-		"MSRAPrelu":                        reflect.ValueOf(nn.MSRAPrelu),
-		"MultiFactorSchedule":              reflect.ValueOf(nn.MultiFactorSchedule),
-		"NewAccuracy":                      reflect.ValueOf(nn.NewAccuracy),
-		"NewActivation":                    reflect.ValueOf(nn.NewActivation),
-		"NewAdaGrad":                       reflect.ValueOf(nn.NewAdaGrad),
-		"NewAdam":                          reflect.ValueOf(nn.NewAdam),
-		"NewAdamW":                         reflect.ValueOf(nn.NewAdamW),
-		"NewAvgPool1D":                     reflect.ValueOf(nn.NewAvgPool1D),
-		"NewAvgPool2D":                     reflect.ValueOf(nn.NewAvgPool2D),
-		"NewBatchNorm":                     reflect.ValueOf(nn.NewBatchNorm),
-		"NewConstant":                      reflect.ValueOf(nn.NewConstant),
-		"NewConv1D":                        reflect.ValueOf(nn.NewConv1D),
-		"NewConv2D":                        reflect.ValueOf(nn.NewConv2D),
-		"NewConv2DTranspose":               reflect.ValueOf(nn.NewConv2DTranspose),
-		"NewCrossEntropy":                  reflect.ValueOf(nn.NewCrossEntropy),
-		"NewDense":                         reflect.ValueOf(nn.NewDense),
-		"NewDropout":                       reflect.ValueOf(nn.NewDropout),
-		"NewELU":                           reflect.ValueOf(nn.NewELU),
-		"NewEmbedding":                     reflect.ValueOf(nn.NewEmbedding),
-		"NewFlatten":                       reflect.ValueOf(nn.NewFlatten),
-		"NewGELU":                          reflect.ValueOf(nn.NewGELU),
-		"NewGlobalAvgPool2D":               reflect.ValueOf(nn.NewGlobalAvgPool2D),
-		"NewGlobalMaxPool2D":               reflect.ValueOf(nn.NewGlobalMaxPool2D),
-		"NewHuberLoss":                     reflect.ValueOf(nn.NewHuberLoss),
-		"NewHybridLambda":                  reflect.ValueOf(nn.NewHybridLambda),
-		"NewHybridSequential":              reflect.ValueOf(nn.NewHybridSequential),
-		"NewKLDivLoss":                     reflect.ValueOf(nn.NewKLDivLoss),
-		"NewL1Loss":                        reflect.ValueOf(nn.NewL1Loss),
-		"NewL2Loss":                        reflect.ValueOf(nn.NewL2Loss),
-		"NewLayerNorm":                     reflect.ValueOf(nn.NewLayerNorm),
-		"NewLeakyReLU":                     reflect.ValueOf(nn.NewLeakyReLU),
-		"NewMAE":                           reflect.ValueOf(nn.NewMAE),
-		"NewMSE":                           reflect.ValueOf(nn.NewMSE),
-		"NewMaxPool1D":                     reflect.ValueOf(nn.NewMaxPool1D),
-		"NewMaxPool2D":                     reflect.ValueOf(nn.NewMaxPool2D),
-		"NewPReLU":                         reflect.ValueOf(nn.NewPReLU),
-		"NewParameter":                     reflect.ValueOf(nn.NewParameter),
-		"NewRMSProp":                       reflect.ValueOf(nn.NewRMSProp),
-		"NewSELU":                          reflect.ValueOf(nn.NewSELU),
-		"NewSGD":                           reflect.ValueOf(nn.NewSGD),
-		"NewSequential":                    reflect.ValueOf(nn.NewSequential),
-		"NewSigmoidBinaryCrossEntropyLoss": reflect.ValueOf(nn.NewSigmoidBinaryCrossEntropyLoss),
-		"NewSoftmaxCrossEntropyLoss":       reflect.ValueOf(nn.NewSoftmaxCrossEntropyLoss),
-		"NewSymbolBlock":                   reflect.ValueOf(nn.NewSymbolBlock),
-		"NewTopKAccuracy":                  reflect.ValueOf(nn.NewTopKAccuracy),
-		"NewTrainer":                       reflect.ValueOf(nn.NewTrainer),
-		"Normal":                           reflect.ValueOf(nn.Normal),
-		"One":                              reflect.ValueOf(nn.One),
-		"Param":                            reflect.ValueOf(nn.Param),
-		"ResetNames":                       reflect.ValueOf(nn.ResetNames),
-		"SymbolBlockImports":               reflect.ValueOf(nn.SymbolBlockImports),
-		"Uniform":                          reflect.ValueOf(nn.Uniform),
-		"WarmupSchedule":                   reflect.ValueOf(nn.WarmupSchedule),
-		"Warnings":                         reflect.ValueOf(&nn.Warnings).Elem(),
-		"Xavier":                           reflect.ValueOf(nn.Xavier),
-		"Zero":                             reflect.ValueOf(nn.Zero),
+		"Backends":            reflect.ValueOf(&nn.Backends).Elem(),
+		"ConstantInit":        reflect.ValueOf(nn.ConstantInit),
+		"Describe":            reflect.ValueOf(nn.Describe),
+		"LastGraphOf":         reflect.ValueOf(nn.LastGraphOf),
+		"MSRAPrelu":           reflect.ValueOf(nn.MSRAPrelu),
+		"NewActivation":       reflect.ValueOf(nn.NewActivation),
+		"NewAvgPool1D":        reflect.ValueOf(nn.NewAvgPool1D),
+		"NewAvgPool2D":        reflect.ValueOf(nn.NewAvgPool2D),
+		"NewBatchNorm":        reflect.ValueOf(nn.NewBatchNorm),
+		"NewConstant":         reflect.ValueOf(nn.NewConstant),
+		"NewConv1D":           reflect.ValueOf(nn.NewConv1D),
+		"NewConv2D":           reflect.ValueOf(nn.NewConv2D),
+		"NewConv2DTranspose":  reflect.ValueOf(nn.NewConv2DTranspose),
+		"NewDense":            reflect.ValueOf(nn.NewDense),
+		"NewDropout":          reflect.ValueOf(nn.NewDropout),
+		"NewELU":              reflect.ValueOf(nn.NewELU),
+		"NewEmbedding":        reflect.ValueOf(nn.NewEmbedding),
+		"NewFlatten":          reflect.ValueOf(nn.NewFlatten),
+		"NewGELU":             reflect.ValueOf(nn.NewGELU),
+		"NewGlobalAvgPool2D":  reflect.ValueOf(nn.NewGlobalAvgPool2D),
+		"NewGlobalMaxPool2D":  reflect.ValueOf(nn.NewGlobalMaxPool2D),
+		"NewHybridLambda":     reflect.ValueOf(nn.NewHybridLambda),
+		"NewHybridSequential": reflect.ValueOf(nn.NewHybridSequential),
+		"NewLayerNorm":        reflect.ValueOf(nn.NewLayerNorm),
+		"NewLeakyReLU":        reflect.ValueOf(nn.NewLeakyReLU),
+		"NewMaxPool1D":        reflect.ValueOf(nn.NewMaxPool1D),
+		"NewMaxPool2D":        reflect.ValueOf(nn.NewMaxPool2D),
+		"NewPReLU":            reflect.ValueOf(nn.NewPReLU),
+		"NewParameter":        reflect.ValueOf(nn.NewParameter),
+		"NewSELU":             reflect.ValueOf(nn.NewSELU),
+		"NewSequential":       reflect.ValueOf(nn.NewSequential),
+		"NewSymbolBlock":      reflect.ValueOf(nn.NewSymbolBlock),
+		"Normal":              reflect.ValueOf(nn.Normal),
+		"One":                 reflect.ValueOf(nn.One),
+		"Param":               reflect.ValueOf(nn.Param),
+		"ResetNames":          reflect.ValueOf(nn.ResetNames),
+		"SymbolBlockImports":  reflect.ValueOf(nn.SymbolBlockImports),
+		"Uniform":             reflect.ValueOf(nn.Uniform),
+		"Warnings":            reflect.ValueOf(&nn.Warnings).Elem(),
+		"Xavier":              reflect.ValueOf(nn.Xavier),
+		"Zero":                reflect.ValueOf(nn.Zero),
 
 		// type definitions
-		"Activation":                    reflect.ValueOf((*nn.Activation)(nil)),
-		"AdaGrad":                       reflect.ValueOf((*nn.AdaGrad)(nil)),
-		"AdaGradOptions":                reflect.ValueOf((*nn.AdaGradOptions)(nil)),
-		"Adam":                          reflect.ValueOf((*nn.Adam)(nil)),
-		"AdamOptions":                   reflect.ValueOf((*nn.AdamOptions)(nil)),
-		"BatchNorm":                     reflect.ValueOf((*nn.BatchNorm)(nil)),
-		"BatchNormOptions":              reflect.ValueOf((*nn.BatchNormOptions)(nil)),
-		"Block":                         reflect.ValueOf((*nn.Block)(nil)),
-		"Conv1D":                        reflect.ValueOf((*nn.Conv1D)(nil)),
-		"Conv2D":                        reflect.ValueOf((*nn.Conv2D)(nil)),
-		"Conv2DTranspose":               reflect.ValueOf((*nn.Conv2DTranspose)(nil)),
-		"ConvOptions":                   reflect.ValueOf((*nn.ConvOptions)(nil)),
-		"ConvTransposeOptions":          reflect.ValueOf((*nn.ConvTransposeOptions)(nil)),
-		"Dense":                         reflect.ValueOf((*nn.Dense)(nil)),
-		"DenseOptions":                  reflect.ValueOf((*nn.DenseOptions)(nil)),
-		"Dropout":                       reflect.ValueOf((*nn.Dropout)(nil)),
-		"ELU":                           reflect.ValueOf((*nn.ELU)(nil)),
-		"EagerForwarder":                reflect.ValueOf((*nn.EagerForwarder)(nil)),
-		"Embedding":                     reflect.ValueOf((*nn.Embedding)(nil)),
-		"EmbeddingOptions":              reflect.ValueOf((*nn.EmbeddingOptions)(nil)),
-		"Flatten":                       reflect.ValueOf((*nn.Flatten)(nil)),
-		"GELU":                          reflect.ValueOf((*nn.GELU)(nil)),
-		"GlobalPool":                    reflect.ValueOf((*nn.GlobalPool)(nil)),
-		"HookHandle":                    reflect.ValueOf((*nn.HookHandle)(nil)),
-		"HuberLoss":                     reflect.ValueOf((*nn.HuberLoss)(nil)),
-		"HuberLossOptions":              reflect.ValueOf((*nn.HuberLossOptions)(nil)),
-		"HybridBlock":                   reflect.ValueOf((*nn.HybridBlock)(nil)),
-		"HybridForwarder":               reflect.ValueOf((*nn.HybridForwarder)(nil)),
-		"HybridForwarderN":              reflect.ValueOf((*nn.HybridForwarderN)(nil)),
-		"HybridLambda":                  reflect.ValueOf((*nn.HybridLambda)(nil)),
-		"HybridSequential":              reflect.ValueOf((*nn.HybridSequential)(nil)),
-		"HybridizeOptions":              reflect.ValueOf((*nn.HybridizeOptions)(nil)),
-		"ImportOptions":                 reflect.ValueOf((*nn.ImportOptions)(nil)),
-		"InitializeOptions":             reflect.ValueOf((*nn.InitializeOptions)(nil)),
-		"Initializer":                   reflect.ValueOf((*nn.Initializer)(nil)),
-		"KLDivLoss":                     reflect.ValueOf((*nn.KLDivLoss)(nil)),
-		"KLDivLossOptions":              reflect.ValueOf((*nn.KLDivLossOptions)(nil)),
-		"L1Loss":                        reflect.ValueOf((*nn.L1Loss)(nil)),
-		"L2Loss":                        reflect.ValueOf((*nn.L2Loss)(nil)),
-		"LRSchedule":                    reflect.ValueOf((*nn.LRSchedule)(nil)),
-		"LayerNorm":                     reflect.ValueOf((*nn.LayerNorm)(nil)),
-		"LayerNormOptions":              reflect.ValueOf((*nn.LayerNormOptions)(nil)),
-		"LeakyReLU":                     reflect.ValueOf((*nn.LeakyReLU)(nil)),
-		"LoadParametersOptions":         reflect.ValueOf((*nn.LoadParametersOptions)(nil)),
-		"LossOptions":                   reflect.ValueOf((*nn.LossOptions)(nil)),
-		"MaxPool2D":                     reflect.ValueOf((*nn.MaxPool2D)(nil)),
-		"Metric":                        reflect.ValueOf((*nn.Metric)(nil)),
-		"Optimizer":                     reflect.ValueOf((*nn.Optimizer)(nil)),
-		"OptimizerBase":                 reflect.ValueOf((*nn.OptimizerBase)(nil)),
-		"PReLU":                         reflect.ValueOf((*nn.PReLU)(nil)),
-		"PReLUOptions":                  reflect.ValueOf((*nn.PReLUOptions)(nil)),
-		"Parameter":                     reflect.ValueOf((*nn.Parameter)(nil)),
-		"ParameterDict":                 reflect.ValueOf((*nn.ParameterDict)(nil)),
-		"Pool":                          reflect.ValueOf((*nn.Pool)(nil)),
-		"PoolOptions":                   reflect.ValueOf((*nn.PoolOptions)(nil)),
-		"RMSProp":                       reflect.ValueOf((*nn.RMSProp)(nil)),
-		"RMSPropOptions":                reflect.ValueOf((*nn.RMSPropOptions)(nil)),
-		"SELU":                          reflect.ValueOf((*nn.SELU)(nil)),
-		"SGD":                           reflect.ValueOf((*nn.SGD)(nil)),
-		"SGDOptions":                    reflect.ValueOf((*nn.SGDOptions)(nil)),
-		"Sequential":                    reflect.ValueOf((*nn.Sequential)(nil)),
-		"SigmoidBCELossOptions":         reflect.ValueOf((*nn.SigmoidBCELossOptions)(nil)),
-		"SigmoidBinaryCrossEntropyLoss": reflect.ValueOf((*nn.SigmoidBinaryCrossEntropyLoss)(nil)),
-		"SoftmaxCELossOptions":          reflect.ValueOf((*nn.SoftmaxCELossOptions)(nil)),
-		"SoftmaxCrossEntropyLoss":       reflect.ValueOf((*nn.SoftmaxCrossEntropyLoss)(nil)),
-		"SymbolBlock":                   reflect.ValueOf((*nn.SymbolBlock)(nil)),
-		"Trainer":                       reflect.ValueOf((*nn.Trainer)(nil)),
-		"TrainerOptions":                reflect.ValueOf((*nn.TrainerOptions)(nil)),
-		"UpdateArgs":                    reflect.ValueOf((*nn.UpdateArgs)(nil)),
-		"XavierOptions":                 reflect.ValueOf((*nn.XavierOptions)(nil)),
+		"Activation":            reflect.ValueOf((*nn.Activation)(nil)),
+		"BatchNorm":             reflect.ValueOf((*nn.BatchNorm)(nil)),
+		"BatchNormOptions":      reflect.ValueOf((*nn.BatchNormOptions)(nil)),
+		"Block":                 reflect.ValueOf((*nn.Block)(nil)),
+		"Conv1D":                reflect.ValueOf((*nn.Conv1D)(nil)),
+		"Conv2D":                reflect.ValueOf((*nn.Conv2D)(nil)),
+		"Conv2DTranspose":       reflect.ValueOf((*nn.Conv2DTranspose)(nil)),
+		"ConvOptions":           reflect.ValueOf((*nn.ConvOptions)(nil)),
+		"ConvTransposeOptions":  reflect.ValueOf((*nn.ConvTransposeOptions)(nil)),
+		"Dense":                 reflect.ValueOf((*nn.Dense)(nil)),
+		"DenseOptions":          reflect.ValueOf((*nn.DenseOptions)(nil)),
+		"Dropout":               reflect.ValueOf((*nn.Dropout)(nil)),
+		"ELU":                   reflect.ValueOf((*nn.ELU)(nil)),
+		"EagerForwarder":        reflect.ValueOf((*nn.EagerForwarder)(nil)),
+		"Embedding":             reflect.ValueOf((*nn.Embedding)(nil)),
+		"EmbeddingOptions":      reflect.ValueOf((*nn.EmbeddingOptions)(nil)),
+		"Flatten":               reflect.ValueOf((*nn.Flatten)(nil)),
+		"GELU":                  reflect.ValueOf((*nn.GELU)(nil)),
+		"GlobalPool":            reflect.ValueOf((*nn.GlobalPool)(nil)),
+		"HookHandle":            reflect.ValueOf((*nn.HookHandle)(nil)),
+		"HybridBlock":           reflect.ValueOf((*nn.HybridBlock)(nil)),
+		"HybridForwarder":       reflect.ValueOf((*nn.HybridForwarder)(nil)),
+		"HybridForwarderN":      reflect.ValueOf((*nn.HybridForwarderN)(nil)),
+		"HybridLambda":          reflect.ValueOf((*nn.HybridLambda)(nil)),
+		"HybridSequential":      reflect.ValueOf((*nn.HybridSequential)(nil)),
+		"HybridizeOptions":      reflect.ValueOf((*nn.HybridizeOptions)(nil)),
+		"ImportOptions":         reflect.ValueOf((*nn.ImportOptions)(nil)),
+		"InitializeOptions":     reflect.ValueOf((*nn.InitializeOptions)(nil)),
+		"Initializer":           reflect.ValueOf((*nn.Initializer)(nil)),
+		"LayerNorm":             reflect.ValueOf((*nn.LayerNorm)(nil)),
+		"LayerNormOptions":      reflect.ValueOf((*nn.LayerNormOptions)(nil)),
+		"LeakyReLU":             reflect.ValueOf((*nn.LeakyReLU)(nil)),
+		"LoadParametersOptions": reflect.ValueOf((*nn.LoadParametersOptions)(nil)),
+		"MaxPool2D":             reflect.ValueOf((*nn.MaxPool2D)(nil)),
+		"PReLU":                 reflect.ValueOf((*nn.PReLU)(nil)),
+		"PReLUOptions":          reflect.ValueOf((*nn.PReLUOptions)(nil)),
+		"Parameter":             reflect.ValueOf((*nn.Parameter)(nil)),
+		"ParameterDict":         reflect.ValueOf((*nn.ParameterDict)(nil)),
+		"Pool":                  reflect.ValueOf((*nn.Pool)(nil)),
+		"PoolOptions":           reflect.ValueOf((*nn.PoolOptions)(nil)),
+		"SELU":                  reflect.ValueOf((*nn.SELU)(nil)),
+		"Sequential":            reflect.ValueOf((*nn.Sequential)(nil)),
+		"SymbolBlock":           reflect.ValueOf((*nn.SymbolBlock)(nil)),
+		"XavierOptions":         reflect.ValueOf((*nn.XavierOptions)(nil)),
 
 		// interface wrapper definitions
 		"_EagerForwarder":   reflect.ValueOf((*_github_com_hybridgo_hybridgo_nn_EagerForwarder)(nil)),
 		"_HybridForwarder":  reflect.ValueOf((*_github_com_hybridgo_hybridgo_nn_HybridForwarder)(nil)),
 		"_HybridForwarderN": reflect.ValueOf((*_github_com_hybridgo_hybridgo_nn_HybridForwarderN)(nil)),
 		"_Initializer":      reflect.ValueOf((*_github_com_hybridgo_hybridgo_nn_Initializer)(nil)),
-		"_LRSchedule":       reflect.ValueOf((*_github_com_hybridgo_hybridgo_nn_LRSchedule)(nil)),
-		"_Metric":           reflect.ValueOf((*_github_com_hybridgo_hybridgo_nn_Metric)(nil)),
-		"_Optimizer":        reflect.ValueOf((*_github_com_hybridgo_hybridgo_nn_Optimizer)(nil)),
 	}
 }
 
@@ -196,66 +146,4 @@ type _github_com_hybridgo_hybridgo_nn_Initializer struct {
 
 func (W _github_com_hybridgo_hybridgo_nn_Initializer) Fill(name string, a *eager.NDArray) error {
 	return W.WFill(name, a)
-}
-
-// _github_com_hybridgo_hybridgo_nn_LRSchedule is an interface wrapper for LRSchedule type
-type _github_com_hybridgo_hybridgo_nn_LRSchedule struct {
-	IValue interface{}
-	WLR    func(baseLR float64, step int) float64
-}
-
-func (W _github_com_hybridgo_hybridgo_nn_LRSchedule) LR(baseLR float64, step int) float64 {
-	return W.WLR(baseLR, step)
-}
-
-// _github_com_hybridgo_hybridgo_nn_Metric is an interface wrapper for Metric type
-type _github_com_hybridgo_hybridgo_nn_Metric struct {
-	IValue  interface{}
-	WGet    func() (name string, value float64)
-	WReset  func()
-	WUpdate func(labels *eager.NDArray, preds *eager.NDArray) error
-}
-
-func (W _github_com_hybridgo_hybridgo_nn_Metric) Get() (name string, value float64) {
-	return W.WGet()
-}
-func (W _github_com_hybridgo_hybridgo_nn_Metric) Reset() {
-	W.WReset()
-}
-func (W _github_com_hybridgo_hybridgo_nn_Metric) Update(labels *eager.NDArray, preds *eager.NDArray) error {
-	return W.WUpdate(labels, preds)
-}
-
-// _github_com_hybridgo_hybridgo_nn_Optimizer is an interface wrapper for Optimizer type
-type _github_com_hybridgo_hybridgo_nn_Optimizer struct {
-	IValue           interface{}
-	WCreateState     func(weight *eager.NDArray) any
-	WLearningRate    func() float64
-	WNumUpdate       func() int
-	WSetLearningRate func(lr float64)
-	WSetNumUpdate    func(n int)
-	WUpdate          func(weight *eager.NDArray, grad *eager.NDArray, state any, a nn.UpdateArgs) error
-	WWeightDecay     func() float64
-}
-
-func (W _github_com_hybridgo_hybridgo_nn_Optimizer) CreateState(weight *eager.NDArray) any {
-	return W.WCreateState(weight)
-}
-func (W _github_com_hybridgo_hybridgo_nn_Optimizer) LearningRate() float64 {
-	return W.WLearningRate()
-}
-func (W _github_com_hybridgo_hybridgo_nn_Optimizer) NumUpdate() int {
-	return W.WNumUpdate()
-}
-func (W _github_com_hybridgo_hybridgo_nn_Optimizer) SetLearningRate(lr float64) {
-	W.WSetLearningRate(lr)
-}
-func (W _github_com_hybridgo_hybridgo_nn_Optimizer) SetNumUpdate(n int) {
-	W.WSetNumUpdate(n)
-}
-func (W _github_com_hybridgo_hybridgo_nn_Optimizer) Update(weight *eager.NDArray, grad *eager.NDArray, state any, a nn.UpdateArgs) error {
-	return W.WUpdate(weight, grad, state, a)
-}
-func (W _github_com_hybridgo_hybridgo_nn_Optimizer) WeightDecay() float64 {
-	return W.WWeightDecay()
 }

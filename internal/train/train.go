@@ -11,6 +11,9 @@ import (
 	"github.com/hybridgo/hybridgo/data"
 	"github.com/hybridgo/hybridgo/eager"
 	"github.com/hybridgo/hybridgo/nn"
+	"github.com/hybridgo/hybridgo/nn/loss"
+	"github.com/hybridgo/hybridgo/nn/metric"
+	"github.com/hybridgo/hybridgo/nn/optim"
 	"github.com/hybridgo/hybridgo/ops"
 )
 
@@ -84,8 +87,8 @@ func Run(o Options, progress io.Writer) ([]Epoch, *nn.HybridSequential, error) {
 	if !o.Eager {
 		net.Hybridize(nn.HybridizeOptions{StaticAlloc: o.StaticAlloc})
 	}
-	lossFn := nn.NewSoftmaxCrossEntropyLoss()
-	trainer, err := nn.NewTrainer(net.CollectParams(), nn.NewAdam(nn.AdamOptions{LR: o.LR}))
+	lossFn := loss.NewSoftmaxCrossEntropyLoss()
+	trainer, err := optim.NewTrainer(net.CollectParams(), optim.NewAdam(optim.AdamOptions{LR: o.LR}))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -93,7 +96,7 @@ func Run(o Options, progress io.Writer) ([]Epoch, *nn.HybridSequential, error) {
 	var epochs []Epoch
 	for e := 1; e <= o.Epochs; e++ {
 		start := time.Now()
-		acc := nn.NewAccuracy()
+		acc := metric.NewAccuracy()
 		total, batches := 0.0, 0
 		n := loader.NumBatches()
 		for batch, err := range loader.Epoch() {
@@ -102,18 +105,18 @@ func Run(o Options, progress io.Writer) ([]Epoch, *nn.HybridSequential, error) {
 			}
 			x, y := batch[0], batch[1]
 			var out ops.Tensor
-			var loss *eager.NDArray
+			var l *eager.NDArray
 			eager.Record(func() {
 				out = net.Forward(x)
-				loss = lossFn.Loss(out, y).(*eager.NDArray)
+				l = lossFn.Loss(out, y).(*eager.NDArray)
 			})
-			if err := loss.Backward(); err != nil {
+			if err := l.Backward(); err != nil {
 				return nil, nil, err
 			}
 			if err := trainer.Step(o.BatchSize); err != nil {
 				return nil, nil, err
 			}
-			total += eager.F.Mean(loss).(*eager.NDArray).Scalar()
+			total += eager.F.Mean(l).(*eager.NDArray).Scalar()
 			batches++
 			if err := acc.Update(y, out.(*eager.NDArray)); err != nil {
 				return nil, nil, err
@@ -145,7 +148,7 @@ func Run(o Options, progress io.Writer) ([]Epoch, *nn.HybridSequential, error) {
 // Evaluate returns the accuracy of net on images and labels, in batches,
 // in prediction mode.
 func Evaluate(net *nn.HybridSequential, images, labels *eager.NDArray, batch int) (float64, error) {
-	acc := nn.NewAccuracy()
+	acc := metric.NewAccuracy()
 	n := images.Shape()[0]
 	var err error
 	eager.Pause(func() {

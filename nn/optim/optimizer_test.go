@@ -1,4 +1,4 @@
-package nn_test
+package optim_test
 
 import (
 	"math"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/hybridgo/hybridgo/eager"
 	"github.com/hybridgo/hybridgo/internal/optest"
-	"github.com/hybridgo/hybridgo/nn"
+	"github.com/hybridgo/hybridgo/nn/optim"
 )
 
 // refStep is a hand-written update rule: it changes w in place from the
@@ -28,7 +28,7 @@ func clipRef(g, c float64) float64 {
 
 func optimizerCases() []struct {
 	name     string
-	opt      nn.Optimizer
+	opt      optim.Optimizer
 	lr, wd   float64
 	rescale  float64
 	ref      func() refStep
@@ -36,28 +36,28 @@ func optimizerCases() []struct {
 } {
 	type c = struct {
 		name     string
-		opt      nn.Optimizer
+		opt      optim.Optimizer
 		lr, wd   float64
 		rescale  float64
 		ref      func() refStep
 		floatTol float64
 	}
 	return []c{
-		{name: "SGD", opt: nn.NewSGD(nn.SGDOptions{LR: 0.1}), lr: 0.1, rescale: 1, ref: func() refStep {
+		{name: "SGD", opt: optim.NewSGD(optim.SGDOptions{LR: 0.1}), lr: 0.1, rescale: 1, ref: func() refStep {
 			return func(w, g []float64, t int) {
 				for i := range w {
 					w[i] -= 0.1 * g[i]
 				}
 			}
 		}},
-		{name: "SGD/weight decay, rescale", opt: nn.NewSGD(nn.SGDOptions{LR: 0.1, WD: 0.01}), lr: 0.1, wd: 0.01, rescale: 0.5, ref: func() refStep {
+		{name: "SGD/weight decay, rescale", opt: optim.NewSGD(optim.SGDOptions{LR: 0.1, WD: 0.01}), lr: 0.1, wd: 0.01, rescale: 0.5, ref: func() refStep {
 			return func(w, g []float64, t int) {
 				for i := range w {
 					w[i] -= 0.1 * (g[i] + 0.01*w[i])
 				}
 			}
 		}},
-		{name: "SGD/momentum", opt: nn.NewSGD(nn.SGDOptions{LR: 0.1, Momentum: 0.9, WD: 0.01}), lr: 0.1, wd: 0.01, rescale: 1, ref: func() refStep {
+		{name: "SGD/momentum", opt: optim.NewSGD(optim.SGDOptions{LR: 0.1, Momentum: 0.9, WD: 0.01}), lr: 0.1, wd: 0.01, rescale: 1, ref: func() refStep {
 			v := make([]float64, 4)
 			return func(w, g []float64, t int) {
 				for i := range w {
@@ -66,7 +66,7 @@ func optimizerCases() []struct {
 				}
 			}
 		}},
-		{name: "SGD/Nesterov", opt: nn.NewSGD(nn.SGDOptions{LR: 0.1, Momentum: 0.9, WD: 0.01, Nesterov: true}), lr: 0.1, wd: 0.01, rescale: 1, ref: func() refStep {
+		{name: "SGD/Nesterov", opt: optim.NewSGD(optim.SGDOptions{LR: 0.1, Momentum: 0.9, WD: 0.01, Nesterov: true}), lr: 0.1, wd: 0.01, rescale: 1, ref: func() refStep {
 			m := make([]float64, 4)
 			return func(w, g []float64, t int) {
 				for i := range w {
@@ -76,14 +76,14 @@ func optimizerCases() []struct {
 				}
 			}
 		}},
-		{name: "SGD/clip", opt: nn.NewSGD(nn.SGDOptions{LR: 0.1, ClipGradient: 0.5}), lr: 0.1, rescale: 1, ref: func() refStep {
+		{name: "SGD/clip", opt: optim.NewSGD(optim.SGDOptions{LR: 0.1, ClipGradient: 0.5}), lr: 0.1, rescale: 1, ref: func() refStep {
 			return func(w, g []float64, t int) {
 				for i := range w {
 					w[i] -= 0.1 * clipRef(g[i], 0.5)
 				}
 			}
 		}},
-		{name: "Adam", opt: nn.NewAdam(nn.AdamOptions{LR: 0.01, WD: 0.1}), lr: 0.01, wd: 0.1, rescale: 1, ref: func() refStep {
+		{name: "Adam", opt: optim.NewAdam(optim.AdamOptions{LR: 0.01, WD: 0.1}), lr: 0.01, wd: 0.1, rescale: 1, ref: func() refStep {
 			m, v := make([]float64, 4), make([]float64, 4)
 			return func(w, g []float64, t int) {
 				for i := range w {
@@ -97,7 +97,7 @@ func optimizerCases() []struct {
 				}
 			}
 		}, floatTol: 1e-5},
-		{name: "Adam/clip", opt: nn.NewAdam(nn.AdamOptions{LR: 0.01, Beta1: 0.5, Beta2: 0.9, Epsilon: 1e-3, ClipGradient: 0.5}), lr: 0.01, rescale: 2, ref: func() refStep {
+		{name: "Adam/clip", opt: optim.NewAdam(optim.AdamOptions{LR: 0.01, Beta1: 0.5, Beta2: 0.9, Epsilon: 1e-3, ClipGradient: 0.5}), lr: 0.01, rescale: 2, ref: func() refStep {
 			m, v := make([]float64, 4), make([]float64, 4)
 			return func(w, g []float64, t int) {
 				lrT := 0.01 * math.Sqrt(1-math.Pow(0.9, float64(t))) / (1 - math.Pow(0.5, float64(t)))
@@ -109,7 +109,7 @@ func optimizerCases() []struct {
 				}
 			}
 		}, floatTol: 1e-5},
-		{name: "AdamW", opt: nn.NewAdamW(nn.AdamOptions{LR: 0.01, WD: 0.1}), lr: 0.01, wd: 0.1, rescale: 1, ref: func() refStep {
+		{name: "AdamW", opt: optim.NewAdamW(optim.AdamOptions{LR: 0.01, WD: 0.1}), lr: 0.01, wd: 0.1, rescale: 1, ref: func() refStep {
 			m, v := make([]float64, 4), make([]float64, 4)
 			return func(w, g []float64, t int) {
 				lrT := 0.01 * math.Sqrt(1-math.Pow(0.999, float64(t))) / (1 - math.Pow(0.9, float64(t)))
@@ -120,7 +120,7 @@ func optimizerCases() []struct {
 				}
 			}
 		}, floatTol: 1e-5},
-		{name: "RMSProp", opt: nn.NewRMSProp(nn.RMSPropOptions{LR: 0.01, WD: 0.05}), lr: 0.01, wd: 0.05, rescale: 1, ref: func() refStep {
+		{name: "RMSProp", opt: optim.NewRMSProp(optim.RMSPropOptions{LR: 0.01, WD: 0.05}), lr: 0.01, wd: 0.05, rescale: 1, ref: func() refStep {
 			n := make([]float64, 4)
 			return func(w, g []float64, t int) {
 				for i := range w {
@@ -130,7 +130,7 @@ func optimizerCases() []struct {
 				}
 			}
 		}, floatTol: 1e-5},
-		{name: "RMSProp/centered", opt: nn.NewRMSProp(nn.RMSPropOptions{LR: 0.01, Gamma1: 0.8, Gamma2: 0.7, Centered: true}), lr: 0.01, rescale: 1, ref: func() refStep {
+		{name: "RMSProp/centered", opt: optim.NewRMSProp(optim.RMSPropOptions{LR: 0.01, Gamma1: 0.8, Gamma2: 0.7, Centered: true}), lr: 0.01, rescale: 1, ref: func() refStep {
 			n, gb, d := make([]float64, 4), make([]float64, 4), make([]float64, 4)
 			return func(w, g []float64, t int) {
 				for i := range w {
@@ -141,7 +141,7 @@ func optimizerCases() []struct {
 				}
 			}
 		}, floatTol: 1e-5},
-		{name: "AdaGrad", opt: nn.NewAdaGrad(nn.AdaGradOptions{LR: 0.1, WD: 0.01}), lr: 0.1, wd: 0.01, rescale: 1, ref: func() refStep {
+		{name: "AdaGrad", opt: optim.NewAdaGrad(optim.AdaGradOptions{LR: 0.1, WD: 0.01}), lr: 0.1, wd: 0.01, rescale: 1, ref: func() refStep {
 			h := make([]float64, 4)
 			return func(w, g []float64, t int) {
 				for i := range w {
@@ -186,7 +186,7 @@ func TestOptimizerUpdateRules(t *testing.T) {
 					if f32 {
 						grad = eager.Array(float32s(g), 4)
 					}
-					if err := c.opt.Update(w, grad, state, nn.UpdateArgs{LR: c.lr, WD: c.wd, RescaleGrad: c.rescale, T: step + 1}); err != nil {
+					if err := c.opt.Update(w, grad, state, optim.UpdateArgs{LR: c.lr, WD: c.wd, RescaleGrad: c.rescale, T: step + 1}); err != nil {
 						t.Fatal(err)
 					}
 					rtol := 1e-12
@@ -213,10 +213,10 @@ func float32s(v []float64) []float32 {
 // Adam's bias correction makes its first step about lr·sign(g), whatever
 // the gradient's size.
 func TestAdamFirstStepIsLR(t *testing.T) {
-	opt := nn.NewAdam(nn.AdamOptions{LR: 0.01})
+	opt := optim.NewAdam(optim.AdamOptions{LR: 0.01})
 	w := eager.Array([]float64{0, 0, 0}, 3)
 	s := opt.CreateState(w)
-	if err := opt.Update(w, eager.Array([]float64{0.1, -5, 100}, 3), s, nn.UpdateArgs{LR: 0.01, T: 1}); err != nil {
+	if err := opt.Update(w, eager.Array([]float64{0.1, -5, 100}, 3), s, optim.UpdateArgs{LR: 0.01, T: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if d := optest.FirstDiff(w.Float64s(), []float64{-0.01, 0.01, -0.01}, 1e-4, 0); d >= 0 {
@@ -227,32 +227,32 @@ func TestAdamFirstStepIsLR(t *testing.T) {
 // AdamW's decay is decoupled: with a zero gradient the weight shrinks by
 // lr·wd·w, while Adam's coupled decay takes a full adaptive step.
 func TestAdamWDecoupledDecay(t *testing.T) {
-	run := func(opt nn.Optimizer) []float64 {
+	run := func(opt optim.Optimizer) []float64 {
 		w := eager.Array([]float64{2, -4}, 2)
 		s := opt.CreateState(w)
-		if err := opt.Update(w, eager.Array([]float64{0, 0}, 2), s, nn.UpdateArgs{LR: 0.1, WD: 0.5, T: 1}); err != nil {
+		if err := opt.Update(w, eager.Array([]float64{0, 0}, 2), s, optim.UpdateArgs{LR: 0.1, WD: 0.5, T: 1}); err != nil {
 			t.Fatal(err)
 		}
 		return w.Float64s()
 	}
-	if got := run(nn.NewAdamW(nn.AdamOptions{})); optest.FirstDiff(got, []float64{2 * 0.95, -4 * 0.95}, 1e-12, 0) >= 0 {
+	if got := run(optim.NewAdamW(optim.AdamOptions{})); optest.FirstDiff(got, []float64{2 * 0.95, -4 * 0.95}, 1e-12, 0) >= 0 {
 		t.Errorf("AdamW: %v", got)
 	}
-	if got := run(nn.NewAdam(nn.AdamOptions{})); optest.FirstDiff(got, []float64{1.9, -3.9}, 1e-6, 0) >= 0 {
+	if got := run(optim.NewAdam(optim.AdamOptions{})); optest.FirstDiff(got, []float64{1.9, -3.9}, 1e-6, 0) >= 0 {
 		t.Errorf("Adam: %v", got)
 	}
 }
 
 func TestOptimizerDefaults(t *testing.T) {
 	for _, c := range []struct {
-		opt nn.Optimizer
+		opt optim.Optimizer
 		lr  float64
 	}{
-		{nn.NewSGD(nn.SGDOptions{}), 0.01},
-		{nn.NewAdam(nn.AdamOptions{}), 0.001},
-		{nn.NewAdamW(nn.AdamOptions{}), 0.001},
-		{nn.NewRMSProp(nn.RMSPropOptions{}), 0.001},
-		{nn.NewAdaGrad(nn.AdaGradOptions{}), 0.01},
+		{optim.NewSGD(optim.SGDOptions{}), 0.01},
+		{optim.NewAdam(optim.AdamOptions{}), 0.001},
+		{optim.NewAdamW(optim.AdamOptions{}), 0.001},
+		{optim.NewRMSProp(optim.RMSPropOptions{}), 0.001},
+		{optim.NewAdaGrad(optim.AdaGradOptions{}), 0.01},
 	} {
 		if got := c.opt.LearningRate(); got != c.lr {
 			t.Errorf("%T: default lr %v, want %v", c.opt, got, c.lr)
@@ -262,30 +262,30 @@ func TestOptimizerDefaults(t *testing.T) {
 			t.Errorf("%T: lr %v after SetLearningRate(0.5)", c.opt, got)
 		}
 	}
-	a := nn.NewAdam(nn.AdamOptions{}).(*nn.Adam)
+	a := optim.NewAdam(optim.AdamOptions{}).(*optim.Adam)
 	if a.Beta1 != 0.9 || a.Beta2 != 0.999 || a.Epsilon != 1e-8 {
 		t.Errorf("Adam defaults %+v", a)
 	}
-	r := nn.NewRMSProp(nn.RMSPropOptions{}).(*nn.RMSProp)
+	r := optim.NewRMSProp(optim.RMSPropOptions{}).(*optim.RMSProp)
 	if r.Gamma1 != 0.9 || r.Epsilon != 1e-8 {
 		t.Errorf("RMSProp defaults %+v", r)
 	}
-	if g := nn.NewAdaGrad(nn.AdaGradOptions{}).(*nn.AdaGrad); g.Epsilon != 1e-7 {
+	if g := optim.NewAdaGrad(optim.AdaGradOptions{}).(*optim.AdaGrad); g.Epsilon != 1e-7 {
 		t.Errorf("AdaGrad epsilon %v", g.Epsilon)
 	}
 }
 
 func TestOptimizerErrors(t *testing.T) {
-	opt := nn.NewAdam(nn.AdamOptions{})
+	opt := optim.NewAdam(optim.AdamOptions{})
 	w := eager.Zeros(3)
-	if err := opt.Update(w, eager.Zeros(4), opt.CreateState(w), nn.UpdateArgs{}); err == nil || !strings.Contains(err.Error(), "disagree") {
+	if err := opt.Update(w, eager.Zeros(4), opt.CreateState(w), optim.UpdateArgs{}); err == nil || !strings.Contains(err.Error(), "disagree") {
 		t.Errorf("shape mismatch: %v", err)
 	}
-	if err := opt.Update(w, eager.Zeros(3), opt.CreateState(eager.Zeros(5)), nn.UpdateArgs{}); err == nil || !strings.Contains(err.Error(), "state") {
+	if err := opt.Update(w, eager.Zeros(3), opt.CreateState(eager.Zeros(5)), optim.UpdateArgs{}); err == nil || !strings.Contains(err.Error(), "state") {
 		t.Errorf("wrong state: %v", err)
 	}
 	iw := eager.Array([]int32{1, 2}, 2)
-	if err := opt.Update(iw, eager.Array([]int32{1, 2}, 2), nil, nn.UpdateArgs{}); err == nil || !strings.Contains(err.Error(), "float32 or float64") {
+	if err := opt.Update(iw, eager.Array([]int32{1, 2}, 2), nil, optim.UpdateArgs{}); err == nil || !strings.Contains(err.Error(), "float32 or float64") {
 		t.Errorf("int weight: %v", err)
 	}
 }
@@ -293,7 +293,7 @@ func TestOptimizerErrors(t *testing.T) {
 // The optimizer's learning rate follows its schedule as the update count
 // advances.
 func TestOptimizerSchedule(t *testing.T) {
-	opt := nn.NewSGD(nn.SGDOptions{LR: 1, Schedule: nn.FactorSchedule(2, 0.5, 0)})
+	opt := optim.NewSGD(optim.SGDOptions{LR: 1, Schedule: optim.FactorSchedule(2, 0.5, 0)})
 	var got []float64
 	for i := 0; i < 5; i++ {
 		opt.SetNumUpdate(opt.NumUpdate() + 1)
@@ -310,18 +310,18 @@ func TestSchedules(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name  string
-		s     nn.LRSchedule
+		s     optim.LRSchedule
 		steps []int
 		want  []float64
 	}{
-		{"factor", nn.FactorSchedule(3, 0.1, 0), []int{0, 1, 3, 4, 6, 7, 10}, []float64{1, 1, 1, 0.1, 0.1, 0.01, 0.001}},
-		{"factor/stop", nn.FactorSchedule(1, 0.5, 0.2), []int{1, 2, 3, 4, 100}, []float64{1, 0.5, 0.25, 0.2, 0.2}},
-		{"multi-factor", nn.MultiFactorSchedule([]int{2, 5}, 0.5), []int{0, 2, 3, 5, 6, 50}, []float64{1, 1, 0.5, 0.5, 0.25, 0.25}},
-		{"cosine", nn.CosineSchedule(10, 0.1), []int{0, 5, 7, 10, 20}, []float64{1, 0.55, cos(7, 10, 1, 0.1), 0.1, 0.1}},
-		{"warmup then constant", nn.WarmupSchedule(4, 0, nil), []int{0, 1, 2, 4, 9}, []float64{0, 0.25, 0.5, 1, 1}},
-		{"warmup then cosine", nn.WarmupSchedule(2, 0.5, nn.CosineSchedule(4, 0)), []int{0, 1, 2, 4, 6, 7},
+		{"factor", optim.FactorSchedule(3, 0.1, 0), []int{0, 1, 3, 4, 6, 7, 10}, []float64{1, 1, 1, 0.1, 0.1, 0.01, 0.001}},
+		{"factor/stop", optim.FactorSchedule(1, 0.5, 0.2), []int{1, 2, 3, 4, 100}, []float64{1, 0.5, 0.25, 0.2, 0.2}},
+		{"multi-factor", optim.MultiFactorSchedule([]int{2, 5}, 0.5), []int{0, 2, 3, 5, 6, 50}, []float64{1, 1, 0.5, 0.5, 0.25, 0.25}},
+		{"cosine", optim.CosineSchedule(10, 0.1), []int{0, 5, 7, 10, 20}, []float64{1, 0.55, cos(7, 10, 1, 0.1), 0.1, 0.1}},
+		{"warmup then constant", optim.WarmupSchedule(4, 0, nil), []int{0, 1, 2, 4, 9}, []float64{0, 0.25, 0.5, 1, 1}},
+		{"warmup then cosine", optim.WarmupSchedule(2, 0.5, optim.CosineSchedule(4, 0)), []int{0, 1, 2, 4, 6, 7},
 			[]float64{0.5, 0.75, 1, 0.5, 0, 0}},
-		{"warmup then factor", nn.WarmupSchedule(2, 0, nn.FactorSchedule(1, 0.5, 0)), []int{1, 2, 3, 4}, []float64{0.5, 1, 1, 0.5}},
+		{"warmup then factor", optim.WarmupSchedule(2, 0, optim.FactorSchedule(1, 0.5, 0)), []int{1, 2, 3, 4}, []float64{0.5, 1, 1, 0.5}},
 	} {
 		var got []float64
 		for _, n := range c.steps {

@@ -1,4 +1,4 @@
-package nn_test
+package metric_test
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/hybridgo/hybridgo/eager"
-	"github.com/hybridgo/hybridgo/nn"
+	"github.com/hybridgo/hybridgo/nn/metric"
 )
 
 func TestMetrics(t *testing.T) {
@@ -20,24 +20,24 @@ func TestMetrics(t *testing.T) {
 	labels := eager.Array([]float32{1, 2, 0, 1}, 4)
 	type batch struct{ labels, preds *eager.NDArray }
 	for _, c := range []struct {
-		m       nn.Metric
+		m       metric.Metric
 		name    string
 		batches []batch
 		want    float64
 	}{
-		{nn.NewAccuracy(), "accuracy", []batch{{labels, scores}}, 0.5},
-		{nn.NewAccuracy(), "accuracy", []batch{{labels, scores}, {eager.Array([]float32{1, 1}, 2), eager.Array([]float32{1, 0}, 2)}}, 3.0 / 6},
-		{nn.NewAccuracy(), "accuracy", []batch{{eager.Array([]int32{2, 0, 1}, 3), eager.Array([]int64{2, 0, 0}, 3)}}, 2.0 / 3},
-		{nn.NewTopKAccuracy(1), "top_k_accuracy_1", []batch{{labels, scores}}, 0.5},
-		{nn.NewTopKAccuracy(2), "top_k_accuracy_2", []batch{{labels, scores}}, 0.75},
-		{nn.NewTopKAccuracy(2), "top_k_accuracy_2", []batch{{eager.Array([]float32{0, 2}, 2), eager.Array([]float32{0.1, 0.7, 0.2, 0.5, 0.3, 0.2}, 2, 3)}}, 0},
-		{nn.NewCrossEntropy(), "cross-entropy", []batch{{labels, scores}},
+		{metric.NewAccuracy(), "accuracy", []batch{{labels, scores}}, 0.5},
+		{metric.NewAccuracy(), "accuracy", []batch{{labels, scores}, {eager.Array([]float32{1, 1}, 2), eager.Array([]float32{1, 0}, 2)}}, 3.0 / 6},
+		{metric.NewAccuracy(), "accuracy", []batch{{eager.Array([]int32{2, 0, 1}, 3), eager.Array([]int64{2, 0, 0}, 3)}}, 2.0 / 3},
+		{metric.NewTopKAccuracy(1), "top_k_accuracy_1", []batch{{labels, scores}}, 0.5},
+		{metric.NewTopKAccuracy(2), "top_k_accuracy_2", []batch{{labels, scores}}, 0.75},
+		{metric.NewTopKAccuracy(2), "top_k_accuracy_2", []batch{{eager.Array([]float32{0, 2}, 2), eager.Array([]float32{0.1, 0.7, 0.2, 0.5, 0.3, 0.2}, 2, 3)}}, 0},
+		{metric.NewCrossEntropy(), "cross-entropy", []batch{{labels, scores}},
 			-(math.Log(0.7) + math.Log(0.2) + math.Log(0.2) + math.Log(0.4)) / 4},
-		{nn.NewMAE(), "mae", []batch{
+		{metric.NewMAE(), "mae", []batch{
 			{eager.Array([]float32{1, 2}, 2), eager.Array([]float32{1.5, 0}, 2, 1)},
 			{eager.Array([]float32{0, 0, 0, 0, 0, 0}, 3, 2), eager.Array([]float32{1, 3, -2, 0, 0, 1}, 3, 2)},
 		}, (0.5 + 2 + 2 + 1 + 0.5) / 5},
-		{nn.NewMSE(), "mse", []batch{
+		{metric.NewMSE(), "mse", []batch{
 			{eager.Array([]float32{1, 2}, 2), eager.Array([]float32{1.5, 0}, 2)},
 			{eager.Array([]float32{0, 0, 0, 0, 0, 0}, 3, 2), eager.Array([]float32{1, 3, -2, 0, 0, 1}, 3, 2)},
 		}, (0.25 + 4 + 5 + 2 + 0.5) / 5},
@@ -60,15 +60,15 @@ func TestMetrics(t *testing.T) {
 
 func TestMetricErrors(t *testing.T) {
 	for _, c := range []struct {
-		m             nn.Metric
+		m             metric.Metric
 		labels, preds *eager.NDArray
 		want          string
 	}{
-		{nn.NewAccuracy(), eager.Zeros(3), eager.Zeros(2, 3), "3 labels but 2 predictions"},
-		{nn.NewAccuracy(), eager.Zeros(2, 2), eager.Zeros(2, 3), "one class id per sample"},
-		{nn.NewCrossEntropy(), eager.Array([]float32{5}, 1), eager.Zeros(1, 3), "not a class"},
-		{nn.NewTopKAccuracy(2), eager.Zeros(2), eager.Zeros(2), "(N, C)"},
-		{nn.NewMSE(), eager.Zeros(2), eager.Zeros(2, 2), "differ in size"},
+		{metric.NewAccuracy(), eager.Zeros(3), eager.Zeros(2, 3), "3 labels but 2 predictions"},
+		{metric.NewAccuracy(), eager.Zeros(2, 2), eager.Zeros(2, 3), "one class id per sample"},
+		{metric.NewCrossEntropy(), eager.Array([]float32{5}, 1), eager.Zeros(1, 3), "not a class"},
+		{metric.NewTopKAccuracy(2), eager.Zeros(2), eager.Zeros(2), "(N, C)"},
+		{metric.NewMSE(), eager.Zeros(2), eager.Zeros(2, 2), "differ in size"},
 	} {
 		err := c.m.Update(c.labels, c.preds)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -78,7 +78,7 @@ func TestMetricErrors(t *testing.T) {
 }
 
 func ExampleNewAccuracy() {
-	acc := nn.NewAccuracy()
+	acc := metric.NewAccuracy()
 	preds := eager.Array([]float32{0.3, 0.7, 0.9, 0.1, 0.4, 0.6}, 3, 2)
 	labels := eager.Array([]float32{1, 0, 0}, 3)
 	if err := acc.Update(labels, preds); err != nil {

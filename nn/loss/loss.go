@@ -1,38 +1,32 @@
-package nn
+package loss
 
 import (
 	"fmt"
 
 	"github.com/hybridgo/hybridgo/eager"
+	"github.com/hybridgo/hybridgo/graph"
+	"github.com/hybridgo/hybridgo/nn"
 	"github.com/hybridgo/hybridgo/ops"
 )
 
-// Losses are hybrid blocks: ForwardN(pred, label[, sampleWeight]) returns
-// one output, the per-sample loss of shape (batch,) — the loss averaged over
-// every axis but the batch axis, as Gluon's losses return it. Each loss also
-// has a Loss method that does the same and returns the tensor itself.
-//
-// A sample weight is multiplied (broadcasting) into the element-wise loss
-// before the average; Weight scales the whole loss.
-
-// LossOptions are the options every loss has.
-type LossOptions struct {
+// Options are the options every loss has.
+type Options struct {
 	Weight    float64 // global scale of the loss; 0 means 1
 	BatchAxis int     // the axis that indexes samples (0)
 }
 
-func (o LossOptions) weight() float64 {
+func (o Options) weight() float64 {
 	if o.Weight == 0 {
 		return 1
 	}
 	return o.Weight
 }
 
-func lossOpts(opts []LossOptions) LossOptions {
+func lossOpts(opts []Options) Options {
 	if len(opts) > 0 {
 		return opts[0]
 	}
-	return LossOptions{}
+	return Options{}
 }
 
 // lossInputs checks the inputs of a loss's forward: pred, label and an
@@ -60,8 +54,16 @@ func finishLoss(F ops.F, loss, sampleWeight ops.Tensor, weight float64, batchAxi
 	return F.Mean(loss, ops.Axis(batchAxis), ops.Attr{Name: "exclude", Value: true})
 }
 
+// nameOutput names the node the next op records "fwd" within the loss's
+// name, as nn's layers name their outputs (softmaxcrossentropyloss0_fwd).
+func nameOutput(F ops.F) {
+	if t, ok := F.Interpreter().(*graph.Tracer); ok {
+		t.NameNext("fwd")
+	}
+}
+
 // runLoss runs a loss block on its inputs and returns the loss.
-func runLoss(b *HybridBlock, pred, label ops.Tensor, sampleWeight []ops.Tensor) ops.Tensor {
+func runLoss(b *nn.HybridBlock, pred, label ops.Tensor, sampleWeight []ops.Tensor) ops.Tensor {
 	in := []ops.Tensor{pred, label}
 	if len(sampleWeight) > 1 {
 		panic(fmt.Errorf("%s: Loss takes at most one sample weight, got %d", b.Name(), len(sampleWeight)))
@@ -74,13 +76,13 @@ func runLoss(b *HybridBlock, pred, label ops.Tensor, sampleWeight []ops.Tensor) 
 
 // L2Loss is half the squared error: 0.5 * Weight * (pred - label)².
 type L2Loss struct {
-	HybridBlock
+	nn.HybridBlock
 	Weight    float64
 	BatchAxis int
 }
 
 // NewL2Loss makes an L2 loss. The label is reshaped to pred's shape.
-func NewL2Loss(opts ...LossOptions) *L2Loss {
+func NewL2Loss(opts ...Options) *L2Loss {
 	o := lossOpts(opts)
 	l := &L2Loss{Weight: o.weight(), BatchAxis: o.BatchAxis}
 	l.BindN(l)
@@ -101,13 +103,13 @@ func (l *L2Loss) Loss(pred, label ops.Tensor, sampleWeight ...ops.Tensor) ops.Te
 
 // L1Loss is the absolute error: Weight * |pred - label|.
 type L1Loss struct {
-	HybridBlock
+	nn.HybridBlock
 	Weight    float64
 	BatchAxis int
 }
 
 // NewL1Loss makes an L1 loss. The label is reshaped to pred's shape.
-func NewL1Loss(opts ...LossOptions) *L1Loss {
+func NewL1Loss(opts ...Options) *L1Loss {
 	o := lossOpts(opts)
 	l := &L1Loss{Weight: o.weight(), BatchAxis: o.BatchAxis}
 	l.BindN(l)
@@ -147,7 +149,7 @@ type SoftmaxCELossOptions struct {
 // the labels: -log softmax(pred)[label] for class indices, or
 // -Σ label·log softmax(pred) for distributions.
 type SoftmaxCrossEntropyLoss struct {
-	HybridBlock
+	nn.HybridBlock
 	Axis        int
 	SparseLabel bool
 	FromLogits  bool
@@ -162,7 +164,7 @@ func NewSoftmaxCrossEntropyLoss(opts ...SoftmaxCELossOptions) *SoftmaxCrossEntro
 		o = opts[0]
 	}
 	l := &SoftmaxCrossEntropyLoss{Axis: o.Axis, SparseLabel: !o.DenseLabel, FromLogits: o.FromLogits,
-		Weight: LossOptions{Weight: o.Weight}.weight(), BatchAxis: o.BatchAxis}
+		Weight: Options{Weight: o.Weight}.weight(), BatchAxis: o.BatchAxis}
 	if l.Axis == 0 {
 		l.Axis = -1
 	}
@@ -212,10 +214,10 @@ type SigmoidBCELossOptions struct {
 // sigmoid(pred) against labels in [0, 1]:
 // -(label·log σ(pred) + (1-label)·log(1-σ(pred))).
 type SigmoidBinaryCrossEntropyLoss struct {
-	HybridBlock
+	nn.HybridBlock
 	FromSigmoid bool
 	// PosWeight is a constant parameter holding the positive weight, or nil.
-	PosWeight *Parameter
+	PosWeight *nn.Parameter
 	Weight    float64
 	BatchAxis int
 }
@@ -226,9 +228,9 @@ func NewSigmoidBinaryCrossEntropyLoss(opts ...SigmoidBCELossOptions) *SigmoidBin
 	if len(opts) > 0 {
 		o = opts[0]
 	}
-	l := &SigmoidBinaryCrossEntropyLoss{FromSigmoid: o.FromSigmoid, Weight: LossOptions{Weight: o.Weight}.weight(), BatchAxis: o.BatchAxis}
+	l := &SigmoidBinaryCrossEntropyLoss{FromSigmoid: o.FromSigmoid, Weight: Options{Weight: o.Weight}.weight(), BatchAxis: o.BatchAxis}
 	if o.PosWeight != nil {
-		l.PosWeight = NewConstant("pos_weight", o.PosWeight)
+		l.PosWeight = nn.NewConstant("pos_weight", o.PosWeight)
 	}
 	l.BindN(l)
 	return l
@@ -240,7 +242,7 @@ func (l *SigmoidBinaryCrossEntropyLoss) HybridForwardN(F ops.F, xs []ops.Tensor)
 	label = F.ReshapeLike(label, pred)
 	var posWeight ops.Tensor
 	if l.PosWeight != nil {
-		posWeight = Param(F, l.PosWeight)
+		posWeight = nn.Param(F, l.PosWeight)
 	}
 	var loss ops.Tensor
 	switch {
@@ -279,7 +281,7 @@ type HuberLossOptions struct {
 // HuberLoss is the smoothed L1 loss: with d = |pred - label|, d²/(2ρ) when
 // d ≤ ρ, else d - ρ/2.
 type HuberLoss struct {
-	HybridBlock
+	nn.HybridBlock
 	Rho       float64
 	Weight    float64
 	BatchAxis int
@@ -291,7 +293,7 @@ func NewHuberLoss(opts ...HuberLossOptions) *HuberLoss {
 	if len(opts) > 0 {
 		o = opts[0]
 	}
-	l := &HuberLoss{Rho: o.Rho, Weight: LossOptions{Weight: o.Weight}.weight(), BatchAxis: o.BatchAxis}
+	l := &HuberLoss{Rho: o.Rho, Weight: Options{Weight: o.Weight}.weight(), BatchAxis: o.BatchAxis}
 	if l.Rho == 0 {
 		l.Rho = 1
 	}
@@ -327,7 +329,7 @@ type KLDivLossOptions struct {
 // KLDivLoss is the Kullback-Leibler divergence of the label distribution
 // from pred: label·(log label - pred), with pred log-probabilities.
 type KLDivLoss struct {
-	HybridBlock
+	nn.HybridBlock
 	FromLogits bool
 	Axis       int
 	Weight     float64
@@ -340,7 +342,7 @@ func NewKLDivLoss(opts ...KLDivLossOptions) *KLDivLoss {
 	if len(opts) > 0 {
 		o = opts[0]
 	}
-	l := &KLDivLoss{FromLogits: !o.NotFromLogits, Axis: o.Axis, Weight: LossOptions{Weight: o.Weight}.weight(), BatchAxis: o.BatchAxis}
+	l := &KLDivLoss{FromLogits: !o.NotFromLogits, Axis: o.Axis, Weight: Options{Weight: o.Weight}.weight(), BatchAxis: o.BatchAxis}
 	if l.Axis == 0 {
 		l.Axis = -1
 	}

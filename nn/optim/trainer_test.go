@@ -1,4 +1,4 @@
-package nn_test
+package optim_test
 
 import (
 	"fmt"
@@ -10,6 +10,8 @@ import (
 	"github.com/hybridgo/hybridgo/eager"
 	"github.com/hybridgo/hybridgo/internal/optest"
 	"github.com/hybridgo/hybridgo/nn"
+	"github.com/hybridgo/hybridgo/nn/loss"
+	"github.com/hybridgo/hybridgo/nn/optim"
 	"github.com/hybridgo/hybridgo/ops"
 )
 
@@ -53,7 +55,7 @@ func TestTrainerRescalesByBatchSize(t *testing.T) {
 	b := newScaleShift()
 	setParam(t, b.A, []float32{1, 2}, []float32{4, -8})
 	setParam(t, b.B, []float32{0, 0}, []float32{2, 2})
-	tr, err := nn.NewTrainer(b.CollectParams(), nn.NewSGD(nn.SGDOptions{LR: 0.5}))
+	tr, err := optim.NewTrainer(b.CollectParams(), optim.NewSGD(optim.SGDOptions{LR: 0.5}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +75,7 @@ func TestTrainerLRAndWDMultipliers(t *testing.T) {
 	setParam(t, b.B, []float32{1, 2}, []float32{1, 1})
 	b.A.LRMult = 0.5
 	b.B.WDMult = 0
-	tr, err := nn.NewTrainer(b.CollectParams(), nn.NewSGD(nn.SGDOptions{LR: 0.1, WD: 0.1}))
+	tr, err := optim.NewTrainer(b.CollectParams(), optim.NewSGD(optim.SGDOptions{LR: 0.1, WD: 0.1}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +94,7 @@ func TestTrainerSkipsGradReqNullAndConstants(t *testing.T) {
 	if err := b.B.SetGradReq(eager.GradNull); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := nn.NewTrainer(b.CollectParams(), nn.NewAdam(nn.AdamOptions{LR: 0.1}))
+	tr, err := optim.NewTrainer(b.CollectParams(), optim.NewAdam(optim.AdamOptions{LR: 0.1}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +112,7 @@ func TestTrainerUninitialisedParameterIsAnError(t *testing.T) {
 	if err := d.Initialize(); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := nn.NewTrainer(d.CollectParams(), nn.NewSGD(nn.SGDOptions{}))
+	tr, err := optim.NewTrainer(d.CollectParams(), optim.NewSGD(optim.SGDOptions{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +122,7 @@ func TestTrainerUninitialisedParameterIsAnError(t *testing.T) {
 	}
 	// Never initialised at all.
 	b := newScaleShift()
-	tr, _ = nn.NewTrainer(b.CollectParams(), nn.NewSGD(nn.SGDOptions{}))
+	tr, _ = optim.NewTrainer(b.CollectParams(), optim.NewSGD(optim.SGDOptions{}))
 	if err := tr.Step(1); err == nil || !strings.Contains(err.Error(), b.A.Name()) || !strings.Contains(err.Error(), "Initialize") {
 		t.Errorf("got %v", err)
 	}
@@ -139,7 +141,7 @@ func TestTrainerGlobalNormClipping(t *testing.T) {
 		b := newScaleShift()
 		setParam(t, b.A, []float32{0, 0}, []float32{3, 4})
 		setParam(t, b.B, []float32{0, 0}, []float32{12, 0})
-		tr, err := nn.NewTrainer(b.CollectParams(), nn.NewSGD(nn.SGDOptions{LR: 1}), nn.TrainerOptions{ClipGradient: c.clip})
+		tr, err := optim.NewTrainer(b.CollectParams(), optim.NewSGD(optim.SGDOptions{LR: 1}), optim.TrainerOptions{ClipGradient: c.clip})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -150,7 +152,7 @@ func TestTrainerGlobalNormClipping(t *testing.T) {
 		assertValues(t, fmt.Sprintf("clip %v batch %d: a", c.clip, c.batch), b.A.Data(), []float64{-3 * f, -4 * f})
 		assertValues(t, fmt.Sprintf("clip %v batch %d: b", c.clip, c.batch), b.B.Data(), []float64{-12 * f, 0})
 	}
-	if _, err := nn.NewTrainer(newScaleShift().CollectParams(), nn.NewSGD(nn.SGDOptions{}), nn.TrainerOptions{ClipGradient: -1}); err == nil {
+	if _, err := optim.NewTrainer(newScaleShift().CollectParams(), optim.NewSGD(optim.SGDOptions{}), optim.TrainerOptions{ClipGradient: -1}); err == nil {
 		t.Error("a negative clip was accepted")
 	}
 }
@@ -163,7 +165,7 @@ func TestTrainerClippingWarnsOnNaN(t *testing.T) {
 	b := newScaleShift()
 	setParam(t, b.A, []float32{0, 0}, []float32{float32(math.NaN()), 0})
 	setParam(t, b.B, []float32{0, 0}, []float32{0, 0})
-	tr, _ := nn.NewTrainer(b.CollectParams(), nn.NewSGD(nn.SGDOptions{}), nn.TrainerOptions{ClipGradient: 1})
+	tr, _ := optim.NewTrainer(b.CollectParams(), optim.NewSGD(optim.SGDOptions{}), optim.TrainerOptions{ClipGradient: 1})
 	if err := tr.Step(1); err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +184,7 @@ func TestTrainerUpdatesInPlace(t *testing.T) {
 	x := eager.Array([]float32{1, 1}, 2)
 	assertValues(t, "before", b.Forward(x).(*eager.NDArray), []float64{11, 21})
 	before := b.A.Data()
-	tr, _ := nn.NewTrainer(b.CollectParams(), nn.NewSGD(nn.SGDOptions{LR: 1}))
+	tr, _ := optim.NewTrainer(b.CollectParams(), optim.NewSGD(optim.SGDOptions{LR: 1}))
 	if err := tr.Step(2); err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +198,7 @@ func TestTrainerLearningRateAndSchedule(t *testing.T) {
 	b := newScaleShift()
 	setParam(t, b.A, []float32{0, 0}, []float32{1, 1})
 	setParam(t, b.B, []float32{0, 0}, []float32{0, 0})
-	tr, _ := nn.NewTrainer(b.CollectParams(), nn.NewSGD(nn.SGDOptions{LR: 1, Schedule: nn.MultiFactorSchedule([]int{1, 2}, 0.5)}))
+	tr, _ := optim.NewTrainer(b.CollectParams(), optim.NewSGD(optim.SGDOptions{LR: 1, Schedule: optim.MultiFactorSchedule([]int{1, 2}, 0.5)}))
 	var moved []float64
 	for i := 0; i < 3; i++ {
 		prev := b.A.Data().At(0)
@@ -222,7 +224,7 @@ func TestTrainerCountsUpdatesPerParameter(t *testing.T) {
 	b := newScaleShift()
 	setParam(t, b.A, []float32{0, 0}, []float32{1, 1})
 	setParam(t, b.B, []float32{0, 0}, []float32{1, 1})
-	tr, _ := nn.NewTrainer(b.CollectParams(), nn.NewAdam(nn.AdamOptions{LR: 0.1}))
+	tr, _ := optim.NewTrainer(b.CollectParams(), optim.NewAdam(optim.AdamOptions{LR: 0.1}))
 	tr.Step(1)
 	b.B.SetGradReq(eager.GradNull) // b sits out the second step
 	tr.Step(1)
@@ -235,13 +237,13 @@ func TestTrainerCountsUpdatesPerParameter(t *testing.T) {
 }
 
 func TestTrainerErrors(t *testing.T) {
-	if _, err := nn.NewTrainer(nil, nn.NewSGD(nn.SGDOptions{})); err == nil {
+	if _, err := optim.NewTrainer(nil, optim.NewSGD(optim.SGDOptions{})); err == nil {
 		t.Error("nil params accepted")
 	}
-	if _, err := nn.NewTrainer(newScaleShift().CollectParams(), nil); err == nil {
+	if _, err := optim.NewTrainer(newScaleShift().CollectParams(), nil); err == nil {
 		t.Error("nil optimizer accepted")
 	}
-	tr, _ := nn.NewTrainer(newScaleShift().CollectParams(), nn.NewSGD(nn.SGDOptions{}))
+	tr, _ := optim.NewTrainer(newScaleShift().CollectParams(), optim.NewSGD(optim.SGDOptions{}))
 	if err := tr.Step(0); err == nil || !strings.Contains(err.Error(), "batch size") {
 		t.Errorf("Step(0): %v", err)
 	}
@@ -259,13 +261,13 @@ func TestTrainerFitsLinearModel(t *testing.T) {
 		if hybrid {
 			net.Hybridize()
 		}
-		loss := nn.NewL2Loss()
-		tr, _ := nn.NewTrainer(net.CollectParams(), nn.NewAdam(nn.AdamOptions{LR: 0.1}))
+		lossFn := loss.NewL2Loss()
+		tr, _ := optim.NewTrainer(net.CollectParams(), optim.NewAdam(optim.AdamOptions{LR: 0.1}))
 		x := eager.Array([]float32{0, 1, 2, 3, -1, -2, 0.5, 1.5}, 4, 2)
 		y := eager.Array([]float32{-1, 1, 2, -0.5}, 4) // 1 + 3·x0 - 2·x1
 		for i := 0; i < 300; i++ {
 			var l *eager.NDArray
-			eager.Record(func() { l = loss.Loss(net.Forward(x), y).(*eager.NDArray) })
+			eager.Record(func() { l = lossFn.Loss(net.Forward(x), y).(*eager.NDArray) })
 			if err := l.Backward(); err != nil {
 				t.Fatal(err)
 			}
@@ -289,8 +291,8 @@ func ExampleTrainer() {
 	eager.Seed(0)
 	net := nn.NewDense(1)
 	net.Initialize()
-	loss := nn.NewL2Loss()
-	trainer, err := nn.NewTrainer(net.CollectParams(), nn.NewSGD(nn.SGDOptions{LR: 0.5}))
+	lossFn := loss.NewL2Loss()
+	trainer, err := optim.NewTrainer(net.CollectParams(), optim.NewSGD(optim.SGDOptions{LR: 0.5}))
 	if err != nil {
 		panic(err)
 	}
@@ -299,7 +301,7 @@ func ExampleTrainer() {
 	y := eager.Array([]float32{1, 1.5, 2, 2.5, 3}, 5)
 	for epoch := 0; epoch < 200; epoch++ {
 		var l *eager.NDArray
-		eager.Record(func() { l = loss.Loss(net.Forward(x), y).(*eager.NDArray) })
+		eager.Record(func() { l = lossFn.Loss(net.Forward(x), y).(*eager.NDArray) })
 		l.Backward()
 		trainer.Step(5)
 	}
@@ -310,14 +312,14 @@ func ExampleTrainer() {
 // After the first step, which makes the optimizer state, Step allocates
 // nothing.
 func TestTrainerStepDoesNotAllocate(t *testing.T) {
-	for _, opt := range []nn.Optimizer{
-		nn.NewSGD(nn.SGDOptions{Momentum: 0.9}), nn.NewAdam(nn.AdamOptions{}), nn.NewAdamW(nn.AdamOptions{}),
-		nn.NewRMSProp(nn.RMSPropOptions{Centered: true}), nn.NewAdaGrad(nn.AdaGradOptions{}),
+	for _, opt := range []optim.Optimizer{
+		optim.NewSGD(optim.SGDOptions{Momentum: 0.9}), optim.NewAdam(optim.AdamOptions{}), optim.NewAdamW(optim.AdamOptions{}),
+		optim.NewRMSProp(optim.RMSPropOptions{Centered: true}), optim.NewAdaGrad(optim.AdaGradOptions{}),
 	} {
 		b := newScaleShift()
 		setParam(t, b.A, []float32{1, 2}, []float32{1, 1})
 		setParam(t, b.B, []float32{1, 2}, []float32{1, 1})
-		tr, _ := nn.NewTrainer(b.CollectParams(), opt, nn.TrainerOptions{ClipGradient: 1})
+		tr, _ := optim.NewTrainer(b.CollectParams(), opt, optim.TrainerOptions{ClipGradient: 1})
 		tr.Step(1)
 		if n := testing.AllocsPerRun(20, func() { tr.Step(1) }); n != 0 {
 			t.Errorf("%T: %v allocations per step", opt, n)

@@ -1,4 +1,4 @@
-package nn
+package optim
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/hybridgo/hybridgo/eager"
+	"github.com/hybridgo/hybridgo/nn"
 	"github.com/hybridgo/hybridgo/ops"
 )
 
@@ -22,7 +23,7 @@ type TrainerOptions struct {
 // every parameter in place, so blocks, hybridized or not, keep using the
 // same arrays.
 type Trainer struct {
-	params []*Parameter
+	params []*nn.Parameter
 	slots  []trainerSlot
 	opt    Optimizer
 	clip   float64
@@ -41,7 +42,7 @@ type trainerSlot struct {
 // NewTrainer makes a trainer of params with opt. Parameters may still be
 // waiting for deferred initialisation; they must have values by the first
 // Step.
-func NewTrainer(params *ParameterDict, opt Optimizer, opts ...TrainerOptions) (*Trainer, error) {
+func NewTrainer(params *nn.ParameterDict, opt Optimizer, opts ...TrainerOptions) (*Trainer, error) {
 	if params == nil {
 		return nil, errors.New("trainer: no parameters (pass block.CollectParams())")
 	}
@@ -79,14 +80,14 @@ func (t *Trainer) Step(batchSize int) error {
 	}
 	active := t.active[:0]
 	for i, p := range t.params {
-		if p.constant || p.gradReq == eager.GradNull {
+		if p.IsConstant() || p.GradReq() == eager.GradNull {
 			continue
 		}
-		if !p.Initialized() {
-			return fmt.Errorf("trainer: %w", p.notReady())
+		if err := p.Ready(); err != nil {
+			return fmt.Errorf("trainer: %w", err)
 		}
 		if p.Grad() == nil {
-			return fmt.Errorf("trainer: parameter %s has no gradient buffer", p.name)
+			return fmt.Errorf("trainer: parameter %s has no gradient buffer", p.Name())
 		}
 		active = append(active, i)
 	}
@@ -99,7 +100,7 @@ func (t *Trainer) Step(batchSize int) error {
 		}
 		norm := math.Sqrt(sum) * scale
 		if math.IsNaN(norm) || math.IsInf(norm, 0) {
-			warnf("trainer: the global gradient norm is %v; clipping cannot fix it", norm)
+			fmt.Fprintf(nn.Warnings, "warning: trainer: the global gradient norm is %v; clipping cannot fix it\n", norm)
 		} else if c := t.clip / (norm + 1e-8); c < 1 {
 			scale *= c
 		}
@@ -117,7 +118,7 @@ func (t *Trainer) Step(batchSize int) error {
 		s.t++
 		a := UpdateArgs{LR: lr * p.LRMult, WD: wd * p.WDMult, RescaleGrad: scale, T: s.t}
 		if err := t.opt.Update(w, p.Grad(), s.state, a); err != nil {
-			return fmt.Errorf("trainer: parameter %s: %w", p.name, err)
+			return fmt.Errorf("trainer: parameter %s: %w", p.Name(), err)
 		}
 	}
 	return nil

@@ -1,4 +1,4 @@
-package nn
+package optim
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 //
 //	state := opt.CreateState(w)
 //	opt.SetNumUpdate(opt.NumUpdate() + 1)
-//	err := opt.Update(w, w.Grad(), state, nn.UpdateArgs{LR: opt.LearningRate(), WD: opt.WeightDecay(), RescaleGrad: 1, T: 1})
+//	err := opt.Update(w, w.Grad(), state, optim.UpdateArgs{LR: opt.LearningRate(), WD: opt.WeightDecay(), RescaleGrad: 1, T: 1})
 //
 // Embed OptimizerBase to write a new one: it holds the learning rate, its
 // schedule, the weight decay and the update count.

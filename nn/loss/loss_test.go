@@ -1,4 +1,4 @@
-package nn_test
+package loss_test
 
 import (
 	"math"
@@ -8,6 +8,7 @@ import (
 	"github.com/hybridgo/hybridgo/eager"
 	"github.com/hybridgo/hybridgo/internal/optest"
 	"github.com/hybridgo/hybridgo/nn"
+	"github.com/hybridgo/hybridgo/nn/loss"
 	"github.com/hybridgo/hybridgo/ops"
 )
 
@@ -59,43 +60,43 @@ func lossCases() []lossCase {
 	lp := []float64{math.Log(0.5), math.Log(0.5), math.Log(0.1), math.Log(0.9)}
 	kl := func(i int) float64 { return q[i] * (math.Log(q[i]) - lp[i]) }
 	return []lossCase{
-		{"L2", func() lossBlock { return nn.NewL2Loss() }, p22(), l22(), nil, []float64{0.25, 3.25}},
-		{"L2/label reshaped", func() lossBlock { return nn.NewL2Loss() }, arr64([]int{3, 1}, 1, 2, 3), arr64([]int{3}, 1, 0, 5), nil, []float64{0, 2, 2}},
-		{"L2/weight and sample weight", func() lossBlock { return nn.NewL2Loss(nn.LossOptions{Weight: 4}) }, p22(), l22(), arr64([]int{2, 1}, 1, 0.5), []float64{1, 6.5}},
-		{"L2/1-D", func() lossBlock { return nn.NewL2Loss() }, arr64([]int{3}, 1, 2, 3), arr64([]int{3}, 1, 0, 5), nil, []float64{0, 2, 2}},
-		{"L1", func() lossBlock { return nn.NewL1Loss() }, p22(), l22(), nil, []float64{0.5, 2.5}},
-		{"L1/sample weight", func() lossBlock { return nn.NewL1Loss() }, p22(), l22(), arr64([]int{2, 1}, 2, 0), []float64{1, 0}},
-		{"SoftmaxCE", func() lossBlock { return nn.NewSoftmaxCrossEntropyLoss() }, scores(), arr64([]int{2}, 2, 0), nil, []float64{-ls0[2], -ls1[0]}},
-		{"SoftmaxCE/labels N×1", func() lossBlock { return nn.NewSoftmaxCrossEntropyLoss() }, scores(), arr64([]int{2, 1}, 2, 0), nil, []float64{-ls0[2], -ls1[0]}},
-		{"SoftmaxCE/dense label", func() lossBlock { return nn.NewSoftmaxCrossEntropyLoss(nn.SoftmaxCELossOptions{DenseLabel: true}) },
+		{"L2", func() lossBlock { return loss.NewL2Loss() }, p22(), l22(), nil, []float64{0.25, 3.25}},
+		{"L2/label reshaped", func() lossBlock { return loss.NewL2Loss() }, arr64([]int{3, 1}, 1, 2, 3), arr64([]int{3}, 1, 0, 5), nil, []float64{0, 2, 2}},
+		{"L2/weight and sample weight", func() lossBlock { return loss.NewL2Loss(loss.Options{Weight: 4}) }, p22(), l22(), arr64([]int{2, 1}, 1, 0.5), []float64{1, 6.5}},
+		{"L2/1-D", func() lossBlock { return loss.NewL2Loss() }, arr64([]int{3}, 1, 2, 3), arr64([]int{3}, 1, 0, 5), nil, []float64{0, 2, 2}},
+		{"L1", func() lossBlock { return loss.NewL1Loss() }, p22(), l22(), nil, []float64{0.5, 2.5}},
+		{"L1/sample weight", func() lossBlock { return loss.NewL1Loss() }, p22(), l22(), arr64([]int{2, 1}, 2, 0), []float64{1, 0}},
+		{"SoftmaxCE", func() lossBlock { return loss.NewSoftmaxCrossEntropyLoss() }, scores(), arr64([]int{2}, 2, 0), nil, []float64{-ls0[2], -ls1[0]}},
+		{"SoftmaxCE/labels N×1", func() lossBlock { return loss.NewSoftmaxCrossEntropyLoss() }, scores(), arr64([]int{2, 1}, 2, 0), nil, []float64{-ls0[2], -ls1[0]}},
+		{"SoftmaxCE/dense label", func() lossBlock { return loss.NewSoftmaxCrossEntropyLoss(loss.SoftmaxCELossOptions{DenseLabel: true}) },
 			scores(), arr64([]int{2, 3}, 0, 0.5, 0.5, 1, 0, 0), nil, []float64{-(ls0[1] + ls0[2]) / 2, -ls1[0]}},
-		{"SoftmaxCE/from logits", func() lossBlock { return nn.NewSoftmaxCrossEntropyLoss(nn.SoftmaxCELossOptions{FromLogits: true}) },
+		{"SoftmaxCE/from logits", func() lossBlock { return loss.NewSoftmaxCrossEntropyLoss(loss.SoftmaxCELossOptions{FromLogits: true}) },
 			scores(), arr64([]int{2}, 1, 2), nil, []float64{-2, -1}},
-		{"SoftmaxCE/weights", func() lossBlock { return nn.NewSoftmaxCrossEntropyLoss(nn.SoftmaxCELossOptions{Weight: 2}) },
+		{"SoftmaxCE/weights", func() lossBlock { return loss.NewSoftmaxCrossEntropyLoss(loss.SoftmaxCELossOptions{Weight: 2}) },
 			scores(), arr64([]int{2}, 2, 0), arr64([]int{2, 1}, 0.5, 3), []float64{-ls0[2], -6 * ls1[0]}},
-		{"SoftmaxCE/axis 1 of 3-D", func() lossBlock { return nn.NewSoftmaxCrossEntropyLoss(nn.SoftmaxCELossOptions{Axis: 1}) },
+		{"SoftmaxCE/axis 1 of 3-D", func() lossBlock { return loss.NewSoftmaxCrossEntropyLoss(loss.SoftmaxCELossOptions{Axis: 1}) },
 			arr64([]int{1, 3, 2}, 1, 1, 2, 1, 3, 1), arr64([]int{1, 2}, 2, 0), nil, []float64{(-ls0[2] - ls1[0]) / 2}},
-		{"SigmoidBCE", func() lossBlock { return nn.NewSigmoidBinaryCrossEntropyLoss() }, logits(), bin(), nil,
+		{"SigmoidBCE", func() lossBlock { return loss.NewSigmoidBinaryCrossEntropyLoss() }, logits(), bin(), nil,
 			[]float64{(bce[0] + bce[1]) / 2, (bce[2] + bce[3]) / 2}},
 		{"SigmoidBCE/pos weight", func() lossBlock {
-			return nn.NewSigmoidBinaryCrossEntropyLoss(nn.SigmoidBCELossOptions{PosWeight: posW})
+			return loss.NewSigmoidBinaryCrossEntropyLoss(loss.SigmoidBCELossOptions{PosWeight: posW})
 		}, logits(), bin(), nil, []float64{
 			(bceP(sigmoid(0.5), 0, 2) + bceP(sigmoid(2), 1, 3)) / 2, (bceP(sigmoid(-1), 1, 2) + bceP(sigmoid(3), 0, 3)) / 2}},
 		{"SigmoidBCE/from sigmoid", func() lossBlock {
-			return nn.NewSigmoidBinaryCrossEntropyLoss(nn.SigmoidBCELossOptions{FromSigmoid: true})
+			return loss.NewSigmoidBinaryCrossEntropyLoss(loss.SigmoidBCELossOptions{FromSigmoid: true})
 		}, arr64([]int{2, 2}, probs...), bin(), nil, []float64{
 			(bceP(probs[0], 0, 1) + bceP(probs[1], 1, 1)) / 2, (bceP(probs[2], 1, 1) + bceP(probs[3], 0, 1)) / 2}},
 		{"SigmoidBCE/from sigmoid, pos weight", func() lossBlock {
-			return nn.NewSigmoidBinaryCrossEntropyLoss(nn.SigmoidBCELossOptions{FromSigmoid: true, PosWeight: posW})
+			return loss.NewSigmoidBinaryCrossEntropyLoss(loss.SigmoidBCELossOptions{FromSigmoid: true, PosWeight: posW})
 		}, arr64([]int{2, 2}, probs...), bin(), nil, []float64{
 			(bceP(probs[0], 0, 2) + bceP(probs[1], 1, 3)) / 2, (bceP(probs[2], 1, 2) + bceP(probs[3], 0, 3)) / 2}},
-		{"Huber", func() lossBlock { return nn.NewHuberLoss() }, arr64([]int{2, 2}, 0.5, 0, 3, -1), arr64([]int{2, 2}, 0, 0, 1, 0.5),
+		{"Huber", func() lossBlock { return loss.NewHuberLoss() }, arr64([]int{2, 2}, 0.5, 0, 3, -1), arr64([]int{2, 2}, 0, 0, 1, 0.5),
 			nil, []float64{0.125 / 2, (1.5 + 1) / 2}},
-		{"Huber/rho 2", func() lossBlock { return nn.NewHuberLoss(nn.HuberLossOptions{Rho: 2}) }, arr64([]int{2, 1}, 1, 5), arr64([]int{2}, 0, 0),
+		{"Huber/rho 2", func() lossBlock { return loss.NewHuberLoss(loss.HuberLossOptions{Rho: 2}) }, arr64([]int{2, 1}, 1, 5), arr64([]int{2}, 0, 0),
 			nil, []float64{0.25, 4}},
-		{"KLDiv", func() lossBlock { return nn.NewKLDivLoss() }, arr64([]int{2, 2}, lp...), arr64([]int{2, 2}, q...), nil,
+		{"KLDiv", func() lossBlock { return loss.NewKLDivLoss() }, arr64([]int{2, 2}, lp...), arr64([]int{2, 2}, q...), nil,
 			[]float64{(kl(0) + kl(1)) / 2, (kl(2) + kl(3)) / 2}},
-		{"KLDiv/not from logits", func() lossBlock { return nn.NewKLDivLoss(nn.KLDivLossOptions{NotFromLogits: true}) },
+		{"KLDiv/not from logits", func() lossBlock { return loss.NewKLDivLoss(loss.KLDivLossOptions{NotFromLogits: true}) },
 			arr64([]int{2, 2}, 0, 0, 1, 1+math.Log(9)), arr64([]int{2, 2}, q...), nil, []float64{(kl(0) + kl(1)) / 2, (kl(2) + kl(3)) / 2}},
 	}
 }
@@ -168,11 +169,11 @@ func TestLossGradientValues(t *testing.T) {
 		pred, label *eager.NDArray
 		want        []float64
 	}{
-		{"L2", nn.NewL2Loss(), arr64([]int{2, 2}, 1, 2, 3, 4), arr64([]int{2, 2}, 0, 2, 1, 1), []float64{0.5, 0, 1, 1.5}},
-		{"L1", nn.NewL1Loss(), arr64([]int{2, 2}, 1, 2, 3, 4), arr64([]int{2, 2}, 0, 3, 1, 1), []float64{0.5, -0.5, 0.5, 0.5}},
-		{"SoftmaxCE", nn.NewSoftmaxCrossEntropyLoss(), arr64([]int{2, 3}, 1, 2, 3, 1, 1, 1), arr64([]int{2}, 2, 0),
+		{"L2", loss.NewL2Loss(), arr64([]int{2, 2}, 1, 2, 3, 4), arr64([]int{2, 2}, 0, 2, 1, 1), []float64{0.5, 0, 1, 1.5}},
+		{"L1", loss.NewL1Loss(), arr64([]int{2, 2}, 1, 2, 3, 4), arr64([]int{2, 2}, 0, 3, 1, 1), []float64{0.5, -0.5, 0.5, 0.5}},
+		{"SoftmaxCE", loss.NewSoftmaxCrossEntropyLoss(), arr64([]int{2, 3}, 1, 2, 3, 1, 1, 1), arr64([]int{2}, 2, 0),
 			[]float64{s0[0], s0[1], s0[2] - 1, s1[0] - 1, s1[1], s1[2]}},
-		{"SigmoidBCE", nn.NewSigmoidBinaryCrossEntropyLoss(), arr64([]int{1, 2}, 0.5, 2), arr64([]int{1, 2}, 0, 1),
+		{"SigmoidBCE", loss.NewSigmoidBinaryCrossEntropyLoss(), arr64([]int{1, 2}, 0.5, 2), arr64([]int{1, 2}, 0, 1),
 			[]float64{sigmoid(0.5) / 2, (sigmoid(2) - 1) / 2}},
 	} {
 		pred := c.pred
@@ -207,7 +208,7 @@ func TestLossHybridizedEqualsEager(t *testing.T) {
 // Gradients also flow through a hybridized loss.
 func TestLossHybridizedGradient(t *testing.T) {
 	for _, hybrid := range []bool{false, true} {
-		l := nn.NewSoftmaxCrossEntropyLoss()
+		l := loss.NewSoftmaxCrossEntropyLoss()
 		if hybrid {
 			l.Hybridize()
 		}
@@ -229,7 +230,7 @@ func TestLossHybridizedGradient(t *testing.T) {
 func sigmoidLike() float64 { return math.Exp(3)/(math.E+math.Exp(2)+math.Exp(3)) - 1 }
 
 func TestLossNamesAndErrors(t *testing.T) {
-	l := nn.NewL2Loss()
+	l := loss.NewL2Loss()
 	if !strings.HasPrefix(l.Name(), "l2loss") {
 		t.Errorf("name %q", l.Name())
 	}
@@ -248,7 +249,7 @@ func TestLossNamesAndErrors(t *testing.T) {
 
 // The positive weight of SigmoidBCE is a constant, which a Trainer skips.
 func TestSigmoidBCEPosWeightIsConstant(t *testing.T) {
-	l := nn.NewSigmoidBinaryCrossEntropyLoss(nn.SigmoidBCELossOptions{PosWeight: eager.Array([]float32{2}, 1)})
+	l := loss.NewSigmoidBinaryCrossEntropyLoss(loss.SigmoidBCELossOptions{PosWeight: eager.Array([]float32{2}, 1)})
 	ps := l.CollectParams().List()
 	if len(ps) != 1 || !ps[0].IsConstant() || !strings.HasSuffix(ps[0].Name(), "_pos_weight") {
 		t.Errorf("params %v", l.CollectParams())
