@@ -33,9 +33,9 @@ type ConvOptions struct {
 	BiasInit      Initializer
 }
 
-// Conv holds the fields of the convolution layers. Sizes have one value
-// per spatial dim; nil ones are the op's defaults. Changing one changes
-// the next trace.
+// Conv holds the fields of the convolution layers, which the forward
+// reads (a hybridized block when it traces). Sizes have one value per
+// spatial dim; nil ones are the op's defaults.
 type Conv struct {
 	HybridBlock
 	Weight, Bias  *Parameter // Bias is nil with NoBias
@@ -147,7 +147,7 @@ func newConv(constructor string, nd int, transposed bool, channels int, kernel [
 			stride = c.Strides[i]
 		}
 		if p >= stride {
-			panic(fmt.Errorf("%s: OutputPadding %v must be below Strides %v in every dim", constructor, o.OutputPadding, o.Strides))
+			panic(fmt.Errorf("%s: OutputPadding %v must be below Strides %v (default 1) in every dim", constructor, o.OutputPadding, o.Strides))
 		}
 	}
 	switch {

@@ -26,9 +26,9 @@ type PoolOptions struct {
 	ExcludePad bool
 }
 
-// Pool holds the fields of the pooling layers. Each output dim is (in +
-// 2*pad - size)/stride + 1, rounded down, or up with CeilMode. Changing
-// a field changes the next trace.
+// Pool holds the fields of the pooling layers, which the forward reads
+// (a hybridized block when it traces). Each output dim is (in + 2*pad -
+// size)/stride + 1, rounded down, or up with CeilMode.
 type Pool struct {
 	HybridBlock
 	PoolSize, Strides, Padding []int // one value per spatial dim; nil Padding is 0
