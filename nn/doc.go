@@ -49,6 +49,24 @@
 // back into the interpreted HybridForward (types defined there have no
 // name, so give one: n.Bind(n, "net")).
 //
+// # Layers
+//
+// Every layer constructor takes Gluon's required arguments, then at most
+// one options value of its family, whose zero value is Gluon's defaults:
+//
+//	nn.NewDense(120, nn.DenseOptions{Act: "relu"})
+//	nn.NewConv2D(64, []int{7}, nn.ConvOptions{Strides: []int{2}, Padding: []int{3}})
+//	nn.NewMaxPool2D([]int{3}, nn.PoolOptions{Strides: []int{2}, Padding: []int{1}})
+//	nn.NewDropout(0.5, nn.DropoutOptions{Axes: []int{1}})
+//
+// One options type serves a family in every dimension: ConvOptions for
+// Conv1D, Conv2D and their transposes, PoolOptions for MaxPool1D/2D and
+// AvgPool1D/2D, GlobalPoolOptions for the global pools. A size (kernel,
+// pool size, strides, padding, dilation) is one value for every spatial
+// dim or one value per dim. A bad argument or option, or more than one
+// options value, panics with an error that names the constructor and
+// the option. The kernels cover 1-D (NCW) and 2-D (NCHW) data.
+//
 // # Eager, then hybridized
 //
 //	net := NewNet()

@@ -124,13 +124,30 @@ func ExampleNewEmbedding() {
 }
 
 func ExampleNewConv2DTranspose() {
-	up := nn.NewConv2DTranspose(4, []int{3}, nn.ConvTransposeOptions{Strides: []int{2}, Padding: []int{1}, OutputPadding: []int{1}})
+	up := nn.NewConv2DTranspose(4, []int{3}, nn.ConvOptions{Strides: []int{2}, Padding: []int{1}, OutputPadding: []int{1}})
 	up.Initialize()
 	y := up.Forward(eager.Ones(1, 6, 5, 5))
 	// (5-1)*2 - 2*1 + 3 + 1 = 10; the weight is (in_channels, channels, kh, kw).
 	fmt.Println(y.Shape(), up.Weight.Shape())
 	// Output:
 	// 1x4x10x10 6x4x3x3
+}
+
+// A ResNet stem: a 7x7 convolution with stride 2 and padding 3, then a
+// 3x3 max pool with stride 2 and padding 1. Every layer takes Gluon's
+// required arguments and one options value; a size given once serves
+// every spatial dim.
+func ExampleNewMaxPool2D() {
+	stem := nn.NewHybridSequential(
+		nn.NewConv2D(64, []int{7}, nn.ConvOptions{Strides: []int{2}, Padding: []int{3}, NoBias: true}),
+		nn.NewBatchNorm(),
+		nn.NewActivation("relu"),
+		nn.NewMaxPool2D([]int{3}, nn.PoolOptions{Strides: []int{2}, Padding: []int{1}}),
+	)
+	stem.Initialize()
+	fmt.Println(stem.Forward(eager.Ones(1, 3, 224, 224)).Shape())
+	// Output:
+	// 1x64x56x56
 }
 
 func ExampleNewHybridLambda() {

@@ -18,7 +18,7 @@ type Activation struct {
 // naming the block, on the first forward.
 func NewActivation(act string) *Activation {
 	if act == "" {
-		panic(fmt.Errorf("Activation: the activation name is empty (want relu, sigmoid, tanh, softrelu or softsign)"))
+		panic(fmt.Errorf("nn.NewActivation: the activation name is empty (want relu, sigmoid, tanh, softrelu or softsign)"))
 	}
 	a := &Activation{ActType: act}
 	a.Bind(a, act)
@@ -40,7 +40,7 @@ type LeakyReLU struct {
 // NewLeakyReLU makes a leaky rectifier with slope alpha (>= 0) below 0.
 func NewLeakyReLU(alpha float64) *LeakyReLU {
 	if alpha < 0 {
-		panic(fmt.Errorf("LeakyReLU: alpha=%v must be at least 0", alpha))
+		panic(fmt.Errorf("nn.NewLeakyReLU: alpha=%v must be at least 0", alpha))
 	}
 	l := &LeakyReLU{Alpha: alpha}
 	l.Bind(l)
@@ -70,9 +70,9 @@ type PReLU struct {
 
 // NewPReLU makes a parametric rectifier.
 func NewPReLU(opts ...PReLUOptions) *PReLU {
-	var o PReLUOptions
-	if len(opts) > 0 {
-		o = opts[0]
+	o := oneOption("nn.NewPReLU", opts)
+	if o.InChannels < 0 {
+		panic(fmt.Errorf("nn.NewPReLU: InChannels=%d must not be negative", o.InChannels))
 	}
 	p := &PReLU{Alpha: NewParameter("alpha", ops.Shape{max(o.InChannels, 1)})}
 	p.Alpha.Init = o.AlphaInit

@@ -28,33 +28,37 @@ func activate(f ops.F, x ops.Tensor, act string) ops.Tensor {
 // Dense is a fully connected layer: y = act(x·Wᵀ + b).
 type Dense struct {
 	HybridBlock
-	Weight, Bias *Parameter
+	Weight, Bias *Parameter // Bias is nil with NoBias
 	Units        int
 	Act          string // "" for none
 	Flatten      bool   // flatten all but the first axis (default true)
 }
 
-// DenseOptions are Dense's options.
+// DenseOptions are Dense's options, Gluon's keyword arguments.
 type DenseOptions struct {
-	Act                  string // activation applied to the output ("relu", …)
-	InUnits              int    // 0: inferred from the data on the first forward
-	NoBias               bool
-	NoFlatten            bool // apply to the last axis only
-	WeightInit, BiasInit Initializer
+	Act        string    // activation applied to the output ("relu", …); "" for none
+	NoBias     bool      // no bias (Gluon's use_bias=False)
+	NoFlatten  bool      // apply to the last axis only (Gluon's flatten=False)
+	DType      ops.DType // the parameters' dtype: float32 (the zero value) or float64
+	WeightInit Initializer
+	BiasInit   Initializer
+	InUnits    int // 0: inferred from the data on the first forward
 }
 
 // NewDense makes a Dense layer with units outputs.
 func NewDense(units int, opts ...DenseOptions) *Dense {
-	var o DenseOptions
-	if len(opts) > 0 {
-		o = opts[0]
+	o := oneOption("nn.NewDense", opts)
+	checkPositive("nn.NewDense", "units", units)
+	checkFloat("nn.NewDense", o.DType)
+	if o.InUnits < 0 {
+		panic(fmt.Errorf("nn.NewDense: InUnits=%d must not be negative", o.InUnits))
 	}
 	d := &Dense{Units: units, Act: o.Act, Flatten: !o.NoFlatten}
 	d.Weight = NewParameter("weight", ops.Shape{units, o.InUnits})
-	d.Weight.Init = o.WeightInit
+	d.Weight.dtype, d.Weight.Init = o.DType, o.WeightInit
 	if !o.NoBias {
 		d.Bias = NewParameter("bias", ops.Shape{units})
-		d.Bias.Init = o.BiasInit
+		d.Bias.dtype, d.Bias.Init = o.DType, o.BiasInit
 	}
 	d.Bind(d)
 	return d
@@ -69,116 +73,6 @@ func (d *Dense) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
 	nameOutput(F)
 	y := F.FullyConnected(x, Param(F, d.Weight), bias, d.Units, ops.Attr{Name: "flatten", Value: d.Flatten})
 	return activate(F, y, d.Act)
-}
-
-// Conv2D is a 2-D convolution layer over NCHW data.
-type Conv2D struct {
-	HybridBlock
-	Weight, Bias *Parameter
-	Channels     int
-	Kernel       []int
-	Strides      []int
-	Padding      []int
-	Dilation     []int
-	Groups       int
-	Act          string
-}
-
-// ConvOptions are the options of the convolution layers.
-type ConvOptions struct {
-	Strides, Padding, Dilation []int
-	Groups                     int // default 1
-	InChannels                 int // 0: inferred from the data
-	Act                        string
-	NoBias                     bool
-	WeightInit, BiasInit       Initializer
-}
-
-// NewConv2D makes a 2-D convolution with channels filters of size kernel
-// (one number for a square kernel, or two).
-func NewConv2D(channels int, kernel []int, opts ...ConvOptions) *Conv2D {
-	var o ConvOptions
-	if len(opts) > 0 {
-		o = opts[0]
-	}
-	k := expand(kernel, 2)
-	groups := max(o.Groups, 1)
-	c := &Conv2D{Channels: channels, Kernel: k, Strides: expand(o.Strides, 2), Padding: expand(o.Padding, 2),
-		Dilation: expand(o.Dilation, 2), Groups: groups, Act: o.Act}
-	inPer := 0
-	if o.InChannels > 0 {
-		inPer = o.InChannels / groups
-	}
-	c.Weight = NewParameter("weight", ops.Shape{channels, inPer, k[0], k[1]})
-	c.Weight.Init = o.WeightInit
-	if !o.NoBias {
-		c.Bias = NewParameter("bias", ops.Shape{channels})
-		c.Bias.Init = o.BiasInit
-	}
-	c.Bind(c, "conv")
-	return c
-}
-
-// expand repeats a one-number size to n dims ([5] -> [5, 5]); nil stays nil.
-func expand(s []int, n int) []int {
-	if len(s) == 1 && n > 1 {
-		out := make([]int, n)
-		for i := range out {
-			out[i] = s[0]
-		}
-		return out
-	}
-	return s
-}
-
-// HybridForward convolves x.
-func (c *Conv2D) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
-	var bias ops.Tensor
-	if c.Bias != nil {
-		bias = Param(F, c.Bias)
-	}
-	attrs := []ops.Attr{{Name: "num_group", Value: c.Groups}}
-	if c.Strides != nil {
-		attrs = append(attrs, ops.Attr{Name: "stride", Value: c.Strides})
-	}
-	if c.Padding != nil {
-		attrs = append(attrs, ops.Attr{Name: "pad", Value: c.Padding})
-	}
-	if c.Dilation != nil {
-		attrs = append(attrs, ops.Attr{Name: "dilate", Value: c.Dilation})
-	}
-	nameOutput(F)
-	return activate(F, F.Convolution(x, Param(F, c.Weight), bias, c.Kernel, c.Channels, attrs...), c.Act)
-}
-
-// MaxPool2D takes the maximum over windows.
-type MaxPool2D struct {
-	HybridBlock
-	PoolSize, Strides, Padding []int
-	CeilMode                   bool
-}
-
-// NewMaxPool2D makes a max pooling layer; strides default to the pool size.
-func NewMaxPool2D(poolSize []int, strides ...int) *MaxPool2D {
-	p := &MaxPool2D{PoolSize: expand(poolSize, 2), Strides: expand(strides, 2)}
-	if len(p.Strides) == 0 {
-		p.Strides = p.PoolSize
-	}
-	p.Bind(p, "pool")
-	return p
-}
-
-// HybridForward pools x.
-func (p *MaxPool2D) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
-	attrs := []ops.Attr{{Name: "stride", Value: p.Strides}}
-	if p.Padding != nil {
-		attrs = append(attrs, ops.Attr{Name: "pad", Value: p.Padding})
-	}
-	if p.CeilMode {
-		attrs = append(attrs, ops.Attr{Name: "pooling_convention", Value: "full"})
-	}
-	nameOutput(F)
-	return F.Pooling(x, p.PoolSize, "max", attrs...)
 }
 
 // HybridSequential stacks hybrid blocks: each one's output is the next

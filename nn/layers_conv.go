@@ -6,263 +6,200 @@ import (
 	"github.com/hybridgo/hybridgo/ops"
 )
 
-// Convolution and pooling layers beyond Conv2D and MaxPool2D: Conv1D,
-// Conv2DTranspose, MaxPool1D, AvgPool1D, AvgPool2D, GlobalAvgPool2D and
-// GlobalMaxPool2D. As in Gluon, convolutions are named "conv" and pools
-// "pool" (conv0, pool0, …).
+// The convolution layers: Conv1D and Conv2D, and their transposes
+// Conv1DTranspose and Conv2DTranspose. They share one options type,
+// ConvOptions, and one set of fields, Conv. As in Gluon, they are named
+// "conv" (conv0, conv1, …). The kernels support 1-D (NCW) and 2-D (NCHW)
+// data only, so there is no Conv3D.
 
-// convAttrs are the geometry attributes shared by Convolution and
-// Deconvolution; nil sizes are left to the op's defaults.
-func convAttrs(groups int, strides, padding, dilation []int) []ops.Attr {
-	attrs := []ops.Attr{{Name: "num_group", Value: groups}}
-	if strides != nil {
-		attrs = append(attrs, ops.Attr{Name: "stride", Value: strides})
-	}
-	if padding != nil {
-		attrs = append(attrs, ops.Attr{Name: "pad", Value: padding})
-	}
-	if dilation != nil {
-		attrs = append(attrs, ops.Attr{Name: "dilate", Value: dilation})
-	}
-	return attrs
+// ConvOptions are the options of the convolution layers, Gluon's keyword
+// arguments. Sizes hold one value, used in every spatial dim, or one per
+// dim; nil keeps the default.
+type ConvOptions struct {
+	Strides  []int // step between windows; default 1
+	Padding  []int // zeros added on both sides of each spatial dim; default 0
+	Dilation []int // spacing between kernel taps; default 1
+	// OutputPadding adds rows and columns at the end of each output dim
+	// (each below the stride), to choose between the sizes a strided
+	// convolution maps to the same input size. Transposed convolutions
+	// only; default 0.
+	OutputPadding []int
+	Groups        int    // split the channels into this many groups; 0 means 1
+	Layout        string // "" or the channels-first layout (NCW, NCHW), the only one supported
+	InChannels    int    // 0: inferred from the data
+	Act           string // activation applied to the output ("relu", …); "" for none
+	NoBias        bool   // no bias (Gluon's use_bias=False)
+	WeightInit    Initializer
+	BiasInit      Initializer
 }
 
-// checkSizes panics when a size option has neither one value nor n.
-func checkSizes(layer string, n int, sizes map[string][]int) {
-	for name, s := range sizes {
-		if s != nil && len(s) != n {
-			panic(fmt.Errorf("%s: %s %v must have 1 or %d values", layer, name, s, n))
-		}
-	}
-}
-
-// Conv1D is a 1-D convolution layer over NCW data. Its weight is
-// (channels, in_channels/groups, kernel).
-type Conv1D struct {
+// Conv holds the fields of the convolution layers, which the forward
+// reads (a hybridized block when it traces). Sizes have one value per
+// spatial dim; nil ones are the op's defaults.
+type Conv struct {
 	HybridBlock
-	Weight, Bias *Parameter
-	Channels     int
-	Kernel       []int
-	Strides      []int
-	Padding      []int
-	Dilation     []int
-	Groups       int
-	Act          string
+	Weight, Bias  *Parameter // Bias is nil with NoBias
+	Channels      int
+	Kernel        []int
+	Strides       []int
+	Padding       []int
+	OutputPadding []int // transposed convolutions only
+	Dilation      []int
+	Groups        int
+	Layout        string
+	Act           string
 }
+
+// Conv1D is a 1-D convolution over NCW data. Its weight is (channels,
+// in_channels/groups, w).
+type Conv1D Conv
+
+// Conv2D is a 2-D convolution over NCHW data. Its weight is (channels,
+// in_channels/groups, h, w).
+type Conv2D Conv
+
+// Conv1DTranspose is a transposed 1-D convolution (Deconvolution) over
+// NCW data: each output dim is (in-1)*stride - 2*pad +
+// dilation*(kernel-1) + 1 + output_padding. Its weight is (in_channels,
+// channels/groups, w).
+type Conv1DTranspose Conv
+
+// Conv2DTranspose is a transposed 2-D convolution (Deconvolution) over
+// NCHW data, with Conv1DTranspose's output size in each dim. Its weight
+// is (in_channels, channels/groups, h, w).
+type Conv2DTranspose Conv
 
 // NewConv1D makes a 1-D convolution with channels filters of width
-// kernel[0]; opts set strides, padding, dilation, groups, in_channels (0:
-// inferred from the data), an activation, no bias and initializers.
+// kernel[0].
 func NewConv1D(channels int, kernel []int, opts ...ConvOptions) *Conv1D {
-	var o ConvOptions
-	if len(opts) > 0 {
-		o = opts[0]
-	}
-	checkSizes("Conv1D", 1, map[string][]int{"kernel": kernel, "strides": o.Strides, "padding": o.Padding, "dilation": o.Dilation})
-	if len(kernel) != 1 {
-		panic(fmt.Errorf("Conv1D: kernel %v must have 1 value", kernel))
-	}
-	groups := max(o.Groups, 1)
-	c := &Conv1D{Channels: channels, Kernel: kernel, Strides: o.Strides, Padding: o.Padding,
-		Dilation: o.Dilation, Groups: groups, Act: o.Act}
-	inPer := 0
-	if o.InChannels > 0 {
-		inPer = o.InChannels / groups
-	}
-	c.Weight = NewParameter("weight", ops.Shape{channels, inPer, kernel[0]})
-	c.Weight.Init = o.WeightInit
-	if !o.NoBias {
-		c.Bias = NewParameter("bias", ops.Shape{channels})
-		c.Bias.Init = o.BiasInit
-	}
+	c := (*Conv1D)(newConv("nn.NewConv1D", 1, false, channels, kernel, opts))
+	c.Bind(c, "conv")
+	return c
+}
+
+// NewConv2D makes a 2-D convolution with channels filters of size kernel
+// (one number for a square kernel, or two).
+func NewConv2D(channels int, kernel []int, opts ...ConvOptions) *Conv2D {
+	c := (*Conv2D)(newConv("nn.NewConv2D", 2, false, channels, kernel, opts))
+	c.Bind(c, "conv")
+	return c
+}
+
+// NewConv1DTranspose makes a transposed 1-D convolution with channels
+// output channels and a kernel of width kernel[0].
+func NewConv1DTranspose(channels int, kernel []int, opts ...ConvOptions) *Conv1DTranspose {
+	c := (*Conv1DTranspose)(newConv("nn.NewConv1DTranspose", 1, true, channels, kernel, opts))
+	c.Bind(c, "conv")
+	return c
+}
+
+// NewConv2DTranspose makes a transposed 2-D convolution with channels
+// output channels and a kernel of one size (square) or two.
+func NewConv2DTranspose(channels int, kernel []int, opts ...ConvOptions) *Conv2DTranspose {
+	c := (*Conv2DTranspose)(newConv("nn.NewConv2DTranspose", 2, true, channels, kernel, opts))
 	c.Bind(c, "conv")
 	return c
 }
 
 // HybridForward convolves x.
 func (c *Conv1D) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
-	var bias ops.Tensor
-	if c.Bias != nil {
-		bias = Param(F, c.Bias)
-	}
-	attrs := append(convAttrs(c.Groups, c.Strides, c.Padding, c.Dilation), ops.Attr{Name: "layout", Value: "NCW"})
-	nameOutput(F)
-	return activate(F, F.Convolution(x, Param(F, c.Weight), bias, c.Kernel, c.Channels, attrs...), c.Act)
+	return (*Conv)(c).forward(F, x, false)
 }
 
-// ConvTransposeOptions are the options of Conv2DTranspose.
-type ConvTransposeOptions struct {
-	Strides, Padding, Dilation []int
-	// OutputPadding adds rows and columns at the end of each output dim
-	// (each below the stride), to choose between the sizes a strided
-	// convolution maps to the same input size.
-	OutputPadding        []int
-	Groups               int // default 1
-	InChannels           int // 0: inferred from the data
-	Act                  string
-	NoBias               bool
-	WeightInit, BiasInit Initializer
+// HybridForward convolves x.
+func (c *Conv2D) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
+	return (*Conv)(c).forward(F, x, false)
 }
 
-// Conv2DTranspose is a transposed 2-D convolution (Deconvolution) over
-// NCHW data. Each output dim is (in-1)*stride - 2*pad +
-// dilation*(kernel-1) + 1 + output_padding. Its weight is (in_channels,
-// channels/groups, kh, kw).
-type Conv2DTranspose struct {
-	HybridBlock
-	Weight, Bias  *Parameter
-	Channels      int
-	Kernel        []int
-	Strides       []int
-	Padding       []int
-	OutputPadding []int
-	Dilation      []int
-	Groups        int
-	Act           string
+// HybridForward applies the transposed convolution to x.
+func (c *Conv1DTranspose) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
+	return (*Conv)(c).forward(F, x, true)
 }
 
-// NewConv2DTranspose makes a transposed 2-D convolution with channels
-// output channels and a kernel of one size (square) or two.
-func NewConv2DTranspose(channels int, kernel []int, opts ...ConvTransposeOptions) *Conv2DTranspose {
-	var o ConvTransposeOptions
-	if len(opts) > 0 {
-		o = opts[0]
+// HybridForward applies the transposed convolution to x.
+func (c *Conv2DTranspose) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
+	return (*Conv)(c).forward(F, x, true)
+}
+
+// newConv checks the arguments of a convolution of nd spatial dims and
+// makes its fields and parameters; the caller binds it.
+func newConv(constructor string, nd int, transposed bool, channels int, kernel []int, opts []ConvOptions) *Conv {
+	o := oneOption(constructor, opts)
+	checkPositive(constructor, "channels", channels)
+	c := &Conv{
+		Channels:      channels,
+		Kernel:        required(constructor, "kernel", kernel, nd),
+		Strides:       spatial(constructor, "Strides", o.Strides, nd, 1),
+		Padding:       spatial(constructor, "Padding", o.Padding, nd, 0),
+		OutputPadding: spatial(constructor, "OutputPadding", o.OutputPadding, nd, 0),
+		Dilation:      spatial(constructor, "Dilation", o.Dilation, nd, 1),
+		Groups:        max(o.Groups, 1),
+		Layout:        o.Layout,
+		Act:           o.Act,
 	}
-	k := expand(kernel, 2)
-	c := &Conv2DTranspose{Channels: channels, Kernel: k, Strides: expand(o.Strides, 2), Padding: expand(o.Padding, 2),
-		OutputPadding: expand(o.OutputPadding, 2), Dilation: expand(o.Dilation, 2), Groups: max(o.Groups, 1), Act: o.Act}
-	checkSizes("Conv2DTranspose", 2, map[string][]int{"kernel": c.Kernel, "strides": c.Strides, "padding": c.Padding,
-		"output_padding": c.OutputPadding, "dilation": c.Dilation})
-	if len(k) != 2 {
-		panic(fmt.Errorf("Conv2DTranspose: kernel %v must have 1 or 2 values", kernel))
+	checkLayout(constructor, o.Layout, nd)
+	if c.OutputPadding != nil && !transposed {
+		panic(fmt.Errorf("%s: OutputPadding applies to transposed convolutions only", constructor))
 	}
-	if channels%c.Groups != 0 {
-		panic(fmt.Errorf("Conv2DTranspose: groups=%d does not divide channels=%d", c.Groups, channels))
+	for i, p := range c.OutputPadding {
+		stride := 1
+		if c.Strides != nil {
+			stride = c.Strides[i]
+		}
+		if p >= stride {
+			panic(fmt.Errorf("%s: OutputPadding %v must be below Strides %v (default 1) in every dim", constructor, o.OutputPadding, o.Strides))
+		}
 	}
-	c.Weight = NewParameter("weight", ops.Shape{o.InChannels, channels / c.Groups, k[0], k[1]})
+	switch {
+	case o.Groups < 0:
+		panic(fmt.Errorf("%s: Groups=%d must not be negative", constructor, o.Groups))
+	case o.InChannels < 0:
+		panic(fmt.Errorf("%s: InChannels=%d must not be negative", constructor, o.InChannels))
+	case channels%c.Groups != 0:
+		panic(fmt.Errorf("%s: Groups=%d does not divide channels=%d", constructor, c.Groups, channels))
+	case o.InChannels%c.Groups != 0:
+		panic(fmt.Errorf("%s: Groups=%d does not divide InChannels=%d", constructor, c.Groups, o.InChannels))
+	}
+	// Gluon's weight shapes: (channels, in/groups, k…) for a
+	// convolution, (in, channels/groups, k…) for a transpose.
+	shape := ops.Shape{channels, o.InChannels / c.Groups}
+	if transposed {
+		shape = ops.Shape{o.InChannels, channels / c.Groups}
+	}
+	c.Weight = NewParameter("weight", append(shape, c.Kernel...))
 	c.Weight.Init = o.WeightInit
 	if !o.NoBias {
 		c.Bias = NewParameter("bias", ops.Shape{channels})
 		c.Bias.Init = o.BiasInit
 	}
-	c.Bind(c, "conv")
 	return c
 }
 
-// HybridForward applies the transposed convolution to x.
-func (c *Conv2DTranspose) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
+// forward runs Convolution, or Deconvolution when transposed, with the
+// fields as attributes; nil sizes and an empty layout are left to the
+// op's defaults.
+func (c *Conv) forward(F ops.F, x ops.Tensor, transposed bool) ops.Tensor {
 	var bias ops.Tensor
 	if c.Bias != nil {
 		bias = Param(F, c.Bias)
 	}
-	attrs := convAttrs(c.Groups, c.Strides, c.Padding, c.Dilation)
-	if c.OutputPadding != nil {
-		attrs = append(attrs, ops.Attr{Name: "adj", Value: c.OutputPadding})
+	weight := Param(F, c.Weight)
+	attrs := []ops.Attr{{Name: "num_group", Value: c.Groups}}
+	for _, a := range []struct {
+		name  string
+		value []int
+	}{{"stride", c.Strides}, {"pad", c.Padding}, {"dilate", c.Dilation}, {"adj", c.OutputPadding}} {
+		if a.value != nil {
+			attrs = append(attrs, ops.Attr{Name: a.name, Value: a.value})
+		}
+	}
+	if c.Layout != "" {
+		attrs = append(attrs, ops.Attr{Name: "layout", Value: c.Layout})
+	}
+	conv := F.Convolution
+	if transposed {
+		conv = F.Deconvolution
 	}
 	nameOutput(F)
-	return activate(F, F.Deconvolution(x, Param(F, c.Weight), bias, c.Kernel, c.Channels, attrs...), c.Act)
-}
-
-// PoolOptions are the options of the pooling layers.
-type PoolOptions struct {
-	Strides []int // default: the pool size
-	Padding []int // zeros on both sides of each spatial dim
-	// CeilMode rounds the output size up instead of down.
-	CeilMode bool
-	// ExcludePad leaves the padding out of each average's divisor
-	// (Gluon's count_include_pad=False); average pools only.
-	ExcludePad bool
-}
-
-// Pool is a max or average pooling layer over NCW or NCHW windows:
-// MaxPool1D, AvgPool1D and AvgPool2D make one. Each output dim is
-// (in + 2*pad - size)/stride + 1, rounded down, or up with CeilMode.
-type Pool struct {
-	HybridBlock
-	PoolType                   string // "max" or "avg"
-	PoolSize, Strides, Padding []int
-	CeilMode                   bool
-	CountIncludePad            bool // avg: count the padding in the divisor
-}
-
-func newPool(layer string, ndim int, poolType string, poolSize []int, opts []PoolOptions) *Pool {
-	var o PoolOptions
-	if len(opts) > 0 {
-		o = opts[0]
-	}
-	p := &Pool{PoolType: poolType, PoolSize: expand(poolSize, ndim), Strides: expand(o.Strides, ndim),
-		Padding: expand(o.Padding, ndim), CeilMode: o.CeilMode, CountIncludePad: !o.ExcludePad}
-	if p.Strides == nil {
-		p.Strides = p.PoolSize
-	}
-	checkSizes(layer, ndim, map[string][]int{"pool size": p.PoolSize, "strides": p.Strides, "padding": p.Padding})
-	if len(p.PoolSize) != ndim {
-		panic(fmt.Errorf("%s: pool size %v must have 1 or %d values", layer, poolSize, ndim))
-	}
-	if o.ExcludePad && poolType != "avg" {
-		panic(fmt.Errorf("%s: ExcludePad applies to average pooling only", layer))
-	}
-	p.Bind(p, "pool")
-	return p
-}
-
-// NewMaxPool1D makes a max pooling layer over NCW data with windows of
-// poolSize[0].
-func NewMaxPool1D(poolSize []int, opts ...PoolOptions) *Pool {
-	return newPool("MaxPool1D", 1, "max", poolSize, opts)
-}
-
-// NewAvgPool1D makes an average pooling layer over NCW data with windows
-// of poolSize[0].
-func NewAvgPool1D(poolSize []int, opts ...PoolOptions) *Pool {
-	return newPool("AvgPool1D", 1, "avg", poolSize, opts)
-}
-
-// NewAvgPool2D makes an average pooling layer over NCHW data with windows
-// of one size (square) or two.
-func NewAvgPool2D(poolSize []int, opts ...PoolOptions) *Pool {
-	return newPool("AvgPool2D", 2, "avg", poolSize, opts)
-}
-
-// HybridForward pools x.
-func (p *Pool) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
-	attrs := []ops.Attr{{Name: "stride", Value: p.Strides}}
-	if p.Padding != nil {
-		attrs = append(attrs, ops.Attr{Name: "pad", Value: p.Padding})
-	}
-	if p.CeilMode {
-		attrs = append(attrs, ops.Attr{Name: "pooling_convention", Value: "full"})
-	}
-	if p.PoolType == "avg" {
-		attrs = append(attrs, ops.Attr{Name: "count_include_pad", Value: p.CountIncludePad})
-	}
-	nameOutput(F)
-	return F.Pooling(x, p.PoolSize, p.PoolType, attrs...)
-}
-
-// GlobalPool takes the maximum or the average of each whole plane: NCHW
-// data gives (N, C, 1, 1).
-type GlobalPool struct {
-	HybridBlock
-	PoolType string // "max" or "avg"
-}
-
-func newGlobalPool(poolType string) *GlobalPool {
-	p := &GlobalPool{PoolType: poolType}
-	p.Bind(p, "pool")
-	return p
-}
-
-// NewGlobalAvgPool2D makes a layer that averages each channel of NCHW data.
-func NewGlobalAvgPool2D() *GlobalPool { return newGlobalPool("avg") }
-
-// NewGlobalMaxPool2D makes a layer that takes the maximum of each channel
-// of NCHW data.
-func NewGlobalMaxPool2D() *GlobalPool { return newGlobalPool("max") }
-
-// HybridForward pools each plane of x.
-func (p *GlobalPool) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
-	nameOutput(F)
-	return F.Pooling(x, []int{1, 1}, p.PoolType, ops.Attr{Name: "global_pool", Value: true},
-		ops.Attr{Name: "pooling_convention", Value: "full"})
+	return activate(F, conv(x, weight, bias, c.Kernel, c.Channels, attrs...), c.Act)
 }

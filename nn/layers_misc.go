@@ -15,13 +15,18 @@ type Dropout struct {
 	Axes []int // axes along which one mask value is shared (variational dropout)
 }
 
-// NewDropout makes a dropout layer with rate in [0, 1]; axes, if given,
-// share the mask along those axes.
-func NewDropout(rate float64, axes ...int) *Dropout {
+// DropoutOptions are Dropout's options.
+type DropoutOptions struct {
+	Axes []int // share one mask value along these axes; default none
+}
+
+// NewDropout makes a dropout layer with rate in [0, 1].
+func NewDropout(rate float64, opts ...DropoutOptions) *Dropout {
+	o := oneOption("nn.NewDropout", opts)
 	if rate < 0 || rate > 1 {
-		panic(fmt.Errorf("Dropout: rate=%v is not in [0, 1]", rate))
+		panic(fmt.Errorf("nn.NewDropout: rate=%v is not in [0, 1]", rate))
 	}
-	d := &Dropout{Rate: rate, Axes: axes}
+	d := &Dropout{Rate: rate, Axes: o.Axes}
 	d.Bind(d)
 	return d
 }
@@ -73,21 +78,13 @@ type Embedding struct {
 
 // NewEmbedding makes an embedding of inputDim rows of outputDim values.
 func NewEmbedding(inputDim, outputDim int, opts ...EmbeddingOptions) *Embedding {
-	var o EmbeddingOptions
-	if len(opts) > 0 {
-		o = opts[0]
-	}
-	if inputDim <= 0 || outputDim <= 0 {
-		panic(fmt.Errorf("Embedding: input_dim=%d and output_dim=%d must be positive", inputDim, outputDim))
-	}
-	dtype := o.DType
-	if dtype != ops.Float32 && dtype != ops.Float64 {
-		panic(fmt.Errorf("Embedding: dtype %v is not supported (float32 and float64 are)", dtype))
-	}
-	e := &Embedding{InputDim: inputDim, OutputDim: outputDim, DType: dtype}
+	o := oneOption("nn.NewEmbedding", opts)
+	checkPositive("nn.NewEmbedding", "inputDim", inputDim)
+	checkPositive("nn.NewEmbedding", "outputDim", outputDim)
+	checkFloat("nn.NewEmbedding", o.DType)
+	e := &Embedding{InputDim: inputDim, OutputDim: outputDim, DType: o.DType}
 	e.Weight = NewParameter("weight", ops.Shape{inputDim, outputDim})
-	e.Weight.dtype = dtype
-	e.Weight.Init = o.WeightInit
+	e.Weight.dtype, e.Weight.Init = o.DType, o.WeightInit
 	e.Bind(e)
 	return e
 }
@@ -111,7 +108,7 @@ type HybridLambda struct {
 // NewHybridLambda makes a block that runs fn; it is named hybridlambda0, ….
 func NewHybridLambda(fn func(F ops.F, x ops.Tensor) ops.Tensor) *HybridLambda {
 	if fn == nil {
-		panic(fmt.Errorf("HybridLambda: the function is nil"))
+		panic(fmt.Errorf("nn.NewHybridLambda: the function is nil"))
 	}
 	l := &HybridLambda{Fn: fn}
 	l.Bind(l, "hybridlambda")

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hybridgo/hybridgo/eager"
+	"github.com/hybridgo/hybridgo/graph"
 	"github.com/hybridgo/hybridgo/internal/optest"
 	"github.com/hybridgo/hybridgo/nn"
 	"github.com/hybridgo/hybridgo/ops"
@@ -21,6 +22,7 @@ type layer interface {
 	CollectParams(pattern ...string) *nn.ParameterDict
 	Name() string
 	Prefix() string
+	Trace(shapes []ops.Shape, dtypes []ops.DType) (*graph.Symbol, error)
 }
 
 type layerCase struct {
@@ -54,15 +56,20 @@ func layerCases() []layerCase {
 			in: ops.Shape{1, 3, 4}, out: ops.Shape{1, 2, 4}, block: "conv", params: []string{"weight (2, 3, 1)", "bias (2,)"}},
 		// (5-1)*2 - 2*1 + 3 + 1 = 10
 		{name: "Conv2DTranspose", make: func() layer {
-			return nn.NewConv2DTranspose(4, []int{3}, nn.ConvTransposeOptions{Strides: []int{2}, Padding: []int{1}, OutputPadding: []int{1}})
+			return nn.NewConv2DTranspose(4, []int{3}, nn.ConvOptions{Strides: []int{2}, Padding: []int{1}, OutputPadding: []int{1}})
 		}, in: ops.Shape{2, 3, 5, 5}, out: ops.Shape{2, 4, 10, 10}, block: "conv", params: []string{"weight (3, 4, 3, 3)", "bias (4,)"}},
 		// h: (4-1) + 2*(2-1) + 1 = 6; w: (5-1) + 2*(3-1) + 1 = 9
 		{name: "Conv2DTransposeGroupsDilation", make: func() layer {
-			return nn.NewConv2DTranspose(4, []int{2, 3}, nn.ConvTransposeOptions{Groups: 2, Dilation: []int{2}, NoBias: true})
+			return nn.NewConv2DTranspose(4, []int{2, 3}, nn.ConvOptions{Groups: 2, Dilation: []int{2}, NoBias: true})
 		}, in: ops.Shape{1, 2, 4, 5}, out: ops.Shape{1, 4, 6, 9}, block: "conv", params: []string{"weight (2, 2, 2, 3)"}},
 		{name: "Conv2DTransposeStride", make: func() layer {
-			return nn.NewConv2DTranspose(2, []int{4}, nn.ConvTransposeOptions{Strides: []int{2}, Padding: []int{1}, InChannels: 3, Act: "relu"})
+			return nn.NewConv2DTranspose(2, []int{4}, nn.ConvOptions{Strides: []int{2}, Padding: []int{1}, InChannels: 3, Act: "relu"})
 		}, in: ops.Shape{1, 3, 3, 4}, out: ops.Shape{1, 2, 6, 8}, block: "conv", params: []string{"weight (3, 2, 4, 4)", "bias (2,)"}},
+		{name: "Conv1DTranspose", make: func() layer {
+			return nn.NewConv1DTranspose(2, []int{3}, nn.ConvOptions{Strides: []int{2}, OutputPadding: []int{1}})
+		}, in: ops.Shape{2, 3, 4}, out: ops.Shape{2, 2, 10}, block: "conv", params: []string{"weight (3, 2, 3)", "bias (2,)"}},
+		{name: "MaxPool2DPadded", make: func() layer { return nn.NewMaxPool2D([]int{3}, nn.PoolOptions{Strides: []int{2}, Padding: []int{1}}) },
+			in: ops.Shape{1, 2, 7, 7}, out: ops.Shape{1, 2, 4, 4}, block: "pool"},
 		{name: "MaxPool1D", make: func() layer { return nn.NewMaxPool1D([]int{3}, nn.PoolOptions{Strides: []int{2}}) },
 			in: ops.Shape{2, 3, 9}, out: ops.Shape{2, 3, 4}, block: "pool"},
 		{name: "MaxPool1DCeil", make: func() layer { return nn.NewMaxPool1D([]int{3}, nn.PoolOptions{Strides: []int{2}, CeilMode: true}) },
@@ -85,6 +92,10 @@ func layerCases() []layerCase {
 			block: "pool"},
 		{name: "GlobalMaxPool2D", make: func() layer { return nn.NewGlobalMaxPool2D() }, in: ops.Shape{2, 3, 5, 4}, out: ops.Shape{2, 3, 1, 1},
 			block: "pool"},
+		{name: "GlobalAvgPool1D", make: func() layer { return nn.NewGlobalAvgPool1D() }, in: ops.Shape{2, 3, 5}, out: ops.Shape{2, 3, 1},
+			block: "pool"},
+		{name: "GlobalMaxPool1D", make: func() layer { return nn.NewGlobalMaxPool1D() }, in: ops.Shape{2, 3, 5}, out: ops.Shape{2, 3, 1},
+			block: "pool"},
 		{name: "BatchNorm", make: func() layer { return nn.NewBatchNorm() }, in: ops.Shape{4, 3, 5, 5}, out: ops.Shape{4, 3, 5, 5},
 			block: "batchnorm", params: []string{"gamma (3,)", "beta (3,)", "running_mean (3,)", "running_var (3,)"}},
 		{name: "BatchNormLastAxis", make: func() layer { return nn.NewBatchNorm(nn.BatchNormOptions{Axis: -1, Momentum: 0.5, Epsilon: 1e-3}) },
@@ -103,7 +114,7 @@ func layerCases() []layerCase {
 		{name: "LayerNormAxis1", make: func() layer { return nn.NewLayerNorm(nn.LayerNormOptions{Axis: 1, Epsilon: 1e-3, NoCenter: true}) },
 			in: ops.Shape{2, 3, 6}, out: ops.Shape{2, 3, 6}, block: "layernorm", params: []string{"gamma (3,)", "beta (3,)"}},
 		{name: "Dropout", make: func() layer { return nn.NewDropout(0.5) }, in: ops.Shape{4, 10}, out: ops.Shape{4, 10}, block: "dropout"},
-		{name: "DropoutAxes", make: func() layer { return nn.NewDropout(0.3, 1) }, in: ops.Shape{3, 4, 5}, out: ops.Shape{3, 4, 5}, block: "dropout"},
+		{name: "DropoutAxes", make: func() layer { return nn.NewDropout(0.3, nn.DropoutOptions{Axes: []int{1}}) }, in: ops.Shape{3, 4, 5}, out: ops.Shape{3, 4, 5}, block: "dropout"},
 		{name: "DropoutZero", make: func() layer { return nn.NewDropout(0) }, in: ops.Shape{3, 4}, out: ops.Shape{3, 4}, block: "dropout"},
 		{name: "Flatten", make: func() layer { return nn.NewFlatten() }, in: ops.Shape{2, 3, 4, 5}, out: ops.Shape{2, 60}, block: "flatten"},
 		{name: "ActivationRelu", make: func() layer { return nn.NewActivation("relu") }, in: ops.Shape{3, 4}, out: ops.Shape{3, 4}, block: "relu"},
@@ -441,7 +452,7 @@ func TestDropoutModes(t *testing.T) {
 			}
 
 			// Axes share the mask: each row is dropped or kept whole.
-			da := nn.NewDropout(0.5, 1)
+			da := nn.NewDropout(0.5, nn.DropoutOptions{Axes: []int{1}})
 			if hybrid {
 				da.Hybridize()
 			}
@@ -525,7 +536,7 @@ func TestConv2DTransposeShapes(t *testing.T) {
 		{in: 5, kernel: 3, stride: 3, pad: 1, outPad: 2, want: 15},
 		{in: 4, kernel: 3, stride: 1, dilation: 2, want: 8},
 	} {
-		o := nn.ConvTransposeOptions{Strides: []int{c.stride}, Padding: []int{c.pad}, OutputPadding: []int{c.outPad}}
+		o := nn.ConvOptions{Strides: []int{c.stride}, Padding: []int{c.pad}, OutputPadding: []int{c.outPad}}
 		if c.dilation > 0 {
 			o.Dilation = []int{c.dilation}
 		}
@@ -568,15 +579,33 @@ func TestLayerConstructorErrors(t *testing.T) {
 		make func()
 		want string
 	}{
-		{"Conv1D kernel", func() { nn.NewConv1D(2, []int{3, 3}) }, "Conv1D"},
-		{"Conv2DTranspose groups", func() { nn.NewConv2DTranspose(3, []int{2}, nn.ConvTransposeOptions{Groups: 2}) }, "groups=2"},
-		{"AvgPool2D strides", func() { nn.NewAvgPool2D([]int{2}, nn.PoolOptions{Strides: []int{1, 2, 3}}) }, "AvgPool2D"},
+		{"Conv1D kernel", func() { nn.NewConv1D(2, []int{3, 3}) }, "nn.NewConv1D: kernel [3 3] must have 1 value"},
+		{"Conv2D no kernel", func() { nn.NewConv2D(2, nil) }, "nn.NewConv2D: kernel is required"},
+		{"Conv2D channels", func() { nn.NewConv2D(0, []int{3}) }, "nn.NewConv2D: channels=0 must be positive"},
+		{"Conv2D strides", func() { nn.NewConv2D(2, []int{3}, nn.ConvOptions{Strides: []int{0}}) }, "nn.NewConv2D: Strides [0] must be at least 1"},
+		{"Conv2D padding", func() { nn.NewConv2D(2, []int{3}, nn.ConvOptions{Padding: []int{-1}}) }, "nn.NewConv2D: Padding [-1] must be at least 0"},
+		{"Conv2D layout", func() { nn.NewConv2D(2, []int{3}, nn.ConvOptions{Layout: "NHWC"}) }, `nn.NewConv2D: Layout "NHWC" is not supported`},
+		{"Conv1D layout", func() { nn.NewConv1D(2, []int{3}, nn.ConvOptions{Layout: "NCHW"}) }, "channels-first (NCW)"},
+		{"Conv2D output padding", func() { nn.NewConv2D(2, []int{3}, nn.ConvOptions{OutputPadding: []int{1}}) }, "OutputPadding applies to transposed"},
+		{"Conv2DTranspose output padding", func() { nn.NewConv2DTranspose(2, []int{3}, nn.ConvOptions{OutputPadding: []int{1}}) }, "OutputPadding [1] must be below Strides"},
+		{"Conv2DTranspose groups", func() { nn.NewConv2DTranspose(3, []int{2}, nn.ConvOptions{Groups: 2}) }, "Groups=2 does not divide channels=3"},
+		{"Conv2D in channels", func() { nn.NewConv2D(4, []int{2}, nn.ConvOptions{Groups: 2, InChannels: 3}) }, "Groups=2 does not divide InChannels=3"},
+		{"AvgPool2D strides", func() { nn.NewAvgPool2D([]int{2}, nn.PoolOptions{Strides: []int{1, 2, 3}}) }, "nn.NewAvgPool2D: Strides [1 2 3] must have 1 or 2 values"},
+		{"MaxPool2D no size", func() { nn.NewMaxPool2D(nil) }, "nn.NewMaxPool2D: poolSize is required"},
 		{"MaxPool1D exclude pad", func() { nn.NewMaxPool1D([]int{2}, nn.PoolOptions{ExcludePad: true}) }, "average pooling only"},
+		{"GlobalAvgPool2D layout", func() { nn.NewGlobalAvgPool2D(nn.GlobalPoolOptions{Layout: "NHWC"}) }, "nn.NewGlobalAvgPool2D: Layout"},
+		{"Dense units", func() { nn.NewDense(0) }, "nn.NewDense: units=0"},
+		{"Dense dtype", func() { nn.NewDense(2, nn.DenseOptions{DType: ops.Int32}) }, "nn.NewDense: DType int32"},
 		{"Dropout rate", func() { nn.NewDropout(1.5) }, "rate=1.5"},
 		{"LeakyReLU alpha", func() { nn.NewLeakyReLU(-1) }, "alpha=-1"},
-		{"Embedding dims", func() { nn.NewEmbedding(0, 3) }, "Embedding"},
+		{"Embedding dims", func() { nn.NewEmbedding(0, 3) }, "nn.NewEmbedding: inputDim=0"},
 		{"Embedding dtype", func() { nn.NewEmbedding(3, 3, nn.EmbeddingOptions{DType: ops.Int32}) }, "int32"},
 		{"HybridLambda nil", func() { nn.NewHybridLambda(nil) }, "HybridLambda"},
+		// More than one options value is a mistake, not a silent drop.
+		{"Dense two options", func() { nn.NewDense(2, nn.DenseOptions{}, nn.DenseOptions{Act: "relu"}) }, "nn.NewDense takes at most one DenseOptions, got 2"},
+		{"Conv2D two options", func() { nn.NewConv2D(2, []int{3}, nn.ConvOptions{}, nn.ConvOptions{}) }, "nn.NewConv2D takes at most one ConvOptions, got 2"},
+		{"MaxPool2D two options", func() { nn.NewMaxPool2D([]int{2}, nn.PoolOptions{}, nn.PoolOptions{}) }, "nn.NewMaxPool2D takes at most one PoolOptions, got 2"},
+		{"BatchNorm three options", func() { nn.NewBatchNorm(nn.BatchNormOptions{}, nn.BatchNormOptions{}, nn.BatchNormOptions{}) }, "nn.NewBatchNorm takes at most one BatchNormOptions, got 3"},
 	} {
 		func() {
 			defer func() {
