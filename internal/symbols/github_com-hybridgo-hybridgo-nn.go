@@ -67,7 +67,6 @@ func init() {
 		"Normal":                           reflect.ValueOf(nn.Normal),
 		"One":                              reflect.ValueOf(nn.One),
 		"Param":                            reflect.ValueOf(nn.Param),
-		"ResetNames":                       reflect.ValueOf(nn.ResetNames),
 		"SymbolBlockImports":               reflect.ValueOf(nn.SymbolBlockImports),
 		"Uniform":                          reflect.ValueOf(nn.Uniform),
 		"WarmupSchedule":                   reflect.ValueOf(nn.WarmupSchedule),
