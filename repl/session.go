@@ -26,9 +26,15 @@ import (
 	"github.com/hybridgo/hybridgo/internal/symbols"
 )
 
-// Options says where the output of cells goes.
+// Options says where the output of cells goes, and what more they can
+// import.
 type Options struct {
 	Stdout, Stderr io.Writer // os.Stdout and os.Stderr when nil
+
+	// Packages are more packages for cells to import, as symbol tables
+	// keyed "<import path>/<package name>" like Symbols. The kernel binds
+	// "hybridgo/jupyter" to itself this way.
+	Packages map[string]map[string]reflect.Value
 }
 
 // Result is what a cell evaluated to.
@@ -199,7 +205,7 @@ func (s *Session) newWorld() (*world, error) {
 		"Go":    reflect.ValueOf(func(fn func()) { goReport(stderr, fn) }),
 		"Clear": reflect.ValueOf(Clear),
 	}}
-	for _, e := range []interp.Exports{stdlib.Symbols, symbols.Symbols, Symbols, rt} {
+	for _, e := range []interp.Exports{stdlib.Symbols, symbols.Symbols, Symbols, s.opts.Packages, rt} {
 		if err := w.in.Use(e); err != nil {
 			return nil, err
 		}
