@@ -50,5 +50,28 @@
 //
 // Record also turns training mode on (Dropout drops, BatchNorm uses batch
 // statistics); Pause turns both off; TrainMode and PredictMode set only the
-// training flag. The flags are process-wide, as in MXNet's main thread.
+// training flag.
+//
+// # State
+//
+// What running code reads besides its arguments lives in one value, a
+// State: the recording and training flags, the random generator behind
+// the random ops (Seed, LockRand), and a slot per upper package — nn
+// keeps its block-name counters and trace stack there, graph the tracer
+// that names graph.F's nodes. The package-level functions (IsRecording,
+// Record, Seed, …) act on the current state. A program has one,
+// DefaultState, current unless something makes another current. A REPL
+// session makes its own with NewState (fresh as a new process) and makes
+// it current while its cells run:
+//
+//	st := eager.NewState()
+//	restore := eager.UseState(st)
+//	eager.Seed(1) // st's generator; the default state's is untouched
+//	restore()
+//
+// The current state is one per process, not per goroutine, so code that
+// switches states must not run beside other code that reads them; the
+// REPL runs the cells of all its sessions one at a time. Reading the
+// current state is one atomic load: IsRecording costs what it did when
+// the flags were package variables.
 package eager

@@ -2,8 +2,6 @@ package eager
 
 import (
 	"fmt"
-	"math/rand/v2"
-	"sync"
 
 	"github.com/hybridgo/hybridgo/ops"
 )
@@ -72,9 +70,9 @@ func Run(op *ops.Op, attrs ops.Attrs, in ...*NDArray) ([]*NDArray, error) {
 	}
 	env := ops.Env{Training: IsTraining()}
 	if op.Random() {
-		rngMu.Lock()
-		defer rngMu.Unlock()
-		env.Rand = rng
+		r, unlock := LockRand()
+		defer unlock()
+		env.Rand = r
 	}
 	if err := op.Forward(&env, attrs, vals, outVals); err != nil {
 		return nil, err
@@ -83,25 +81,4 @@ func Run(op *ops.Op, attrs ops.Attrs, in ...*NDArray) ([]*NDArray, error) {
 		record(op, attrs, in, out)
 	}
 	return out, nil
-}
-
-var (
-	rngMu sync.Mutex
-	rng   = rand.New(rand.NewPCG(0, 0x9e3779b97f4a7c15))
-)
-
-// LockRand hands out the random generator behind the random ops, so that
-// other executors (a graph's) draw from the same seeded stream; call
-// unlock when done.
-func LockRand() (r *rand.Rand, unlock func()) {
-	rngMu.Lock()
-	return rng, rngMu.Unlock
-}
-
-// Seed resets the random generator behind the random ops and the random
-// creation functions, so that runs repeat; MXNet's mx.random.seed.
-func Seed(seed uint64) {
-	rngMu.Lock()
-	defer rngMu.Unlock()
-	rng = rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 }

@@ -1,27 +1,21 @@
 package eager
 
-import "sync/atomic"
-
-// The autograd modes are process-wide, as in MXNet's default thread: one
-// flag for recording, one for training. Nested Record/Pause calls restore
-// what was there before.
-var (
-	recording atomic.Bool
-	training  atomic.Bool
-)
+// The autograd modes are two flags of the current State, one for
+// recording and one for training, as MXNet keeps them per thread. Nested
+// Record/Pause calls restore what was there before.
 
 // IsRecording reports whether ops are being recorded for autograd.
-func IsRecording() bool { return recording.Load() }
+func IsRecording() bool { return current.Load().recording.Load() }
 
 // IsTraining reports whether ops run in training mode (Dropout drops,
 // BatchNorm uses batch statistics).
-func IsTraining() bool { return training.Load() }
+func IsTraining() bool { return current.Load().training.Load() }
 
 // SetRecording sets the recording flag and returns its previous value.
-func SetRecording(on bool) bool { return recording.Swap(on) }
+func SetRecording(on bool) bool { return current.Load().recording.Swap(on) }
 
 // SetTraining sets the training flag and returns its previous value.
-func SetTraining(on bool) bool { return training.Swap(on) }
+func SetTraining(on bool) bool { return current.Load().training.Swap(on) }
 
 // Record runs fn with recording on and training mode on, like MXNet's
 // `with autograd.record():`.
@@ -37,12 +31,15 @@ func TrainMode(fn func()) { withModes(IsRecording(), true, fn) }
 // PredictMode runs fn in prediction mode without changing recording.
 func PredictMode(fn func()) { withModes(IsRecording(), false, fn) }
 
+// withModes sets the flags of the current state for fn and restores them
+// in that same state afterwards.
 func withModes(rec, train bool, fn func()) {
-	prevRec := SetRecording(rec)
-	prevTrain := SetTraining(train)
+	s := CurrentState()
+	prevRec := s.recording.Swap(rec)
+	prevTrain := s.training.Swap(train)
 	defer func() {
-		SetRecording(prevRec)
-		SetTraining(prevTrain)
+		s.recording.Store(prevRec)
+		s.training.Store(prevTrain)
 	}()
 	fn()
 }

@@ -21,7 +21,9 @@
 // variables from the data (deferred initialisation), turns NDArrays used
 // inside into constants, and names nodes within block scopes
 // ("net0_dense0_fwd"). Trace runs a Go function of Tensors under a new
-// tracer. Reading a Symbol's values — Float32s, Scalar, At, and so any if
+// tracer. graph.F, for symbols built outside any trace, records through
+// a tracer kept in the current eager.State, so that its names
+// (relu0, relu1, …) count per program, and per REPL session. Reading a Symbol's values — Float32s, Scalar, At, and so any if
 // on a tensor value — panics with a *HybridizationError that names the
 // node, its op and what to write instead.
 //

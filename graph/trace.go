@@ -21,6 +21,7 @@ type Tracer struct {
 	nextName string         // a name asked for the next node
 	consts   int
 	derived  bool // builds a graph derived from a traced one (gradients): unobserved
+	session  bool // stands for the current eager.State's tracer (see sessionTracer)
 }
 
 // NewTracer returns a tracer with fresh names.
@@ -29,19 +30,38 @@ func NewTracer() *Tracer { return &Tracer{counts: map[string]int{}} }
 // F returns the op namespace that records into t.
 func (t *Tracer) F() ops.F { return ops.NewF(t) }
 
-// defaultTracer names the symbols built outside any trace (graph.F, Var).
-var defaultTracer = NewTracer()
+// The symbols built outside any trace, through F, are named by a tracer
+// kept in the current eager.State, so that each REPL session counts
+// relu0, relu1, … on its own, as a new process does.
+type tracerKey struct{}
+
+func newSessionTracer() any { return NewTracer() }
+
+// sessionTracer stands for the current state's tracer: its Apply, Scope
+// and NameNext act on that one.
+var sessionTracer = &Tracer{session: true}
+
+// resolve returns the tracer that t stands for: t itself, or for
+// sessionTracer the current state's.
+func (t *Tracer) resolve() *Tracer {
+	if !t.session {
+		return t
+	}
+	return eager.CurrentState().Slot(tracerKey{}, newSessionTracer).(*Tracer)
+}
 
 // F is the symbolic op namespace: ops applied through it build graphs.
+// Its node names count per eager.State (per REPL session).
 //
 //	x := graph.Var("data", ops.Shape{16, 784}, ops.Float32)
 //	y := graph.F.Relu(x) // <Symbol relu0 16x784 float32>
-var F = defaultTracer.F()
+var F = sessionTracer.F()
 
 // Scope runs fn with names prefixed by prefix ("net0_dense0_"), as a
 // block's name scope does. Scopes nest; the innermost one names the nodes
 // (a block's prefix already holds its parents').
 func (t *Tracer) Scope(prefix string, fn func()) {
+	t = t.resolve()
 	t.mu.Lock()
 	t.prefix = append(t.prefix, prefix)
 	t.mu.Unlock()
@@ -56,6 +76,7 @@ func (t *Tracer) Scope(prefix string, fn func()) {
 // NameNext makes the next node recorded take the given name (with the
 // current prefix), as Gluon layers name their outputs "dense0_fwd".
 func (t *Tracer) NameNext(name string) {
+	t = t.resolve()
 	t.mu.Lock()
 	t.nextName = name
 	t.mu.Unlock()
@@ -83,6 +104,7 @@ func (t *Tracer) newName(stem string) string {
 // Apply records op on inputs and returns a Symbol per output. Inputs are
 // Symbols, or NDArrays, which become constant variables of the graph.
 func (t *Tracer) Apply(op *ops.Op, attrs ops.Attrs, inputs []ops.Tensor) ([]ops.Tensor, error) {
+	t = t.resolve()
 	entries := make([]Entry, len(inputs))
 	for i, in := range inputs {
 		switch v := in.(type) {

@@ -16,46 +16,49 @@ import (
 // jupyter.Update, jupyter.HTML.
 const CellPackage = "hybridgo/jupyter"
 
-func init() {
-	repl.Symbols[CellPackage+"/jupyter"] = map[string]reflect.Value{
-		"Input":      reflect.ValueOf(Input),
-		"Display":    reflect.ValueOf(Display),
-		"NewDisplay": reflect.ValueOf(NewDisplay),
-		"Update":     reflect.ValueOf(Update),
+// cellPackage is the symbol table of "hybridgo/jupyter" in k's session:
+// its functions act on k and the cell it runs.
+func (k *Kernel) cellPackage() map[string]map[string]reflect.Value {
+	return map[string]map[string]reflect.Value{CellPackage + "/jupyter": {
+		"Input":      reflect.ValueOf(k.input),
+		"Display":    reflect.ValueOf(k.display),
+		"NewDisplay": reflect.ValueOf(k.newDisplay),
+		"Update":     reflect.ValueOf(k.update),
 		"HTML":       reflect.ValueOf(HTML),
 		"Markdown":   reflect.ValueOf(Markdown),
-	}
+	}}
 }
 
-// cell is the request being executed, for the functions cells call.
-var cell struct {
-	sync.Mutex
-	k          *Kernel
+// runningCell is the request being executed, for the functions cells
+// call; m is nil between cells.
+type runningCell struct {
+	mu         sync.Mutex
 	m          *Message
 	allowStdin bool
 	ctx        context.Context
 }
 
-func setCell(k *Kernel, m *Message, allowStdin bool, ctx context.Context) {
-	cell.Lock()
-	cell.k, cell.m, cell.allowStdin, cell.ctx = k, m, allowStdin, ctx
-	cell.Unlock()
+func (k *Kernel) setCell(m *Message, allowStdin bool, ctx context.Context) {
+	k.cell.mu.Lock()
+	k.cell.m, k.cell.allowStdin, k.cell.ctx = m, allowStdin, ctx
+	k.cell.mu.Unlock()
 }
 
-func currentCell() (*Kernel, *Message, bool, context.Context) {
-	cell.Lock()
-	defer cell.Unlock()
-	return cell.k, cell.m, cell.allowStdin, cell.ctx
+func (k *Kernel) currentCell() (*Message, bool, context.Context) {
+	k.cell.mu.Lock()
+	defer k.cell.mu.Unlock()
+	return k.cell.m, k.cell.allowStdin, k.cell.ctx
 }
 
 // ErrNoStdin is returned by Input when the frontend does not take input.
 var ErrNoStdin = errors.New("jupyter: the frontend does not accept input (allow_stdin is false)")
 
-// Input asks the frontend for a line of text, showing prompt, and waits
-// for it (an input_request on the stdin channel).
-func Input(prompt string) (string, error) {
-	k, m, allow, ctx := currentCell()
-	if k == nil {
+// input is jupyter.Input: it asks the frontend for a line of text,
+// showing prompt, and waits for it (an input_request on the stdin
+// channel).
+func (k *Kernel) input(prompt string) (string, error) {
+	m, allow, ctx := k.currentCell()
+	if m == nil {
 		return "", errors.New("jupyter: Input is only available while a notebook cell runs")
 	}
 	if !allow {
@@ -85,29 +88,30 @@ func Input(prompt string) (string, error) {
 	}
 }
 
-// Display shows v below the cell as display_data. v is rendered with
-// RenderMIME; a display.Bundle, or a map[string]any given here, is a
-// MIME bundle already.
-func Display(v any) {
-	publishDisplay("display_data", v, newID())
+// display is jupyter.Display: it shows v below the cell as
+// display_data. v is rendered with renderMIME; a display.Bundle, or a
+// map[string]any given here, is a MIME bundle already.
+func (k *Kernel) display(v any) {
+	k.publishDisplay("display_data", v, newID())
 }
 
-// NewDisplay is Display that returns the id by which Update replaces
-// the output (progress, live charts).
-func NewDisplay(v any) string {
+// newDisplay is jupyter.NewDisplay: Display that returns the id by which
+// Update replaces the output (progress, live charts).
+func (k *Kernel) newDisplay(v any) string {
 	id := newID()
-	publishDisplay("display_data", v, id)
+	k.publishDisplay("display_data", v, id)
 	return id
 }
 
-// Update replaces the output that NewDisplay(…) returned id for.
-func Update(id string, v any) {
-	publishDisplay("update_display_data", v, id)
+// update is jupyter.Update: it replaces the output that NewDisplay(…)
+// returned id for.
+func (k *Kernel) update(id string, v any) {
+	k.publishDisplay("update_display_data", v, id)
 }
 
-func publishDisplay(msgType string, v any, id string) {
-	k, m, _, _ := currentCell()
-	if k == nil {
+func (k *Kernel) publishDisplay(msgType string, v any, id string) {
+	m, _, _ := k.currentCell()
+	if m == nil {
 		return
 	}
 	k.flushOutput()

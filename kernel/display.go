@@ -7,29 +7,30 @@ import (
 	"github.com/hybridgo/hybridgo/display"
 )
 
-// The kernel shows values with package display: an NDArray as a table, a
-// Symbol or a hybridized block as a graph picture (SVG, and an interactive
-// page), an image as PNG. Cells' display.HTML, display.Show, handles and
-// training progress reach the notebook through the publisher below, which
-// New installs: a process that links the kernel but runs the terminal
-// REPL keeps display's terminal behaviour.
-func init() {
-	RenderMIME = func(v reflect.Value) map[string]any {
-		if !v.IsValid() || !v.CanInterface() {
-			return nil
-		}
-		return display.Render(v.Interface())
+// renderMIME turns the value of a cell into a MIME bundle (mimetype ->
+// data) for execute_result and display_data, with package display: an
+// NDArray as a table, a Symbol or a hybridized block as a graph picture
+// (SVG, and an interactive page), an image as PNG; a display.Bundle is a
+// bundle already, a plain map[string]any a value like any other. A nil
+// or empty result means text/plain alone.
+func renderMIME(v reflect.Value) map[string]any {
+	if !v.IsValid() || !v.CanInterface() {
+		return nil
 	}
+	return display.Render(v.Interface())
 }
 
-// publisher sends package display's outputs as display_data and
-// update_display_data of the cell that is running; outside a cell they
-// print as text, as in the terminal.
-type publisher struct{}
+// publisher sends package display's outputs (display.HTML, display.Show,
+// handles, training progress) as display_data and update_display_data
+// of the cell that k is running; outside a cell they print as text, as
+// in the terminal. New installs it: a process that links the kernel but
+// runs the terminal REPL keeps display's terminal behaviour.
+type publisher struct{ k *Kernel }
 
-func (publisher) Display(b display.Bundle, id string, update bool) {
-	k, m, _, _ := currentCell()
-	if k == nil {
+func (p publisher) Display(b display.Bundle, id string, update bool) {
+	k := p.k
+	m, _, _ := k.currentCell()
+	if m == nil {
 		if t := b.Text(); t != "" {
 			fmt.Println(t)
 		}

@@ -12,7 +12,7 @@
 // complete, inspect, is_complete, history and comm_info, each bracketed
 // by status busy and idle on IOPub. A cell's output is sent as stream
 // messages while it runs, its final value as execute_result (a MIME
-// bundle from RenderMIME, text/plain at least), an error with its name,
+// bundle from package display's Render, text/plain at least), an error with its name,
 // message and lines. A failed cell aborts the execute requests queued
 // behind it unless stop_on_error is false. Control is served while a
 // cell runs: interrupt_request and SIGINT stop the cell (the session
@@ -25,6 +25,14 @@
 //	jupyter.Display(jupyter.HTML("<b>rich</b>"))   // display_data
 //	id := jupyter.NewDisplay(jupyter.HTML("<b>0%</b>"))
 //	jupyter.Update(id, jupyter.HTML("<b>100%</b>")) // update_display_data
+//
+// The kernel owns its session (a repl.Session, with an eager.State of its
+// own) and the request running; "hybridgo/jupyter" is bound to the kernel
+// when its session starts (repl.Options.Packages), so its functions act
+// on that kernel alone. Package display's publisher, which sends
+// display.HTML, handles and progress bars to the notebook, is still
+// process-wide: New installs one for the kernel it makes, so a process
+// serves one kernel.
 //
 // `hybridgo kernel install` writes the kernelspec; Jupyter then starts
 // `hybridgo kernel CONNECTION_FILE`.

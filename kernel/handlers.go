@@ -19,14 +19,6 @@ import (
 // Version is the kernel's implementation version, in kernel_info.
 var Version = "0.1.0-dev"
 
-// RenderMIME turns the value of a cell into a MIME bundle (mimetype ->
-// data) for execute_result and display_data. The kernel sets it to
-// display.Render, which gives richer formats (text/html, image/png,
-// image/svg+xml) for the values it knows and takes a display.Bundle as a
-// bundle already; a plain map[string]any is a value like any other. A
-// nil or empty result means text/plain alone.
-var RenderMIME = func(v reflect.Value) map[string]any { return nil }
-
 // handleControl answers control requests at once, even while a cell runs.
 func (k *Kernel) handleControl(m *Message) {
 	switch m.Header.MsgType {
@@ -139,7 +131,7 @@ func (k *Kernel) replyPanic(m *Message, r any) {
 	tb := []string{"\x1b[31mPanic\x1b[0m: " + evalue}
 	content := map[string]any{"status": "error", "ename": "Panic", "evalue": evalue, "traceback": tb}
 	if msgType == "execute" {
-		setCell(nil, nil, false, nil)
+		k.setCell(nil, false, nil)
 		k.mu.Lock()
 		if k.cancel != nil {
 			k.cancel()
@@ -205,9 +197,9 @@ func (k *Kernel) execute(m *Message) bool {
 	k.mu.Unlock()
 	k.out.begin(m, req.Silent)
 	k.errw.begin(m, req.Silent)
-	setCell(k, m, req.AllowStdin, ctx)
+	k.setCell(m, req.AllowStdin, ctx)
 	res, err := k.evalSafely(ctx, req.Code)
-	setCell(nil, nil, false, nil)
+	k.setCell(nil, false, nil)
 	k.flushOutput()
 	k.mu.Lock()
 	k.cancel, k.current = nil, nil
@@ -242,10 +234,8 @@ func (k *Kernel) evalSafely(ctx context.Context, code string) (res repl.Result, 
 // bundle is the MIME bundle of a value, with text/plain always present.
 func bundle(v reflect.Value, text string) map[string]any {
 	out := map[string]any{}
-	if RenderMIME != nil {
-		for mt, d := range RenderMIME(v) {
-			out[mt] = d
-		}
+	for mt, d := range renderMIME(v) {
+		out[mt] = d
 	}
 	if _, ok := out["text/plain"]; !ok {
 		out["text/plain"] = text

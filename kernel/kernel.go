@@ -73,6 +73,7 @@ type Kernel struct {
 	inputReplys chan *Message // input_reply messages from stdin
 
 	repl *repl.Session
+	cell runningCell
 	out  *streamWriter
 	errw *streamWriter
 
@@ -109,8 +110,8 @@ func New(ci *ConnectionInfo, logger *log.Logger) (*Kernel, error) {
 	}
 	k.out = newStreamWriter(k, "stdout")
 	k.errw = newStreamWriter(k, "stderr")
-	display.SetPublisher(publisher{})
-	s, err := repl.NewSession(repl.Options{Stdout: k.out, Stderr: k.errw})
+	display.SetPublisher(publisher{k})
+	s, err := repl.NewSession(repl.Options{Stdout: k.out, Stderr: k.errw, Packages: k.cellPackage()})
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,6 @@ import (
 	"os"
 	"reflect"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/hybridgo/hybridgo/ops"
@@ -67,21 +66,6 @@ func (c *core) blockCore() *core { return c }
 
 type coreHolder interface{ blockCore() *core }
 
-var (
-	namingMu sync.Mutex
-	topCount = map[string]int{}
-)
-
-// ResetNames starts the counters of top-level block names again, as in a
-// new process: the next Net bound is "net0" again. Blocks named before
-// keep their names. A new REPL session calls it, so that a tutorial or a
-// notebook names its blocks the same way however it is run.
-func ResetNames() {
-	namingMu.Lock()
-	topCount = map[string]int{}
-	namingMu.Unlock()
-}
-
 // bind records the outer struct, names the block at the top level, and
 // finds its children and parameters.
 func (c *core) bind(outer reflect.Value, name []string) {
@@ -93,11 +77,7 @@ func (c *core) bind(outer reflect.Value, name []string) {
 		c.typeName = strings.ToLower(t.Elem().Name())
 	}
 	if !c.bound {
-		namingMu.Lock()
-		n := topCount[c.typeName]
-		topCount[c.typeName] = n + 1
-		namingMu.Unlock()
-		c.prefix = fmt.Sprintf("%s%d_", c.typeName, n)
+		c.prefix = topName(c.typeName)
 	}
 	c.bound = true
 	c.scan()

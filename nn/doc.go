@@ -100,6 +100,11 @@
 // their block ("net0_dense0_weight"). CollectParams lists them, own
 // parameters first, optionally filtered by a regular expression.
 //
+// The counters of top-level names, like the stack of traces in progress,
+// belong to the current eager.State: a program counts from net0 once, and
+// each REPL session, having a state of its own, counts from net0 again,
+// as a new process would.
+//
 // # Plain blocks
 //
 // A Block (rather than a HybridBlock) implements EagerForward and may run

@@ -464,56 +464,6 @@ type traceState struct {
 	vars map[*Parameter]*graph.Symbol
 }
 
-var (
-	traceMu sync.Mutex
-	traces  []*traceState
-)
-
-func pushTrace(ts *traceState) {
-	traceMu.Lock()
-	traces = append(traces, ts)
-	traceMu.Unlock()
-}
-
-func popTrace(ts *traceState) {
-	traceMu.Lock()
-	defer traceMu.Unlock()
-	for i := len(traces) - 1; i >= 0; i-- {
-		if traces[i] == ts {
-			traces = append(traces[:i], traces[i+1:]...)
-			return
-		}
-	}
-}
-
-func currentTrace() *traceState {
-	traceMu.Lock()
-	defer traceMu.Unlock()
-	if len(traces) == 0 {
-		return nil
-	}
-	return traces[len(traces)-1]
-}
-
-// traceParam returns the variable standing for p in the trace of t.
-func traceParam(t *graph.Tracer, p *Parameter) ops.Tensor {
-	traceMu.Lock()
-	defer traceMu.Unlock()
-	for i := len(traces) - 1; i >= 0; i-- {
-		ts := traces[i]
-		if ts.t != t {
-			continue
-		}
-		v, ok := ts.vars[p]
-		if !ok {
-			v = p.Var()
-			ts.vars[p] = v
-		}
-		return v
-	}
-	return p.Var()
-}
-
 // Param returns parameter p as F needs it: its values when F runs
 // eagerly, its graph variable when F traces. Inside HybridForward:
 //

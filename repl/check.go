@@ -267,7 +267,7 @@ func (s *Session) resultCount(w *world, call *ast.CallExpr) int {
 				if fmtPrinters[id.Name+"."+fun.Sel.Name] {
 					return 0
 				}
-				v, ok := exportsOf(path)[fun.Sel.Name]
+				v, ok := s.exportsOf(path)[fun.Sel.Name]
 				if !ok {
 					return -1
 				}
@@ -409,9 +409,9 @@ func embeddedField(f reflect.StructField) bool {
 }
 
 // exportsOf returns the symbol table of a package the session can import.
-func exportsOf(path string) map[string]reflect.Value {
+func (s *Session) exportsOf(path string) map[string]reflect.Value {
 	key := path + "/" + packageName(path)
-	for _, table := range []map[string]map[string]reflect.Value{stdlib.Symbols, symbols.Symbols, Symbols} {
+	for _, table := range []map[string]map[string]reflect.Value{stdlib.Symbols, symbols.Symbols, Symbols, s.opts.Packages} {
 		if m, ok := table[key]; ok {
 			return m
 		}

@@ -114,10 +114,10 @@ func (s *Session) members(chain []string) []string {
 	w := s.in
 	if len(chain) == 1 {
 		if path, ok := w.imported[chain[0]]; ok && !s.isVar(w, chain[0]) {
-			return exportedNames(exportsOf(path))
+			return exportedNames(s.exportsOf(path))
 		}
 		if path, ok := stdPackages[chain[0]]; ok && !s.isVar(w, chain[0]) && !s.isSessionName(chain[0]) {
-			return exportedNames(exportsOf(path))
+			return exportedNames(s.exportsOf(path))
 		}
 	}
 	if !s.isVar(w, chain[0]) {
@@ -232,7 +232,7 @@ func (s *Session) Doc(name string) (string, bool) {
 		if d, ok := projectDocs[name]; ok {
 			return d, true
 		}
-		v, ok := exportsOf(path)[parts[1]]
+		v, ok := s.exportsOf(path)[parts[1]]
 		if ok && len(parts) == 2 {
 			return describeExport(parts[0]+"."+parts[1], v), true
 		}

@@ -39,6 +39,17 @@
 // no result, fmt's Print functions, and calls returning a nil error
 // display nothing; a call with several results displays each.
 //
+// # State
+//
+// Each session has an eager.State of its own, fresh as a new process:
+// recording and training off, the random generator seeded with 0, block
+// names from net0 and graph.F's names from relu0. A cell runs with its
+// session's state current, and cells of all sessions in the process run
+// one at a time, so two sessions never see each other's modes, random
+// streams, names or variables. A goroutine that a cell leaves running
+// after it ends sees whichever state is current then. Reset starts a
+// fresh state with the fresh interpreter.
+//
 // Errors carry the line and column within the cell (*CompileError). A
 // panic comes back as *PanicError with the interpreted frames it crossed,
 // and the session carries on. A cancelled context stops a running cell

@@ -22,13 +22,19 @@ import (
 	"github.com/traefik/yaegi/interp"
 	"github.com/traefik/yaegi/stdlib"
 
+	"github.com/hybridgo/hybridgo/eager"
 	"github.com/hybridgo/hybridgo/internal/symbols"
-	"github.com/hybridgo/hybridgo/nn"
 )
 
-// Options says where the output of cells goes.
+// Options says where the output of cells goes, and what more they can
+// import.
 type Options struct {
 	Stdout, Stderr io.Writer // os.Stdout and os.Stderr when nil
+
+	// Packages are more packages for cells to import, as symbol tables
+	// keyed "<import path>/<package name>" like Symbols. The kernel binds
+	// "hybridgo/jupyter" to itself this way.
+	Packages map[string]map[string]reflect.Value
 }
 
 // Result is what a cell evaluated to.
@@ -68,10 +74,11 @@ var ErrInterrupted = errors.New("interrupted")
 // Session is an interpreted Go session with hybridgo preloaded: the
 // state behind the terminal REPL, the notebook kernel and `hybridgo run`.
 // Its methods may be called from several goroutines; cells run one at a
-// time.
+// time, in the whole process (see Eval).
 type Session struct {
 	mu      sync.Mutex
 	opts    Options
+	state   *eager.State // modes, random stream, names: current while a cell runs
 	in      *world
 	history []*record
 	runMode bool        // a func main is renamed (see Run)
@@ -96,9 +103,10 @@ type record struct {
 }
 
 // NewSession starts a session with the standard library and hybridgo's
-// packages importable, and the packages PreImports lists imported. Block
-// names start again from net0, dense0… (nn.ResetNames), as in a new
-// process.
+// packages importable, and the packages PreImports lists imported. The
+// session has an eager.State of its own, fresh as in a new process:
+// recording and training off, the random generator seeded with 0, block
+// names from net0, dense0…
 func NewSession(o Options) (*Session, error) {
 	if o.Stdout == nil {
 		o.Stdout = os.Stdout
@@ -107,8 +115,7 @@ func NewSession(o Options) (*Session, error) {
 		o.Stderr = os.Stderr
 	}
 	o.Stderr = &lockedWriter{w: o.Stderr} // cells' goroutines report there too
-	nn.ResetNames()                       // blocks are named as in a new process: net0, dense0, …
-	s := &Session{opts: o}
+	s := &Session{opts: o, state: eager.NewState()}
 	w, err := s.newWorld()
 	if err != nil {
 		return nil, err
@@ -202,7 +209,7 @@ func (s *Session) newWorld() (*world, error) {
 		"Go":    reflect.ValueOf(func(fn func()) { goReport(stderr, fn) }),
 		"Clear": reflect.ValueOf(Clear),
 	}}
-	for _, e := range []interp.Exports{stdlib.Symbols, symbols.Symbols, Symbols, rt} {
+	for _, e := range []interp.Exports{stdlib.Symbols, symbols.Symbols, Symbols, s.opts.Packages, rt} {
 		if err := w.in.Use(e); err != nil {
 			return nil, err
 		}
@@ -356,12 +363,35 @@ func stopInterp(in *interp.Interpreter) {
 	}
 }
 
+// cellMu lets one cell run at a time in the process, whichever session
+// it belongs to: a running cell makes its session's eager.State the
+// current one, and there is one current state per process.
+var cellMu sync.Mutex
+
+// enter waits until no cell of any session runs, then makes the session's
+// state current; leave undoes both.
+func (s *Session) enter() (leave func()) {
+	cellMu.Lock()
+	restore := eager.UseState(s.state)
+	return func() {
+		restore()
+		cellMu.Unlock()
+	}
+}
+
 // Eval runs a cell: imports, then type and function declarations, then
 // statements (var and const declarations among them) in order. The value
 // of a final expression statement is returned with its display text.
+//
+// The cell runs with the session's eager.State current, after any cell
+// of another session in the process has ended, so that sessions do not
+// see each other's modes, random streams or names. A goroutine a cell
+// leaves running after it ends sees whichever state is current then.
 func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	leave := s.enter()
+	defer leave()
 	pc, err := parseCell(cell)
 	if err != nil {
 		return Result{}, err
@@ -675,7 +705,8 @@ func (s *Session) Cells() []string {
 	return out
 }
 
-// Reset forgets every cell and starts a fresh interpreter.
+// Reset forgets every cell and starts a fresh interpreter with a fresh
+// eager.State, as in a new session.
 func (s *Session) Reset() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -683,7 +714,7 @@ func (s *Session) Reset() error {
 	if err != nil {
 		return err
 	}
-	s.in, s.history = w, nil
+	s.in, s.history, s.state = w, nil, eager.NewState()
 	return nil
 }
 

@@ -16,6 +16,8 @@ func init() {
 		"Backward":           reflect.ValueOf(eager.Backward),
 		"CPU":                reflect.ValueOf(eager.CPU),
 		"CopyFrom":           reflect.ValueOf(eager.CopyFrom),
+		"CurrentState":       reflect.ValueOf(eager.CurrentState),
+		"DefaultState":       reflect.ValueOf(eager.DefaultState),
 		"Eye":                reflect.ValueOf(eager.Eye),
 		"F":                  reflect.ValueOf(&eager.F).Elem(),
 		"FormatValues":       reflect.ValueOf(eager.FormatValues),
@@ -29,6 +31,7 @@ func init() {
 		"IsTraining":         reflect.ValueOf(eager.IsTraining),
 		"LockRand":           reflect.ValueOf(eager.LockRand),
 		"NewArray":           reflect.ValueOf(eager.NewArray),
+		"NewState":           reflect.ValueOf(eager.NewState),
 		"Ones":               reflect.ValueOf(eager.Ones),
 		"Pause":              reflect.ValueOf(eager.Pause),
 		"PredictMode":        reflect.ValueOf(eager.PredictMode),
@@ -41,6 +44,7 @@ func init() {
 		"SetRecording":       reflect.ValueOf(eager.SetRecording),
 		"SetTraining":        reflect.ValueOf(eager.SetTraining),
 		"TrainMode":          reflect.ValueOf(eager.TrainMode),
+		"UseState":           reflect.ValueOf(eager.UseState),
 		"Zeros":              reflect.ValueOf(eager.Zeros),
 		"ZerosOf":            reflect.ValueOf(eager.ZerosOf),
 
@@ -49,5 +53,6 @@ func init() {
 		"GradReq":     reflect.ValueOf((*eager.GradReq)(nil)),
 		"Interpreter": reflect.ValueOf((*eager.Interpreter)(nil)),
 		"NDArray":     reflect.ValueOf((*eager.NDArray)(nil)),
+		"State":       reflect.ValueOf((*eager.State)(nil)),
 	}
 }

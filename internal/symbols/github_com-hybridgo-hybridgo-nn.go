@@ -50,7 +50,6 @@ func init() {
 		"Normal":              reflect.ValueOf(nn.Normal),
 		"One":                 reflect.ValueOf(nn.One),
 		"Param":               reflect.ValueOf(nn.Param),
-		"ResetNames":          reflect.ValueOf(nn.ResetNames),
 		"SymbolBlockImports":  reflect.ValueOf(nn.SymbolBlockImports),
 		"Uniform":             reflect.ValueOf(nn.Uniform),
 		"Warnings":            reflect.ValueOf(&nn.Warnings).Elem(),
