@@ -74,6 +74,7 @@ var opActivation, opLeakyReLU *Op
 func init() {
 	opActivation = Register(Def[ActivationAttrs]{
 		Name: "Activation",
+		Kind: "activation",
 		Doc: "An element-wise activation: relu max(x, 0), sigmoid 1/(1+e**-x), tanh, softrelu log(1+e**x), " +
 			"softsign x/(1+|x|), log_sigmoid log(sigmoid(x)), mish x*tanh(softrelu(x)).",
 		Inputs: []string{"data"},
@@ -112,6 +113,7 @@ func init() {
 
 	opLeakyReLU = Register(Def[LeakyReLUAttrs]{
 		Name: "LeakyReLU",
+		Kind: "activation",
 		Doc: "Leaky rectifiers. leaky: x if x > 0 else slope*x. prelu: the same with the learned slope gamma, " +
 			"one per channel (axis 1) or one in all. elu: slope*(e**x - 1) below 0. selu: lambda*(x or alpha*(e**x - 1)) " +
 			"with MXNet's alpha and lambda. gelu: 0.5*x*(1 + erf(x/sqrt(2))). rrelu: prediction only, with the slope " +

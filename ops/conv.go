@@ -51,6 +51,7 @@ var opConvolution, opDeconvolution, opConvWeightGrad *Op
 func init() {
 	opConvolution = Register(Def[ConvolutionAttrs]{
 		Name: "Convolution",
+		Kind: "conv",
 		Doc: "Convolves 1-D (NCW) or 2-D (NCHW) data with num_filter filters of size kernel, with stride, pad, dilate and num_group; " +
 			"weight is (num_filter, channels/num_group, kernel...), bias (num_filter). Unknown weight and bias dims are inferred from the data.",
 		InputNames: func(a *ConvolutionAttrs) []string {
@@ -100,6 +101,7 @@ func init() {
 
 	opDeconvolution = Register(Def[DeconvolutionAttrs]{
 		Name: "Deconvolution",
+		Kind: "conv",
 		Doc: "Transposed convolution of 1-D (NCW) or 2-D (NCHW) data: the data gradient of Convolution with the same geometry. " +
 			"weight is (channels, num_filter/num_group, kernel...); each output dim is (in-1)*stride - 2*pad + dilate*(kernel-1) + 1 + adj, or target_shape.",
 		InputNames: func(a *DeconvolutionAttrs) []string {
@@ -180,6 +182,7 @@ func init() {
 
 	opConvWeightGrad = Register(Def[ConvolutionAttrs]{
 		Name: "_backward_Convolution_weight",
+		Kind: "conv",
 		Doc: "The weight gradient of Convolution: for each group, the sum over the batch of ograd times the im2col of data, transposed. " +
 			"Its output has the weight's shape, (num_filter, channels/num_group, kernel...).",
 		Inputs: []string{"ograd", "data"},

@@ -71,7 +71,7 @@ var opBatchNorm, opLayerNorm *Op
 
 func init() {
 	opBatchNorm = Register(Def[BatchNormAttrs]{
-		Name: "BatchNorm", Doc: "Batch normalisation over the channel axis: out = gamma*(data-mean)/sqrt(var+eps) + beta. " +
+		Name: "BatchNorm", Kind: "norm", Doc: "Batch normalisation over the channel axis: out = gamma*(data-mean)/sqrt(var+eps) + beta. " +
 			"When training (and not use_global_stats) mean and var are the batch's, and moving_mean and moving_var are updated in place " +
 			"(moving = moving*momentum + batch*(1-momentum)); otherwise the moving statistics are used. The hidden outputs are the mean and the (biased) variance used.",
 		Inputs:         []string{"data", "gamma", "beta", "moving_mean", "moving_var"},
@@ -126,7 +126,7 @@ func init() {
 	})
 
 	opLayerNorm = Register(Def[LayerNormAttrs]{
-		Name: "LayerNorm", Doc: "Layer normalisation over one axis: out = gamma*(data-mean)/std + beta with std = sqrt(var+eps), " +
+		Name: "LayerNorm", Kind: "norm", Doc: "Layer normalisation over one axis: out = gamma*(data-mean)/std + beta with std = sqrt(var+eps), " +
 			"the statistics taken per position along the other axes. The hidden outputs are the mean and std (with the normalised axis kept as 1).",
 		Inputs:         []string{"data", "gamma", "beta"},
 		Outputs:        3,

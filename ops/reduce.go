@@ -293,7 +293,7 @@ func reduceDef(name string, aliases []string, doc string, init float64, fold fun
 	grad func(f F, a *ReduceAttrs, x, y, g Tensor) Tensor) Def[ReduceAttrs] {
 	sums := name == "sum" || name == "mean" // fold is acc + x
 	return Def[ReduceAttrs]{
-		Name: name, Aliases: aliases, Doc: doc, Inputs: []string{"data"},
+		Name: name, Kind: "reduce", Aliases: aliases, Doc: doc, Inputs: []string{"data"},
 		Shape: func(a *ReduceAttrs, in []Shape) ([]Shape, error) {
 			s, err := a.reduceShape(in[0])
 			return []Shape{s}, err

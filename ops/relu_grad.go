@@ -13,6 +13,7 @@ var opBackwardRelu *Op
 func init() {
 	opBackwardRelu = Register(Def[NoAttrs]{
 		Name:   "_backward_relu",
+		Kind:   "activation",
 		Doc:    "The gradient of relu, from relu's output: ograd * (out > 0). Both inputs have one shape.",
 		Inputs: []string{"ograd", "out"},
 		Shape: func(_ *NoAttrs, in []Shape) ([]Shape, error) {

@@ -28,7 +28,7 @@ var opReshape, opFlatten, opExpandDims *Op
 
 func init() {
 	opReshape = Register(Def[ReshapeAttrs]{
-		Name: "Reshape", Aliases: []string{"reshape"},
+		Name: "Reshape", Kind: "shape", Aliases: []string{"reshape"},
 		Doc:    "Gives the input a new shape with the same number of elements. The shape may use MXNet's codes: 0 copies a dim, -1 infers one, -2 copies the rest, -3 merges two dims, -4 splits one.",
 		Inputs: []string{"data"},
 		Shape: func(a *ReshapeAttrs, in []Shape) ([]Shape, error) {
@@ -54,7 +54,7 @@ func init() {
 	})
 
 	opFlatten = Register(Def[NoAttrs]{
-		Name: "Flatten", Aliases: []string{"flatten"}, Doc: "Collapses every dim after the first: (N, a, b, …) becomes (N, a*b*…).",
+		Name: "Flatten", Kind: "shape", Aliases: []string{"flatten"}, Doc: "Collapses every dim after the first: (N, a, b, …) becomes (N, a*b*…).",
 		Inputs: []string{"data"},
 		Shape: func(_ *NoAttrs, in []Shape) ([]Shape, error) {
 			s := in[0]
@@ -78,7 +78,7 @@ func init() {
 	})
 
 	opExpandDims = Register(Def[ExpandDimsAttrs]{
-		Name: "expand_dims", Doc: "Inserts a dim of size 1 at axis.",
+		Name: "expand_dims", Kind: "shape", Doc: "Inserts a dim of size 1 at axis.",
 		Inputs: []string{"data"},
 		Shape: func(a *ExpandDimsAttrs, in []Shape) ([]Shape, error) {
 			ax, err := NormAxis(a.Axis, len(in[0])+1)

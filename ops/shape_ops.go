@@ -608,7 +608,7 @@ var opTranspose, opSqueeze, opConcat, opStack, opSliceChannel, opSlice, opBackwa
 
 func init() {
 	opTranspose = Register(Def[TransposeAttrs]{
-		Name: "transpose", Doc: "Permutes the dims: output dim i is input dim axes[i]; with no axes the dims are reversed.",
+		Name: "transpose", Kind: "shape", Doc: "Permutes the dims: output dim i is input dim axes[i]; with no axes the dims are reversed.",
 		Inputs: []string{"data"},
 		Shape: func(a *TransposeAttrs, in []Shape) ([]Shape, error) {
 			p, err := a.perm(in[0])
@@ -654,7 +654,7 @@ func init() {
 	})
 
 	opSqueeze = Register(Def[SqueezeAttrs]{
-		Name: "squeeze", Doc: "Removes dims of size 1: the given axes, or all of them. At least one dim stays: squeezing (1, 1) gives (1,).",
+		Name: "squeeze", Kind: "shape", Doc: "Removes dims of size 1: the given axes, or all of them. At least one dim stays: squeezing (1, 1) gives (1,).",
 		Inputs: []string{"data"},
 		Shape: func(a *SqueezeAttrs, in []Shape) ([]Shape, error) {
 			s, err := a.shape(in[0])
@@ -676,7 +676,7 @@ func init() {
 	})
 
 	opConcat = Register(Def[ConcatAttrs]{
-		Name: "Concat", Aliases: []string{"concat"},
+		Name: "Concat", Kind: "shape", Aliases: []string{"concat"},
 		Doc:        "Joins the inputs along dim; their other dims must agree.",
 		InputNames: func(a *ConcatAttrs) []string { return argNames(a.NumArgs) },
 		Check:      func(a *ConcatAttrs) error { return checkNumArgs(a.NumArgs) },
@@ -712,7 +712,7 @@ func init() {
 	})
 
 	opStack = Register(Def[StackAttrs]{
-		Name: "stack", Doc: "Joins inputs of one shape along a new axis.",
+		Name: "stack", Kind: "shape", Doc: "Joins inputs of one shape along a new axis.",
 		InputNames: func(a *StackAttrs) []string { return argNames(a.NumArgs) },
 		Check:      func(a *StackAttrs) error { return checkNumArgs(a.NumArgs) },
 		Shape: func(a *StackAttrs, in []Shape) ([]Shape, error) {
@@ -757,7 +757,7 @@ func init() {
 	})
 
 	opSliceChannel = Register(Def[SliceChannelAttrs]{
-		Name: "SliceChannel", Aliases: []string{"split"},
+		Name: "SliceChannel", Kind: "shape", Aliases: []string{"split"},
 		Doc:        "Splits the input into num_outputs equal parts along axis; with squeeze_axis the parts lose that axis (it must then have size num_outputs).",
 		Inputs:     []string{"data"},
 		NumOutputs: func(a *SliceChannelAttrs) int { return max(a.NumOutputs, 1) },
@@ -824,7 +824,7 @@ func init() {
 	})
 
 	opSlice = Register(Def[SliceAttrs]{
-		Name: "slice", Aliases: []string{"crop", "_sparse_slice", "_npx_slice", "_npi_slice"},
+		Name: "slice", Kind: "shape", Aliases: []string{"crop", "_sparse_slice", "_npx_slice", "_npi_slice"},
 		Doc:    "Takes a region of the array: on each of the first len(begin) axes, from begin to end (exclusive) by step; None entries take the whole axis. Negative indices count from the end.",
 		Inputs: []string{"data"},
 		Shape: func(a *SliceAttrs, in []Shape) ([]Shape, error) {
@@ -850,7 +850,7 @@ func init() {
 	})
 
 	opBackwardSlice = Register(Def[SliceAttrs]{
-		Name: "_backward_slice", Doc: "The gradient of slice: ograd placed at the sliced region of an array of zeros shaped like data.",
+		Name: "_backward_slice", Kind: "shape", Doc: "The gradient of slice: ograd placed at the sliced region of an array of zeros shaped like data.",
 		Inputs: []string{"ograd", "data"},
 		Shape: func(a *SliceAttrs, in []Shape) ([]Shape, error) {
 			w, err := a.window(in[1])
@@ -886,7 +886,7 @@ func init() {
 	})
 
 	opSliceAxis = Register(Def[SliceAxisAttrs]{
-		Name: "slice_axis", Doc: "Takes indices begin to end (exclusive) along one axis; negative indices count from the end, end None means the end.",
+		Name: "slice_axis", Kind: "shape", Doc: "Takes indices begin to end (exclusive) along one axis; negative indices count from the end, end None means the end.",
 		Inputs: []string{"data"},
 		Shape: func(a *SliceAxisAttrs, in []Shape) ([]Shape, error) {
 			s, err := a.asSlice(in[0])
@@ -922,7 +922,7 @@ func init() {
 	})
 
 	opSliceLike = Register(Def[SliceLikeAttrs]{
-		Name: "slice_like", Doc: "Slices data from index 0 to the size of shape_like on the given axes (all by default).",
+		Name: "slice_like", Kind: "shape", Doc: "Slices data from index 0 to the size of shape_like on the given axes (all by default).",
 		Inputs: []string{"data", "shape_like"},
 		Shape: func(a *SliceLikeAttrs, in []Shape) ([]Shape, error) {
 			s, err := a.asSlice(in[0], in[1])
@@ -959,7 +959,7 @@ func init() {
 	})
 
 	opTile = Register(Def[TileAttrs]{
-		Name: "tile", Doc: "Repeats the whole array reps[i] times along axis i; the shorter of the shape and reps is padded with leading 1s.",
+		Name: "tile", Kind: "shape", Doc: "Repeats the whole array reps[i] times along axis i; the shorter of the shape and reps is padded with leading 1s.",
 		Inputs: []string{"data"},
 		Shape: func(a *TileAttrs, in []Shape) ([]Shape, error) {
 			d, r, err := a.layout(in[0])
@@ -1008,7 +1008,7 @@ func init() {
 	})
 
 	opRepeat = Register(Def[RepeatAttrs]{
-		Name: "repeat", Doc: "Repeats each element repeats times along axis; with no axis the input is flattened first.",
+		Name: "repeat", Kind: "shape", Doc: "Repeats each element repeats times along axis; with no axis the input is flattened first.",
 		Inputs: []string{"data"},
 		Shape: func(a *RepeatAttrs, in []Shape) ([]Shape, error) {
 			_, _, out, err := a.layout(in[0])
@@ -1043,7 +1043,7 @@ func init() {
 	})
 
 	opReverse = Register(Def[ReverseAttrs]{
-		Name: "reverse", Aliases: []string{"flip"}, Doc: "Reverses the order of the elements along the given axes.",
+		Name: "reverse", Kind: "shape", Aliases: []string{"flip"}, Doc: "Reverses the order of the elements along the given axes.",
 		Inputs: []string{"data"},
 		Shape: func(a *ReverseAttrs, in []Shape) ([]Shape, error) {
 			if _, err := a.axes(in[0]); err != nil {
@@ -1079,7 +1079,7 @@ func init() {
 	})
 
 	opReshapeLike = Register(Def[ReshapeLikeAttrs]{
-		Name: "reshape_like", Doc: "Gives lhs the shape of rhs (or replaces lhs's dims lhs_begin:lhs_end with rhs's dims rhs_begin:rhs_end).",
+		Name: "reshape_like", Kind: "shape", Doc: "Gives lhs the shape of rhs (or replaces lhs's dims lhs_begin:lhs_end with rhs's dims rhs_begin:rhs_end).",
 		Inputs: []string{"lhs", "rhs"},
 		Shape: func(a *ReshapeLikeAttrs, in []Shape) ([]Shape, error) {
 			s, err := a.shape(in[0], in[1])
@@ -1101,7 +1101,7 @@ func init() {
 	})
 
 	opShapeArray = Register(Def[NoAttrs]{
-		Name: "shape_array", Doc: "The shape of the input as a 1-D int64 array.",
+		Name: "shape_array", Kind: "shape", Doc: "The shape of the input as a 1-D int64 array.",
 		Inputs: []string{"data"},
 		Shape: func(_ *NoAttrs, in []Shape) ([]Shape, error) {
 			if len(in[0]) == 0 {
@@ -1122,7 +1122,7 @@ func init() {
 	})
 
 	opSizeArray = Register(Def[NoAttrs]{
-		Name: "size_array", Doc: "The number of elements of the input as an int64 array of shape (1,).",
+		Name: "size_array", Kind: "shape", Doc: "The number of elements of the input as an int64 array of shape (1,).",
 		Inputs: []string{"data"},
 		Shape:  func(_ *NoAttrs, _ []Shape) ([]Shape, error) { return []Shape{{1}}, nil },
 		DType:  func(_ *NoAttrs, _ []DType) ([]DType, error) { return []DType{Int64}, nil },

@@ -1,6 +1,9 @@
 package ops
 
-import "math"
+import (
+	"cmp"
+	"math"
+)
 
 // Unary math: one input, one output of the same shape, applied element by
 // element. Each entry is the whole definition of the op.
@@ -16,7 +19,8 @@ type unaryMath struct {
 	grad      func(f F, x, y, g Tensor) Tensor
 	low, high float64   // sample input range (default -1, 1)
 	floatOnly bool      // integer inputs make no sense (exp, log, …)
-	kind      unaryKind // the float fast path (fastpath.go), or 0
+	fast      unaryKind // the float fast path (fastpath.go), or 0
+	kind      string    // Def.Kind; "" means "elementwise"
 }
 
 func registerUnary(m unaryMath) *Op {
@@ -25,7 +29,7 @@ func registerUnary(m unaryMath) *Op {
 		low, high = -1, 1
 	}
 	def := Def[NoAttrs]{
-		Name: m.name, Aliases: m.aliases, Doc: m.doc, Inputs: []string{"data"},
+		Name: m.name, Kind: cmp.Or(m.kind, "elementwise"), Aliases: m.aliases, Doc: m.doc, Inputs: []string{"data"},
 		Shape: func(_ *NoAttrs, in []Shape) ([]Shape, error) { return []Shape{in[0].Clone()}, nil },
 		DType: func(_ *NoAttrs, in []DType) ([]DType, error) {
 			if in[0] == Bool || (m.floatOnly && in[0] != Unknown && !in[0].IsFloat()) {
@@ -34,7 +38,7 @@ func registerUnary(m unaryMath) *Op {
 			return []DType{in[0]}, nil
 		},
 		Kernel: func(_ *Env, _ *NoAttrs, in, out []Value) error {
-			if fastUnary(m.kind, in[0], out[0]) {
+			if fastUnary(m.fast, in[0], out[0]) {
 				return nil
 			}
 			return mapUnary(in[0], out[0], m.f)
@@ -66,9 +70,9 @@ func sign(x float64) float64 {
 var opNegative, opAbs, opSign, opExp, opExpm1, opLog, opLog1p, opLog2, opSqrt, opRsqrt, opCbrt, opSquare, opReciprocal, opSin, opCos, opTan, opArcsin, opArccos, opArctan, opSinh, opCosh, opTanh, opSigmoid, opRelu, opSoftsign, opErf, opFloor, opCeil, opRound, opTrunc *Op
 
 func init() {
-	opNegative = registerUnary(unaryMath{name: "negative", kind: unaryNegative, doc: "-x.", f: func(x float64) float64 { return -x },
+	opNegative = registerUnary(unaryMath{name: "negative", fast: unaryNegative, doc: "-x.", f: func(x float64) float64 { return -x },
 		grad: func(f F, x, y, g Tensor) Tensor { return f.Negative(g) }})
-	opAbs = registerUnary(unaryMath{name: "abs", kind: unaryAbs, doc: "|x|.", f: math.Abs,
+	opAbs = registerUnary(unaryMath{name: "abs", fast: unaryAbs, doc: "|x|.", f: math.Abs,
 		grad: func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.Sign(x)) }})
 	opSign = registerUnary(unaryMath{name: "sign", doc: "-1, 0 or 1 by the sign of x.", f: sign})
 	opExp = registerUnary(unaryMath{name: "exp", doc: "e**x.", f: math.Exp, floatOnly: true,
@@ -87,7 +91,7 @@ func init() {
 		grad: func(f F, x, y, g Tensor) Tensor { return f.Mul(f.MulScalar(g, -0.5), f.Mul(y, f.Square(y))) }})
 	opCbrt = registerUnary(unaryMath{name: "cbrt", doc: "Cube root.", f: math.Cbrt, floatOnly: true, low: 0.2, high: 2,
 		grad: func(f F, x, y, g Tensor) Tensor { return f.Div(g, f.MulScalar(f.Square(y), 3)) }})
-	opSquare = registerUnary(unaryMath{name: "square", kind: unarySquare, doc: "x * x.", f: func(x float64) float64 { return x * x },
+	opSquare = registerUnary(unaryMath{name: "square", fast: unarySquare, doc: "x * x.", f: func(x float64) float64 { return x * x },
 		grad: func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.MulScalar(x, 2)) }})
 	opReciprocal = registerUnary(unaryMath{name: "reciprocal", doc: "1 / x.", f: func(x float64) float64 { return 1 / x }, floatOnly: true, low: 0.5, high: 2,
 		grad: func(f F, x, y, g Tensor) Tensor { return f.Negative(f.Mul(g, f.Square(y))) }})
@@ -107,13 +111,13 @@ func init() {
 		grad: func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.Cosh(x)) }})
 	opCosh = registerUnary(unaryMath{name: "cosh", doc: "Hyperbolic cosine.", f: math.Cosh, floatOnly: true,
 		grad: func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.Sinh(x)) }})
-	opTanh = registerUnary(unaryMath{name: "tanh", doc: "Hyperbolic tangent.", f: math.Tanh, floatOnly: true,
+	opTanh = registerUnary(unaryMath{name: "tanh", kind: "activation", doc: "Hyperbolic tangent.", f: math.Tanh, floatOnly: true,
 		grad: func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.RminusScalar(f.Square(y), 1)) }})
-	opSigmoid = registerUnary(unaryMath{name: "sigmoid", doc: "1 / (1 + e**-x).", f: sigmoid, floatOnly: true,
+	opSigmoid = registerUnary(unaryMath{name: "sigmoid", kind: "activation", doc: "1 / (1 + e**-x).", f: sigmoid, floatOnly: true,
 		grad: func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.Mul(y, f.RminusScalar(y, 1))) }})
-	opRelu = registerUnary(unaryMath{name: "relu", kind: unaryRelu, doc: "max(x, 0).", f: func(x float64) float64 { return max(x, 0) },
+	opRelu = registerUnary(unaryMath{name: "relu", kind: "activation", fast: unaryRelu, doc: "max(x, 0).", f: func(x float64) float64 { return max(x, 0) },
 		grad: func(f F, x, y, g Tensor) Tensor { return f.backwardRelu(g, y) }}) // y > 0 where x > 0
-	opSoftsign = registerUnary(unaryMath{name: "softsign", doc: "x / (1 + |x|).", f: func(x float64) float64 { return x / (1 + math.Abs(x)) }, floatOnly: true,
+	opSoftsign = registerUnary(unaryMath{name: "softsign", kind: "activation", doc: "x / (1 + |x|).", f: func(x float64) float64 { return x / (1 + math.Abs(x)) }, floatOnly: true,
 		grad: func(f F, x, y, g Tensor) Tensor { return f.Div(g, f.Square(f.PlusScalar(f.Abs(x), 1))) }})
 	opErf = registerUnary(unaryMath{name: "erf", doc: "The error function.", f: math.Erf, floatOnly: true,
 		grad: func(f F, x, y, g Tensor) Tensor {
