@@ -49,16 +49,3 @@ func WithRelu(op *Op) *Op {
 	}
 	return nil
 }
-
-// IsRelu reports whether an op with these attributes is max(x, 0): the
-// relu op, or Activation with act_type relu.
-func IsRelu(op *Op, attrs Attrs) bool {
-	switch op {
-	case opRelu:
-		return true
-	case opActivation:
-		a, ok := attrs.(*ActivationAttrs)
-		return ok && a.ActType == "relu"
-	}
-	return false
-}
