@@ -70,19 +70,7 @@ type ReshapeLikeAttrs struct {
 
 func dimRange(b, e OptInt, s Shape, name string) (int, int, error) {
 	nd := len(s)
-	lo, hi := 0, nd
-	if b.Valid {
-		lo = b.Value
-		if lo < 0 {
-			lo += nd
-		}
-	}
-	if e.Valid {
-		hi = e.Value
-		if hi < 0 {
-			hi += nd
-		}
-	}
+	lo, hi := b.index(0, nd), e.index(nd, nd)
 	if lo < 0 || hi > nd || lo > hi {
 		return 0, 0, Errorf("%s_begin=%v, %s_end=%v do not select dims of %s %v", name, b, name, e, name, s)
 	}

@@ -75,23 +75,9 @@ func (a *SliceAttrs) window(data Shape) (sliceWindow, error) {
 			}
 			continue
 		}
-		var b, e int
-		if s > 0 {
-			b, e = 0, n
-		} else {
-			b, e = n-1, -1
-		}
-		if bo.Valid {
-			b = bo.Value
-			if b < 0 {
-				b += n
-			}
-		}
-		if eo.Valid {
-			e = eo.Value
-			if e < 0 {
-				e += n
-			}
+		b, e := bo.index(0, n), eo.index(n, n)
+		if s < 0 {
+			b, e = bo.index(n-1, n), eo.index(-1, n)
 		}
 		if b < 0 || b >= n {
 			return w, Errorf("begin[%d]=%v is out of range for axis %d of data %v (size %d)", i, bo, i, data, n)
@@ -124,6 +110,15 @@ func (w sliceWindow) offsets(data Shape) []int {
 		strides[i] = st[i] * w.step[i]
 	}
 	return stridedOffsets(w.out, base, strides)
+}
+
+// gather fills out with the slice of in.
+func (a *SliceAttrs) gather(in, out Value) error {
+	w, err := a.window(in.Shape)
+	if err != nil {
+		return err
+	}
+	return moveElems(out.Data, in.Data, w.offsets(in.Shape), false)
 }
 
 // SliceAxisAttrs are the attributes of slice_axis.
@@ -208,13 +203,7 @@ func init() {
 			w, err := a.window(in[0])
 			return []Shape{w.out}, err
 		},
-		Kernel: func(_ *Env, a *SliceAttrs, in, out []Value) error {
-			w, err := a.window(in[0].Shape)
-			if err != nil {
-				return err
-			}
-			return moveElems(out[0].Data, in[0].Data, w.offsets(in[0].Shape), false)
-		},
+		Kernel: func(_ *Env, a *SliceAttrs, in, out []Value) error { return a.gather(in[0], out[0]) },
 		Grad: func(f F, a *SliceAttrs, in, _, g []Tensor) []Tensor {
 			return []Tensor{f.backwardSlice(g[0], in[0], a)}
 		},
@@ -276,11 +265,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			w, err := s.window(in[0].Shape)
-			if err != nil {
-				return err
-			}
-			return moveElems(out[0].Data, in[0].Data, w.offsets(in[0].Shape), false)
+			return s.gather(in[0], out[0])
 		},
 		Grad: func(f F, a *SliceAxisAttrs, in, _, g []Tensor) []Tensor {
 			s, err := a.asSlice(in[0].Shape())
@@ -312,11 +297,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			w, err := s.window(in[0].Shape)
-			if err != nil {
-				return err
-			}
-			return moveElems(out[0].Data, in[0].Data, w.offsets(in[0].Shape), false)
+			return s.gather(in[0], out[0])
 		},
 		Grad: func(f F, a *SliceLikeAttrs, in, _, g []Tensor) []Tensor {
 			s, err := a.asSlice(in[0].Shape(), in[1].Shape())
