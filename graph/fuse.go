@@ -238,6 +238,7 @@ func fuseGroup(members []*Node, funcs map[*Node]func([]float64) float64, name st
 	}
 	op := ops.Define(ops.Def[fusedAttrs]{
 		Name:   "_fused_elemwise",
+		Kind:   "fused",
 		Doc:    strings.TrimSuffix(doc.String(), ";") + ".",
 		Inputs: inNames,
 		Shape: func(_ *fusedAttrs, in []ops.Shape) ([]ops.Shape, error) {

@@ -2,10 +2,17 @@ package ops
 
 import (
 	"math"
+	"reflect"
+	"strings"
+
+	"github.com/hybridgo/hybridgo/accel"
 )
 
-// Activation functions: the Activation op (relu, sigmoid, tanh, softrelu,
-// softsign, and MXNet 1.9's log_sigmoid and mish) and the LeakyReLU op
+// Activation functions, each defined once as a unaryMath: relu, sigmoid,
+// tanh and softsign are unary ops of their own (MXNet has both relu and
+// Activation(act_type=relu)), and the Activation op applies any of them,
+// or softrelu, log_sigmoid and mish, by act_type, with the same kernel,
+// gradient rule and doc. The LeakyReLU op holds the leaky rectifiers
 // (leaky, prelu with a learned slope per channel, elu, selu, gelu, rrelu).
 //
 // rrelu draws a random slope per element in training; here it runs only
@@ -31,6 +38,14 @@ const (
 	seluLambda = 1.0507009873554804934193349852946
 )
 
+func sigmoid(x float64) float64 {
+	if x >= 0 {
+		return 1 / (1 + math.Exp(-x))
+	}
+	e := math.Exp(x)
+	return e / (1 + e)
+}
+
 // softrelu is log(1 + e**x), without overflow for large x.
 func softrelu(x float64) float64 {
 	if x > 0 {
@@ -39,43 +54,84 @@ func softrelu(x float64) float64 {
 	return math.Log1p(math.Exp(x))
 }
 
-// activation is one act_type of Activation: its function and gradient rule.
-type activation struct {
-	f    func(float64) float64
-	grad func(f F, x, y, g Tensor) Tensor
-}
-
-var activations = map[string]activation{
-	// relu's gradient reads the output (y > 0 exactly where x > 0), so
-	// that the input is not kept for backward and a layer feeding relu can
-	// be fused with it (graph.FuseActivation).
-	"relu": {func(x float64) float64 { return max(x, 0) },
-		func(f F, x, y, g Tensor) Tensor { return f.backwardRelu(g, y) }},
-	"sigmoid": {sigmoid,
-		func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.Mul(y, f.RminusScalar(y, 1))) }},
-	"tanh": {math.Tanh,
-		func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.RminusScalar(f.Square(y), 1)) }},
-	"softrelu": {softrelu,
-		func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.Sigmoid(x)) }},
-	"softsign": {func(x float64) float64 { return x / (1 + math.Abs(x)) },
-		func(f F, x, y, g Tensor) Tensor { return f.Div(g, f.Square(f.PlusScalar(f.Abs(x), 1))) }},
-	"log_sigmoid": {func(x float64) float64 { return -softrelu(-x) },
-		func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.Sigmoid(f.Negative(x))) }},
-	"mish": {func(x float64) float64 { return x * math.Tanh(softrelu(x)) },
-		func(f F, x, y, g Tensor) Tensor {
+// activations are Activation's functions by act_type, in the order of
+// ActivationAttrs' enum. relu's gradient reads the output (y > 0 exactly
+// where x > 0), so that the input is not kept for backward and a layer
+// feeding relu can be fused with it (graph.FuseActivation).
+var activations = map[string]unaryMath{
+	"relu": {name: "relu", kind: "activation", fast: unaryRelu, doc: "max(x, 0).", f: func(x float64) float64 { return max(x, 0) },
+		grad: func(f F, x, y, g Tensor) Tensor { return f.backwardRelu(g, y) }},
+	"sigmoid": {name: "sigmoid", kind: "activation", doc: "1 / (1 + e**-x).", f: sigmoid, floatOnly: true, low: -4, high: 4,
+		grad: func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.Mul(y, f.RminusScalar(y, 1))) }},
+	"tanh": {name: "tanh", kind: "activation", doc: "Hyperbolic tangent.", f: math.Tanh, floatOnly: true,
+		grad: func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.RminusScalar(f.Square(y), 1)) }},
+	"softrelu": {name: "softrelu", doc: "log(1 + e**x).", f: softrelu, floatOnly: true, low: -5, high: 5,
+		grad: func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.Sigmoid(x)) }},
+	"softsign": {name: "softsign", kind: "activation", doc: "x / (1 + |x|).", f: func(x float64) float64 { return x / (1 + math.Abs(x)) }, floatOnly: true,
+		grad: func(f F, x, y, g Tensor) Tensor { return f.Div(g, f.Square(f.PlusScalar(f.Abs(x), 1))) }},
+	"log_sigmoid": {name: "log_sigmoid", doc: "log(sigmoid(x)).", f: func(x float64) float64 { return -softrelu(-x) }, floatOnly: true, low: -3, high: 3,
+		grad: func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.Sigmoid(f.Negative(x))) }},
+	"mish": {name: "mish", doc: "x * tanh(softrelu(x)).", f: func(x float64) float64 { return x * math.Tanh(softrelu(x)) }, floatOnly: true, low: -3, high: 3,
+		grad: func(f F, x, y, g Tensor) Tensor {
 			t := f.Tanh(f.Activation(x, "softrelu"))
 			d := f.Add(t, f.Mul(f.Mul(x, f.Sigmoid(x)), f.RminusScalar(f.Square(t), 1)))
 			return f.Mul(g, d)
 		}},
 }
 
-var opActivation, opLeakyReLU *Op
+var opRelu, opSigmoid, opTanh, opSoftsign, opBackwardRelu, opActivation, opLeakyReLU *Op
 
 func init() {
+	// The activation functions that MXNet also has as ops of their own.
+	opRelu = registerUnary(activations["relu"])
+	opSigmoid = registerUnary(activations["sigmoid"])
+	opTanh = registerUnary(activations["tanh"])
+	opSoftsign = registerUnary(activations["softsign"])
+
+	// _backward_relu is relu's gradient as one op: ograd where relu's
+	// output is positive, else 0 (ograd * (out > 0), so a NaN or infinite
+	// ograd still gives NaN where out <= 0, as the product does). Written
+	// as broadcast_mul of _greater_scalar it would become an element-wise
+	// fusion group, whose general loop costs far more than this one.
+	opBackwardRelu = Register(Def[NoAttrs]{
+		Name: "_backward_relu", Kind: "activation",
+		Doc:    "The gradient of relu, from relu's output: ograd * (out > 0). Both inputs have one shape.",
+		Inputs: []string{"ograd", "out"},
+		Shape: func(_ *NoAttrs, in []Shape) ([]Shape, error) {
+			s, err := sameShape(in[0], in[1])
+			return []Shape{s}, err
+		},
+		DType: func(_ *NoAttrs, in []DType) ([]DType, error) {
+			if in[0] != Unknown && in[1] != Unknown && in[0] != in[1] {
+				return nil, Errorf("ograd is %v but out is %v", in[0], in[1])
+			}
+			if in[0] == Unknown {
+				return floatData(in[1])
+			}
+			return floatData(in[0])
+		},
+		Kernel: func(_ *Env, _ *NoAttrs, in, out []Value) error {
+			if err := requireFloat(in...); err != nil {
+				return err
+			}
+			switch g := in[0].Data.(type) {
+			case []float32:
+				accel.ReluGrad(g, in[1].Data.([]float32), out[0].Data.([]float32))
+			case []float64:
+				accel.ReluGrad(g, in[1].Data.([]float64), out[0].Data.([]float64))
+			}
+			return nil
+		},
+		// Linear in ograd; the mask is flat almost everywhere in out.
+		Grad: func(f F, _ *NoAttrs, in, _, g []Tensor) []Tensor {
+			return []Tensor{f.backwardRelu(g[0], in[1]), nil}
+		},
+		Samples: []Sample{{Inputs: []Shape{{2, 3}, {2, 3}}}, {Inputs: []Shape{{7}, {7}}}},
+	})
+
 	opActivation = Register(Def[ActivationAttrs]{
-		Name: "Activation",
-		Doc: "An element-wise activation: relu max(x, 0), sigmoid 1/(1+e**-x), tanh, softrelu log(1+e**x), " +
-			"softsign x/(1+|x|), log_sigmoid log(sigmoid(x)), mish x*tanh(softrelu(x)).",
+		Name: "Activation", Kind: "activation",
+		Doc:    activationDoc(),
 		Inputs: []string{"data"},
 		Shape:  func(_ *ActivationAttrs, in []Shape) ([]Shape, error) { return []Shape{in[0].Clone()}, nil },
 		DType:  func(_ *ActivationAttrs, in []DType) ([]DType, error) { return floatData(in[0]) },
@@ -83,35 +139,19 @@ func init() {
 			if err := requireFloat(in[0]); err != nil {
 				return err
 			}
-			if a.ActType == "relu" && fastUnary(unaryRelu, in[0], out[0]) {
-				return nil
-			}
-			return mapUnary(in[0], out[0], activations[a.ActType].f)
+			return activations[a.ActType].kernel(in[0], out[0])
 		},
-		Elementwise: func(a *ActivationAttrs) func([]float64) float64 {
-			f := activations[a.ActType].f
-			if f == nil {
-				return nil
-			}
-			return func(x []float64) float64 { return f(x[0]) }
-		},
-		InPlace: true,
+		Elementwise: func(a *ActivationAttrs) func([]float64) float64 { return activations[a.ActType].elementwise() },
+		InPlace:     true,
 		Grad: func(f F, a *ActivationAttrs, in, out, g []Tensor) []Tensor {
 			return []Tensor{activations[a.ActType].grad(f, in[0], out[0], g[0])}
 		},
-		Samples: []Sample{
-			{Attrs: map[string]string{"act_type": "relu"}, Inputs: []Shape{{2, 3}}},
-			{Attrs: map[string]string{"act_type": "sigmoid"}, Inputs: []Shape{{2, 3}}, Low: -4, High: 4},
-			{Attrs: map[string]string{"act_type": "tanh"}, Inputs: []Shape{{2, 3}}},
-			{Attrs: map[string]string{"act_type": "softrelu"}, Inputs: []Shape{{2, 3}}, Low: -5, High: 5},
-			{Attrs: map[string]string{"act_type": "softsign"}, Inputs: []Shape{{4}}},
-			{Attrs: map[string]string{"act_type": "log_sigmoid"}, Inputs: []Shape{{4}}, Low: -3, High: 3},
-			{Attrs: map[string]string{"act_type": "mish"}, Inputs: []Shape{{2, 2}}, Low: -3, High: 3},
-		},
+		Samples: activationSamples(),
 	})
 
 	opLeakyReLU = Register(Def[LeakyReLUAttrs]{
 		Name: "LeakyReLU",
+		Kind: "activation",
 		Doc: "Leaky rectifiers. leaky: x if x > 0 else slope*x. prelu: the same with the learned slope gamma, " +
 			"one per channel (axis 1) or one in all. elu: slope*(e**x - 1) below 0. selu: lambda*(x or alpha*(e**x - 1)) " +
 			"with MXNet's alpha and lambda. gelu: 0.5*x*(1 + erf(x/sqrt(2))). rrelu: prediction only, with the slope " +
@@ -310,6 +350,58 @@ func preluKernel(data, gamma, out Value) error {
 	CopyData(out.Data, FromFloat64s(out.DType, res))
 	return nil
 }
+
+// activationTypes are Activation's act_types, in the order of its enum.
+func activationTypes() []string { return attrInfos(reflect.TypeFor[ActivationAttrs]())[0].Enum }
+
+// activationDoc is Activation's doc, made of its functions' docs.
+func activationDoc() string {
+	var b strings.Builder
+	b.WriteString("An element-wise activation chosen by act_type:")
+	for _, t := range activationTypes() {
+		b.WriteString(" " + t + ": " + activations[t].doc)
+	}
+	return b.String()
+}
+
+// activationSamples are Activation's samples: one per act_type, over the
+// input range of its function.
+func activationSamples() []Sample {
+	var s []Sample
+	for _, t := range activationTypes() {
+		m := activations[t]
+		s = append(s, Sample{Attrs: map[string]string{"act_type": t}, Inputs: []Shape{{2, 3}}, Low: m.low, High: m.high})
+	}
+	return s
+}
+
+// IsRelu reports whether an op with these attributes is max(x, 0): the
+// relu op, or Activation with act_type relu.
+func IsRelu(op *Op, attrs Attrs) bool {
+	switch op {
+	case opRelu:
+		return true
+	case opActivation:
+		a, ok := attrs.(*ActivationAttrs)
+		return ok && a.ActType == "relu"
+	}
+	return false
+}
+
+// Relu returns max(x, 0).
+func (f F) Relu(x Tensor) Tensor { return f.callA(opRelu, &NoAttrs{}, x) }
+
+// Sigmoid returns 1 / (1 + e**-x).
+func (f F) Sigmoid(x Tensor) Tensor { return f.callA(opSigmoid, &NoAttrs{}, x) }
+
+// Tanh returns the hyperbolic tangent.
+func (f F) Tanh(x Tensor) Tensor { return f.callA(opTanh, &NoAttrs{}, x) }
+
+// Softsign returns x / (1 + |x|).
+func (f F) Softsign(x Tensor) Tensor { return f.callA(opSoftsign, &NoAttrs{}, x) }
+
+// backwardRelu runs _backward_relu: the gradient of relu whose output is y.
+func (f F) backwardRelu(g, y Tensor) Tensor { return f.callA(opBackwardRelu, &NoAttrs{}, g, y) }
 
 // Activation applies an activation function element-wise: actType is one
 // of relu, sigmoid, tanh, softrelu, softsign, log_sigmoid, mish.

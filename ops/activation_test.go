@@ -2,6 +2,7 @@ package ops_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/hybridgo/hybridgo/eager"
@@ -116,4 +117,37 @@ func ExampleF_Activation() {
 	// <NDArray 3 @cpu(0)>
 	// [-0.5  0.   2. ]
 	// <NDArray 3 @cpu(0)>
+}
+
+// TestActivationIsItsUnaryOps checks that Activation(act_type=t) and the
+// op named t (relu, sigmoid, tanh, softsign) are one definition: the same
+// values, the same gradient graph, the same doc.
+func TestActivationIsItsUnaryOps(t *testing.T) {
+	F := eager.F
+	act := ops.MustLookup("Activation")
+	x := eager.Array([]float32{-2, -0.5, 0, 0.5, 3})
+	for _, name := range []string{"relu", "sigmoid", "tanh", "softsign"} {
+		op := ops.MustLookup(name)
+		if op.Kind() != "activation" {
+			t.Errorf("%s: kind %q", name, op.Kind())
+		}
+		if !strings.Contains(act.Doc(), name+": "+op.Doc()) {
+			t.Errorf("Activation's doc %q does not give %s's doc %q", act.Doc(), name, op.Doc())
+		}
+		want := nd(F.Call(name, []ops.Tensor{x})[0]).Float64s()
+		checkArray(t, "Activation "+name, F.Activation(x, name), ops.Shape{5}, want, 0)
+
+		y := F.Call(name, []ops.Tensor{x})[0]
+		g := eager.Array([]float32{1, 2, 3, 4, 5})
+		a, _ := act.MakeAttrs(ops.Attr{"act_type", name})
+		got, err := act.Gradient(F, a, []ops.Tensor{x}, []ops.Tensor{y}, []ops.Tensor{g})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, err := op.Gradient(F, &ops.NoAttrs{}, []ops.Tensor{x}, []ops.Tensor{y}, []ops.Tensor{g})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkArray(t, "Activation gradient "+name, got[0], ops.Shape{5}, nd(ref[0]).Float64s(), 0)
+	}
 }

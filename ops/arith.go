@@ -98,7 +98,7 @@ func registerBroadcast(m binaryMath) *Op {
 		low, high = -1, 1
 	}
 	def := Def[NoAttrs]{
-		Name: m.name, Aliases: m.aliases, Doc: m.doc, Inputs: []string{"lhs", "rhs"},
+		Name: m.name, Kind: "elementwise", Aliases: m.aliases, Doc: m.doc, Inputs: []string{"lhs", "rhs"},
 		Shape: func(_ *NoAttrs, in []Shape) ([]Shape, error) {
 			s, err := BroadcastShapes(in[0], in[1])
 			return []Shape{s}, err
@@ -134,7 +134,7 @@ func registerBroadcast(m binaryMath) *Op {
 func registerElemwise(name string, bop *Op) *Op {
 	m := binaryMathByOp[bop]
 	return Register(Def[NoAttrs]{
-		Name: name, Doc: "Like " + bop.Name() + ", but both inputs must have the same shape.",
+		Name: name, Kind: "elementwise", Doc: "Like " + bop.Name() + ", but both inputs must have the same shape.",
 		Inputs: []string{"lhs", "rhs"},
 		Shape: func(_ *NoAttrs, in []Shape) ([]Shape, error) {
 			s, err := sameShape(in[0], in[1])
@@ -242,7 +242,7 @@ var opSumLike *Op
 
 func init() {
 	opSumLike = Register(Def[NoAttrs]{
-		Name: "_reduce_sum_like", Doc: "Sums data down to the shape of like, which must broadcast to data's shape (the gradient of broadcasting).",
+		Name: "_reduce_sum_like", Kind: "reduce", Doc: "Sums data down to the shape of like, which must broadcast to data's shape (the gradient of broadcasting).",
 		Inputs: []string{"data", "like"},
 		Shape: func(_ *NoAttrs, in []Shape) ([]Shape, error) {
 			b, err := BroadcastShapes(in[0], in[1])

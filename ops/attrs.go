@@ -42,6 +42,18 @@ type OptInt struct {
 // Some returns an OptInt holding v.
 func Some(v int) OptInt { return OptInt{Value: v, Valid: true} }
 
+// index is o as an index into a dim of size n (negative values count
+// from the end), or def when o is None.
+func (o OptInt) index(def, n int) int {
+	switch {
+	case !o.Valid:
+		return def
+	case o.Value < 0:
+		return o.Value + n
+	}
+	return o.Value
+}
+
 // String prints the value, or "None".
 func (o OptInt) String() string {
 	if !o.Valid {

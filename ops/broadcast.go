@@ -12,7 +12,7 @@ var opBroadcastTo, opBroadcastLike *Op
 
 func init() {
 	opBroadcastTo = Register(Def[BroadcastToAttrs]{
-		Name: "broadcast_to", Doc: "Broadcasts the input to a shape: each target dim must equal the input's or the input's must be 1; 0 keeps the input's dim.",
+		Name: "broadcast_to", Kind: "shape", Doc: "Broadcasts the input to a shape: each target dim must equal the input's or the input's must be 1; 0 keeps the input's dim.",
 		Inputs: []string{"data"},
 		Shape: func(a *BroadcastToAttrs, in []Shape) ([]Shape, error) {
 			target := Shape(a.Shape).Clone()
@@ -40,7 +40,7 @@ func init() {
 	})
 
 	opBroadcastLike = Register(Def[NoAttrs]{
-		Name: "broadcast_like", Doc: "Broadcasts lhs to the shape of rhs.",
+		Name: "broadcast_like", Kind: "shape", Doc: "Broadcasts lhs to the shape of rhs.",
 		Inputs: []string{"lhs", "rhs"},
 		Shape: func(_ *NoAttrs, in []Shape) ([]Shape, error) {
 			b, err := BroadcastShapes(in[0], in[1])

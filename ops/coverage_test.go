@@ -1,6 +1,7 @@
 package ops_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -33,5 +34,51 @@ func TestRequiredOpsAreRegistered(t *testing.T) {
 		if _, ok := ops.Lookup(name); !ok {
 			t.Errorf("no op named %s", name)
 		}
+	}
+}
+
+// TestEveryOpHasAKind walks the registry: each op names one of Kinds,
+// and the kinds a layer's ops have are the ones drawings colour it by.
+func TestEveryOpHasAKind(t *testing.T) {
+	for _, op := range ops.All() {
+		if !slices.Contains(ops.Kinds(), op.Kind()) {
+			t.Errorf("%s: kind %q is not one of %v", op.Name(), op.Kind(), ops.Kinds())
+		}
+	}
+	for name, want := range map[string]string{
+		"Convolution": "conv", "_backward_Convolution_weight": "conv", "FullyConnected": "dense",
+		"Pooling": "pool", "BatchNorm": "norm", "relu": "activation", "Activation": "activation",
+		"_backward_relu": "activation", "exp": "elementwise", "_plus_scalar": "elementwise",
+		"Reshape": "shape", "sum": "reduce", "softmax": "softmax", "SoftmaxOutput": "loss",
+		"smooth_l1": "loss", "Dropout": "other",
+	} {
+		if got := ops.MustLookup(name).Kind(); got != want {
+			t.Errorf("%s: kind %q, want %q", name, got, want)
+		}
+	}
+}
+
+func TestRegisterRequiresAKnownKind(t *testing.T) {
+	def := ops.Def[ops.NoAttrs]{
+		Name:   "_test_kindless",
+		Inputs: []string{"data"},
+		Shape:  func(_ *ops.NoAttrs, in []ops.Shape) ([]ops.Shape, error) { return in, nil },
+		Kernel: func(*ops.Env, *ops.NoAttrs, []ops.Value, []ops.Value) error { return nil },
+	}
+	mustPanic := func(what string, f func()) {
+		t.Helper()
+		defer func() {
+			if recover() == nil {
+				t.Errorf("%s did not panic", what)
+			}
+		}()
+		f()
+	}
+	mustPanic("Register with no Kind", func() { ops.Register(def) })
+	def.Kind = "sparkly"
+	mustPanic("Define with an unknown Kind", func() { ops.Define(def) })
+	def.Kind = ""
+	if got := ops.Define(def).Kind(); got != "other" {
+		t.Errorf("Define with no Kind: kind %q, want other", got)
 	}
 }

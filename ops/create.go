@@ -84,7 +84,7 @@ func knownDType(d DType) ([]DType, error) {
 
 func fillDef(name, doc string, value float64) Def[FillAttrs] {
 	return Def[FillAttrs]{
-		Name: name, Doc: doc,
+		Name: name, Kind: "other", Doc: doc,
 		Check: func(a *FillAttrs) error { return checkShapeAttr(a.Shape) },
 		Shape: func(a *FillAttrs, _ []Shape) ([]Shape, error) { return []Shape{Shape(a.Shape).Clone()}, nil },
 		DType: func(a *FillAttrs, _ []DType) ([]DType, error) { return knownDType(a.DType) },
@@ -99,7 +99,7 @@ func fillDef(name, doc string, value float64) Def[FillAttrs] {
 
 func likeDef(name, doc string, value float64) Def[NoAttrs] {
 	return Def[NoAttrs]{
-		Name: name, Doc: doc, Inputs: []string{"data"},
+		Name: name, Kind: "elementwise", Doc: doc, Inputs: []string{"data"},
 		Shape: func(_ *NoAttrs, in []Shape) ([]Shape, error) { return []Shape{in[0].Clone()}, nil },
 		Kernel: func(_ *Env, _ *NoAttrs, _, out []Value) error {
 			fillData(out[0].Data, value)
@@ -119,7 +119,7 @@ func init() {
 	opOnesLike = Register(likeDef("ones_like", "Ones with the shape and dtype of the input.", 1))
 
 	opFull = Register(Def[FullAttrs]{
-		Name: "_full", Doc: "An array filled with one value.",
+		Name: "_full", Kind: "other", Doc: "An array filled with one value.",
 		Check: func(a *FullAttrs) error { return checkShapeAttr(a.Shape) },
 		Shape: func(a *FullAttrs, _ []Shape) ([]Shape, error) { return []Shape{Shape(a.Shape).Clone()}, nil },
 		DType: func(a *FullAttrs, _ []DType) ([]DType, error) { return knownDType(a.DType) },
@@ -132,7 +132,7 @@ func init() {
 	})
 
 	opArange = Register(Def[ArangeAttrs]{
-		Name: "_arange", Aliases: []string{"arange"}, Doc: "Evenly spaced values in [start, stop), each repeated `repeat` times.",
+		Name: "_arange", Kind: "other", Aliases: []string{"arange"}, Doc: "Evenly spaced values in [start, stop), each repeated `repeat` times.",
 		Check: func(a *ArangeAttrs) error {
 			if a.Step == 0 {
 				return Errorf("step must not be 0")
@@ -168,7 +168,7 @@ func init() {
 	})
 
 	opEye = Register(Def[EyeAttrs]{
-		Name: "_eye", Aliases: []string{"eye"}, Doc: "A 2-D array with ones on the k-th diagonal.",
+		Name: "_eye", Kind: "other", Aliases: []string{"eye"}, Doc: "A 2-D array with ones on the k-th diagonal.",
 		Check: func(a *EyeAttrs) error {
 			if a.N <= 0 || a.M < 0 {
 				return Errorf("N must be positive and M not negative, got N=%d M=%d", a.N, a.M)
@@ -199,7 +199,7 @@ func init() {
 	})
 
 	opRandomUniform = Register(Def[UniformAttrs]{
-		Name: "_random_uniform", Aliases: []string{"random_uniform", "uniform"}, Doc: "Samples from the uniform distribution on [low, high).",
+		Name: "_random_uniform", Kind: "other", Aliases: []string{"random_uniform", "uniform"}, Doc: "Samples from the uniform distribution on [low, high).",
 		Check: func(a *UniformAttrs) error {
 			if a.High < a.Low {
 				return Errorf("high=%v is below low=%v", a.High, a.Low)
@@ -216,7 +216,7 @@ func init() {
 	})
 
 	opRandomNormal = Register(Def[NormalAttrs]{
-		Name: "_random_normal", Aliases: []string{"random_normal", "normal"}, Doc: "Samples from the normal distribution N(loc, scale²).",
+		Name: "_random_normal", Kind: "other", Aliases: []string{"random_normal", "normal"}, Doc: "Samples from the normal distribution N(loc, scale²).",
 		Check: func(a *NormalAttrs) error {
 			if a.Scale < 0 {
 				return Errorf("scale=%v is negative", a.Scale)
@@ -233,7 +233,7 @@ func init() {
 	})
 
 	opCast = Register(Def[CastAttrs]{
-		Name: "Cast", Aliases: []string{"cast"}, Doc: "Converts the elements to another dtype (integers truncate toward zero).",
+		Name: "Cast", Kind: "elementwise", Aliases: []string{"cast"}, Doc: "Converts the elements to another dtype (integers truncate toward zero).",
 		Inputs: []string{"data"},
 		Shape:  func(_ *CastAttrs, in []Shape) ([]Shape, error) { return []Shape{in[0].Clone()}, nil },
 		DType:  func(a *CastAttrs, _ []DType) ([]DType, error) { return knownDType(a.DType) },
@@ -253,7 +253,7 @@ func init() {
 	})
 
 	opIdentity = Register(Def[NoAttrs]{
-		Name: "_copy", Aliases: []string{"identity"}, Doc: "A copy of the input.",
+		Name: "_copy", Kind: "shape", Aliases: []string{"identity"}, Doc: "A copy of the input.",
 		Inputs: []string{"data"},
 		Shape:  func(_ *NoAttrs, in []Shape) ([]Shape, error) { return []Shape{in[0].Clone()}, nil },
 		Kernel: func(_ *Env, _ *NoAttrs, in, out []Value) error {
@@ -265,7 +265,7 @@ func init() {
 	})
 
 	opBlockGrad = Register(Def[NoAttrs]{
-		Name: "BlockGrad", Aliases: []string{"stop_gradient"}, Doc: "Passes the input through and stops gradients from flowing back into it.",
+		Name: "BlockGrad", Kind: "shape", Aliases: []string{"stop_gradient"}, Doc: "Passes the input through and stops gradients from flowing back into it.",
 		Inputs: []string{"data"},
 		Shape:  func(_ *NoAttrs, in []Shape) ([]Shape, error) { return []Shape{in[0].Clone()}, nil },
 		Kernel: func(_ *Env, _ *NoAttrs, in, out []Value) error {

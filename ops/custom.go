@@ -145,7 +145,7 @@ func defineCustom(d CustomDef) (*Op, error) {
 		}
 		fields[i] = reflect.StructField{Name: fmt.Sprintf("A%d", i), Type: t, Tag: reflect.StructTag(tag)}
 	}
-	op := &Op{name: d.Name, doc: d.Doc, attrType: reflect.StructOf(fields), noGrad: d.NoGrad, custom: true,
+	op := &Op{name: d.Name, doc: d.Doc, kind: "other", attrType: reflect.StructOf(fields), noGrad: d.NoGrad, custom: true,
 		accum: true} // a user kernel may assume zeroed outputs, as eager ones get
 	for _, info := range op.AttrInfos() {
 		if info.Required {

@@ -27,6 +27,53 @@
 // `hybridgo ops` prints the registry; it is the reference for names,
 // inputs and attribute defaults.
 //
+// Each op also names its kind (Def.Kind, one of Kinds: "conv", "dense",
+// "pool", "norm", "activation", "softmax", "loss", "elementwise",
+// "reduce", "shape", "fused", "other"); graph drawings colour it by that,
+// and no other package keeps a table of ops.
+//
+// # Where an op lives
+//
+// An op family has one file, named for it (conv.go, pool.go, concat.go,
+// slice.go, activation.go, …), and a reader looking for an op finds all
+// of it there, in this order: the attribute struct(s) with their methods,
+// the var holding each *Op, one short init that registers the family,
+// the helpers of its shape and gradient rules, and its F methods last.
+//
+// To add an op, put into its family's file (or a new one):
+//
+//  1. the attribute struct (or use NoAttrs), with attr, default, enum and
+//     doc tags;
+//  2. a Register call in the family's init with the whole Def: Name,
+//     Kind, Doc, Inputs, Shape, DType when the default rule does not fit,
+//     Kernel, Grad (or NoGrad) and Samples;
+//  3. the F method that calls it, documented as the user sees it.
+//
+// The registry tests then check its shapes, dtypes, kernel and numeric
+// gradient from the samples, eagerly and traced. A family of similar ops
+// is a table: unaryMath (unary.go), binaryMath (arith.go) and scalarMath
+// (scalar.go) entries each hold one op's whole definition. An op defined
+// once serves every name MXNet gives it: Aliases for plain second names
+// (flatten, fix), and Activation applies the unary activation ops relu,
+// sigmoid, tanh and softsign by act_type, sharing their kernels,
+// gradients and docs.
+//
+// Compute loops are not op definitions. Loops on flat slices that know
+// nothing of ops belong in package accel; loops that need this package's
+// types sit in a file of their own beside the family
+// (conv_loops.go, norm_loops.go, reduce_loops.go), and the loops many
+// kernels share (element-wise maps, broadcasting, moving elements by
+// index) are in kernels.go and fastpath.go. The window shared by
+// Convolution, Deconvolution and Pooling is in window.go.
+//
+// # What this package owns and must not import
+//
+// ops owns the registry, the attribute (de)serialisation, shape and dtype
+// inference, the CPU kernels (calling accel for the arithmetic) and the
+// gradient rules, and the Tensor interface and F. It imports the standard
+// library and accel only, never eager, graph, nn or anything above them
+// (they implement Interpreter and Tensor for it).
+//
 // # User-defined ops
 //
 // Register is generic, which an interpreter such as the REPL's cannot

@@ -12,7 +12,7 @@ var opDropout *Op
 
 func init() {
 	opDropout = Register(Def[DropoutAttrs]{
-		Name: "Dropout", Doc: "Zeroes each element with probability p and scales the others by 1/(1-p), in training mode (or always, with mode=always); " +
+		Name: "Dropout", Kind: "other", Doc: "Zeroes each element with probability p and scales the others by 1/(1-p), in training mode (or always, with mode=always); " +
 			"otherwise the identity. The hidden second output is the mask the input was multiplied by: 0 for a dropped element, " +
 			"1/(1-p) for a kept one (as MXNet stores it), and 1 everywhere when nothing is dropped.",
 		Inputs: []string{"data"}, Outputs: 2, VisibleOutputs: func(*DropoutAttrs) int { return 1 },

@@ -33,7 +33,7 @@ var opEmbedding, opEmbeddingBackward *Op
 
 func init() {
 	opEmbedding = Register(Def[EmbeddingAttrs]{
-		Name: "Embedding", Doc: "Looks up rows of weight (input_dim, output_dim) by the indices in data: the output has data's shape plus (output_dim,). " +
+		Name: "Embedding", Kind: "dense", Doc: "Looks up rows of weight (input_dim, output_dim) by the indices in data: the output has data's shape plus (output_dim,). " +
 			"Indices may have any dtype; they are truncated to integers and clipped into [0, input_dim-1], as MXNet does.",
 		Inputs: []string{"data", "weight"},
 		Check:  func(a *EmbeddingAttrs) error { return a.check() },
@@ -88,7 +88,7 @@ func init() {
 	})
 
 	opEmbeddingBackward = Register(Def[EmbeddingAttrs]{
-		Name: "_backward_Embedding", Doc: "The gradient of Embedding's weight: adds each row of ograd into the weight row its index in data picks (indices clipped as in Embedding).",
+		Name: "_backward_Embedding", Kind: "dense", Doc: "The gradient of Embedding's weight: adds each row of ograd into the weight row its index in data picks (indices clipped as in Embedding).",
 		Inputs: []string{"ograd", "data"},
 		Check:  func(a *EmbeddingAttrs) error { return a.check() },
 		Shape: func(a *EmbeddingAttrs, in []Shape) ([]Shape, error) {

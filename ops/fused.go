@@ -13,6 +13,7 @@ func init() {
 	// the same attributes, inputs, checks and shapes.
 	opConvRelu = Define(Def[ConvolutionAttrs]{
 		Name: "_fused_Convolution_relu",
+		Kind: "fused",
 		Doc: "Convolution followed by relu, max(x, 0), in one pass (made by graph fusion, not registered; no gradient). " +
 			"The attributes are Convolution's.",
 		InputNames: func(a *ConvolutionAttrs) []string { return opConvolution.InputNames(a) },
@@ -24,6 +25,7 @@ func init() {
 	})
 	opFCRelu = Define(Def[FullyConnectedAttrs]{
 		Name: "_fused_FullyConnected_relu",
+		Kind: "fused",
 		Doc: "FullyConnected followed by relu, max(x, 0), in one pass (made by graph fusion, not registered; no gradient). " +
 			"The attributes are FullyConnected's.",
 		InputNames: func(a *FullyConnectedAttrs) []string { return opFullyConnected.InputNames(a) },
@@ -46,17 +48,4 @@ func WithRelu(op *Op) *Op {
 		return opFCRelu
 	}
 	return nil
-}
-
-// IsRelu reports whether an op with these attributes is max(x, 0): the
-// relu op, or Activation with act_type relu.
-func IsRelu(op *Op, attrs Attrs) bool {
-	switch op {
-	case opRelu:
-		return true
-	case opActivation:
-		a, ok := attrs.(*ActivationAttrs)
-		return ok && a.ActType == "relu"
-	}
-	return false
 }

@@ -176,7 +176,7 @@ var opTake, opBackwardTake, opPick, opBackwardPick, opOneHot, opWhere *Op
 
 func init() {
 	opTake = Register(Def[TakeAttrs]{
-		Name: "take", Doc: "Takes the slices of a at the given indices along axis: the result has shape a.shape[:axis] + indices.shape + a.shape[axis+1:]. Indices may have any dtype.",
+		Name: "take", Kind: "shape", Doc: "Takes the slices of a at the given indices along axis: the result has shape a.shape[:axis] + indices.shape + a.shape[axis+1:]. Indices may have any dtype.",
 		Inputs: []string{"a", "indices"},
 		Shape: func(a *TakeAttrs, in []Shape) ([]Shape, error) {
 			s, _, err := a.shape(in[0], in[1])
@@ -204,7 +204,7 @@ func init() {
 	})
 
 	opBackwardTake = Register(Def[TakeAttrs]{
-		Name: "_backward_take", Doc: "The gradient of take with respect to a: ograd added into zeros shaped like a at the taken positions (repeated indices add up).",
+		Name: "_backward_take", Kind: "shape", Doc: "The gradient of take with respect to a: ograd added into zeros shaped like a at the taken positions (repeated indices add up).",
 		Inputs: []string{"ograd", "indices", "a"},
 		Shape: func(a *TakeAttrs, in []Shape) ([]Shape, error) {
 			want, _, err := a.shape(in[2], in[1])
@@ -235,7 +235,7 @@ func init() {
 	})
 
 	opPick = Register(Def[PickAttrs]{
-		Name: "pick", Doc: "Picks one element along axis for each position of index, whose shape is data's without axis (or with it as 1 when keepdims).",
+		Name: "pick", Kind: "shape", Doc: "Picks one element along axis for each position of index, whose shape is data's without axis (or with it as 1 when keepdims).",
 		Inputs: []string{"data", "index"},
 		Shape: func(a *PickAttrs, in []Shape) ([]Shape, error) {
 			out, ax, err := a.shape(in[0])
@@ -284,7 +284,7 @@ func init() {
 	})
 
 	opBackwardPick = Register(Def[PickAttrs]{
-		Name: "_backward_pick", Doc: "The gradient of pick with respect to data: ograd placed at the picked positions of zeros shaped like data.",
+		Name: "_backward_pick", Kind: "shape", Doc: "The gradient of pick with respect to data: ograd placed at the picked positions of zeros shaped like data.",
 		Inputs: []string{"ograd", "index", "data"},
 		Shape: func(a *PickAttrs, in []Shape) ([]Shape, error) {
 			want, _, err := a.shape(in[2])
@@ -315,7 +315,7 @@ func init() {
 	})
 
 	opOneHot = Register(Def[OneHotAttrs]{
-		Name: "one_hot", Doc: "Puts on_value at each index along a new last axis of length depth, off_value elsewhere; indices outside [0, depth) give a row of off_value.",
+		Name: "one_hot", Kind: "shape", Doc: "Puts on_value at each index along a new last axis of length depth, off_value elsewhere; indices outside [0, depth) give a row of off_value.",
 		Inputs: []string{"indices"},
 		Check: func(a *OneHotAttrs) error {
 			if a.Depth <= 0 {
@@ -354,7 +354,7 @@ func init() {
 	})
 
 	opWhere = Register(Def[NoAttrs]{
-		Name: "where", Doc: "x where condition is non-zero, y elsewhere. x and y share a shape; condition has it too, or is 1-D and chooses whole rows of x and y.",
+		Name: "where", Kind: "elementwise", Doc: "x where condition is non-zero, y elsewhere. x and y share a shape; condition has it too, or is 1-D and chooses whole rows of x and y.",
 		Inputs: []string{"condition", "x", "y"},
 		Shape: func(_ *NoAttrs, in []Shape) ([]Shape, error) {
 			xy, err := sameShape(in[1], in[2])

@@ -7,7 +7,11 @@ import (
 )
 
 // This file holds the loops that many kernels share: element-wise maps in
-// every dtype, numpy broadcasting, and summing a broadcast result back down.
+// every dtype, numpy broadcasting, summing a broadcast result back down,
+// and moving elements by index. The ops that move elements without
+// changing them (transpose, Concat, slice, tile, take, …) work on every
+// dtype: each computes, for every output element, the offset of its source
+// element, then moves the elements with one generic loop (moveElems).
 
 // elemGrain is how many elements one parallel chunk of an element-wise loop gets.
 const elemGrain = 1 << 14
@@ -331,4 +335,104 @@ func ClearData(data any) {
 	case []bool:
 		clear(d)
 	}
+}
+
+// stridedOffsets lists, for each element of a row-major array of shape out,
+// the offset base + Σ i_d*strides[d] of the element it corresponds to.
+func stridedOffsets(out Shape, base int, strides []int) []int {
+	n := out.Size()
+	idx := make([]int, n)
+	nd := len(out)
+	pos := make([]int, nd)
+	off := base
+	for i := 0; i < n; i++ {
+		idx[i] = off
+		for d := nd - 1; d >= 0; d-- {
+			pos[d]++
+			off += strides[d]
+			if pos[d] < out[d] {
+				break
+			}
+			off -= strides[d] * pos[d]
+			pos[d] = 0
+		}
+	}
+	return idx
+}
+
+// moveElems copies elements between two data slices of one dtype (any
+// dtype, bool included): dst[i] = src[idx[i]] when gathering, dst[idx[i]] =
+// src[i] when scattering.
+func moveElems(dst, src any, idx []int, scatter bool) error {
+	switch d := dst.(type) {
+	case []float32:
+		return moveLoop(d, src, idx, scatter)
+	case []float64:
+		return moveLoop(d, src, idx, scatter)
+	case []uint8:
+		return moveLoop(d, src, idx, scatter)
+	case []int8:
+		return moveLoop(d, src, idx, scatter)
+	case []int32:
+		return moveLoop(d, src, idx, scatter)
+	case []int64:
+		return moveLoop(d, src, idx, scatter)
+	case []bool:
+		return moveLoop(d, src, idx, scatter)
+	}
+	return fmt.Errorf("no kernel for data of type %T", dst)
+}
+
+func moveLoop[T any](d []T, src any, idx []int, scatter bool) error {
+	s, ok := src.([]T)
+	if !ok {
+		return fmt.Errorf("input is %T but output is %T", src, d)
+	}
+	if scatter {
+		for i, j := range idx {
+			d[j] = s[i]
+		}
+		return nil
+	}
+	for i, j := range idx {
+		d[i] = s[j]
+	}
+	return nil
+}
+
+// scatterAddElems adds src[i] into dst[idx[i]] (numeric dtypes): the
+// adjoint of a gather, used by the gradients of slice, take and pick.
+func scatterAddElems(dst, src any, idx []int) error {
+	switch d := dst.(type) {
+	case []float32:
+		return scatterAddLoop(d, src, idx)
+	case []float64:
+		return scatterAddLoop(d, src, idx)
+	case []uint8:
+		return scatterAddLoop(d, src, idx)
+	case []int8:
+		return scatterAddLoop(d, src, idx)
+	case []int32:
+		return scatterAddLoop(d, src, idx)
+	case []int64:
+		return scatterAddLoop(d, src, idx)
+	}
+	return fmt.Errorf("no kernel for data of type %T (a numeric dtype is needed)", dst)
+}
+
+func scatterAddLoop[T Number](d []T, src any, idx []int) error {
+	s, ok := src.([]T)
+	if !ok {
+		return fmt.Errorf("input is %T but output is %T", src, d)
+	}
+	for i, j := range idx {
+		d[j] += s[i]
+	}
+	return nil
+}
+
+// gatherStrided fills out from in, reading out's element at index (i_0, …)
+// from offset base + Σ i_d*strides[d] of in.
+func gatherStrided(in, out Value, shape Shape, base int, strides []int) error {
+	return moveElems(out.Data, in.Data, stridedOffsets(shape, base, strides), false)
 }

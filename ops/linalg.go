@@ -274,7 +274,7 @@ func init() {
 		{Inputs: []Shape{{2, 3}, {3}}},
 	}
 	opDot = Register(Def[DotAttrs]{
-		Name: "dot", Doc: "Matrix product. lhs contracts its last axis (its first with transpose_a) with the first axis of rhs (its last with transpose_b); " +
+		Name: "dot", Kind: "dense", Doc: "Matrix product. lhs contracts its last axis (its first with transpose_a) with the first axis of rhs (its last with transpose_b); " +
 			"the output has the remaining axes of lhs then of rhs. Two vectors give their inner product with shape (1,).",
 		Inputs: []string{"lhs", "rhs"},
 		Shape: func(a *DotAttrs, in []Shape) ([]Shape, error) {
@@ -299,7 +299,7 @@ func init() {
 	})
 
 	opBatchDot = Register(Def[DotAttrs]{
-		Name: "batch_dot", Doc: "Matrix products of matching pairs in a batch: lhs (b, m, k) and rhs (b, k, n) give (b, m, n); transpose_a and transpose_b transpose each matrix first.",
+		Name: "batch_dot", Kind: "dense", Doc: "Matrix products of matching pairs in a batch: lhs (b, m, k) and rhs (b, k, n) give (b, m, n); transpose_a and transpose_b transpose each matrix first.",
 		Inputs: []string{"lhs", "rhs"},
 		Shape: func(a *DotAttrs, in []Shape) ([]Shape, error) {
 			b, m, n, _, err := batchDotShape(a, in[0], in[1])
@@ -344,7 +344,7 @@ func init() {
 	})
 
 	opFullyConnected = Register(Def[FullyConnectedAttrs]{
-		Name: "FullyConnected", Doc: "A dense layer: out = data · weightᵀ + bias, with weight (num_hidden, in_units) and bias (num_hidden,). " +
+		Name: "FullyConnected", Kind: "dense", Doc: "A dense layer: out = data · weightᵀ + bias, with weight (num_hidden, in_units) and bias (num_hidden,). " +
 			"With flatten, data (n, …) is seen as (n, in_units); without, only its last axis is transformed.",
 		InputNames: func(a *FullyConnectedAttrs) []string {
 			if a.NoBias {

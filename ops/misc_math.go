@@ -34,6 +34,7 @@ func (a *ClipAttrs) clip(x float64) float64 {
 func init() {
 	opClip = Register(Def[ClipAttrs]{
 		Name: "clip",
+		Kind: "elementwise",
 		Doc: "Bounds each element to [a_min, a_max]: a_max above it, a_min below it. " +
 			"The gradient passes where a_min <= x <= a_max (bounds included, as in MXNet) and is 0 elsewhere.",
 		Inputs: []string{"data"},
@@ -64,7 +65,7 @@ func init() {
 	})
 
 	opAddN = Register(Def[AddNAttrs]{
-		Name: "add_n", Aliases: []string{"ElementWiseSum", "_sparse_add_n", "_sparse_ElementWiseSum"},
+		Name: "add_n", Kind: "elementwise", Aliases: []string{"ElementWiseSum", "_sparse_add_n", "_sparse_ElementWiseSum"},
 		Doc: "Adds all inputs, which must have one shape, element by element: arg0 + arg1 + ... .",
 		InputNames: func(a *AddNAttrs) []string {
 			names := make([]string, max(a.NumArgs, 0))

@@ -1,11 +1,5 @@
 package ops
 
-import (
-	"math"
-
-	"github.com/hybridgo/hybridgo/accel"
-)
-
 // Normalisation layers: BatchNorm (statistics per channel, over the batch)
 // and LayerNorm (statistics per sample, over one axis).
 
@@ -71,7 +65,7 @@ var opBatchNorm, opLayerNorm *Op
 
 func init() {
 	opBatchNorm = Register(Def[BatchNormAttrs]{
-		Name: "BatchNorm", Doc: "Batch normalisation over the channel axis: out = gamma*(data-mean)/sqrt(var+eps) + beta. " +
+		Name: "BatchNorm", Kind: "norm", Doc: "Batch normalisation over the channel axis: out = gamma*(data-mean)/sqrt(var+eps) + beta. " +
 			"When training (and not use_global_stats) mean and var are the batch's, and moving_mean and moving_var are updated in place " +
 			"(moving = moving*momentum + batch*(1-momentum)); otherwise the moving statistics are used. The hidden outputs are the mean and the (biased) variance used.",
 		Inputs:         []string{"data", "gamma", "beta", "moving_mean", "moving_var"},
@@ -126,7 +120,7 @@ func init() {
 	})
 
 	opLayerNorm = Register(Def[LayerNormAttrs]{
-		Name: "LayerNorm", Doc: "Layer normalisation over one axis: out = gamma*(data-mean)/std + beta with std = sqrt(var+eps), " +
+		Name: "LayerNorm", Kind: "norm", Doc: "Layer normalisation over one axis: out = gamma*(data-mean)/std + beta with std = sqrt(var+eps), " +
 			"the statistics taken per position along the other axes. The hidden outputs are the mean and std (with the normalised axis kept as 1).",
 		Inputs:         []string{"data", "gamma", "beta"},
 		Outputs:        3,
@@ -184,75 +178,6 @@ func visibleMeanVar(on bool) int {
 	return 1
 }
 
-// batchNormKernel normalises per channel. Statistics accumulate in float64.
-func batchNormKernel[T accel.Float](a *BatchNormAttrs, train bool, ax int, in, out []Value) {
-	x, gamma, beta := in[0].Data.([]T), in[1].Data.([]T), in[2].Data.([]T)
-	movMean, movVar := in[3].Data.([]T), in[4].Data.([]T)
-	y, mean, variance := out[0].Data.([]T), out[1].Data.([]T), out[2].Data.([]T)
-	outer, c, inner := channelLayout(in[0].Shape, ax)
-	n := float64(outer * inner)
-	accel.ParallelRange(c, 1, batchNormLoop[T]{a, train, x, gamma, beta, movMean, movVar, y, mean, variance, outer, c, inner, n})
-}
-
-// batchNormLoop is batchNormKernel's loop over channels.
-type batchNormLoop[T accel.Float] struct {
-	a        *BatchNormAttrs
-	train    bool
-	x        []T
-	gamma    []T
-	beta     []T
-	movMean  []T
-	movVar   []T
-	y        []T
-	mean     []T
-	variance []T
-	outer    int
-	c        int
-	inner    int
-	n        float64
-}
-
-func (l *batchNormLoop[T]) Range(lo, hi int) {
-	a, train, x, gamma, beta, movMean, movVar, y, mean, variance, outer, c, inner, n := l.a, l.train, l.x, l.gamma, l.beta, l.movMean, l.movVar, l.y, l.mean, l.variance, l.outer, l.c, l.inner, l.n
-	for ch := lo; ch < hi; ch++ {
-		var mu, v float64
-		if train {
-			s := 0.0
-			for o := 0; o < outer; o++ {
-				for _, xv := range x[(o*c+ch)*inner : (o*c+ch+1)*inner] {
-					s += float64(xv)
-				}
-			}
-			mu = s / n
-			ss := 0.0
-			for o := 0; o < outer; o++ {
-				for _, xv := range x[(o*c+ch)*inner : (o*c+ch+1)*inner] {
-					d := float64(xv) - mu
-					ss += d * d
-				}
-			}
-			v = ss / n
-			m := a.Momentum
-			movMean[ch] = T(float64(movMean[ch])*m + mu*(1-m))
-			movVar[ch] = T(float64(movVar[ch])*m + v*(1-m))
-		} else {
-			mu, v = float64(movMean[ch]), float64(movVar[ch])
-		}
-		mean[ch], variance[ch] = T(mu), T(v)
-		scale := 1 / math.Sqrt(v+a.Eps)
-		if !a.FixGamma {
-			scale *= float64(gamma[ch])
-		}
-		shift := float64(beta[ch]) - mu*scale
-		for o := 0; o < outer; o++ {
-			off := (o*c + ch) * inner
-			for i, xv := range x[off : off+inner] {
-				y[off+i] = T(float64(xv)*scale + shift)
-			}
-		}
-	}
-}
-
 // batchNormGrad is BatchNorm's gradient. With batch statistics (training
 // without use_global_stats) the mean and variance depend on data; with the
 // moving statistics they are constants. As in MXNet, the rule follows the
@@ -294,53 +219,6 @@ func batchNormGrad(f F, a *BatchNormAttrs, in, out, g []Tensor) []Tensor {
 		dx = f.Add(dx, f.Mul(f.MulScalar(f.Reshape(g[2], bshape...), 2/n), xc))
 	}
 	return []Tensor{dx, dgamma, dbeta, nil, nil}
-}
-
-// layerNormKernel normalises along axis ax, per position of the other axes.
-func layerNormKernel[T accel.Float](a *LayerNormAttrs, ax int, in, out []Value) {
-	x, gamma, beta := in[0].Data.([]T), in[1].Data.([]T), in[2].Data.([]T)
-	y, mean, std := out[0].Data.([]T), out[1].Data.([]T), out[2].Data.([]T)
-	outer, c, inner := channelLayout(in[0].Shape, ax)
-	n := float64(c)
-	accel.ParallelRange(outer*inner, 64, layerNormLoop[T]{a, x, gamma, beta, y, mean, std, c, inner, n})
-}
-
-// layerNormLoop is layerNormKernel's loop over positions.
-type layerNormLoop[T accel.Float] struct {
-	a     *LayerNormAttrs
-	x     []T
-	gamma []T
-	beta  []T
-	y     []T
-	mean  []T
-	std   []T
-	c     int
-	inner int
-	n     float64
-}
-
-func (l *layerNormLoop[T]) Range(lo, hi int) {
-	a, x, gamma, beta, y, mean, std, c, inner, n := l.a, l.x, l.gamma, l.beta, l.y, l.mean, l.std, l.c, l.inner, l.n
-	for p := lo; p < hi; p++ {
-		o, i := p/inner, p%inner
-		base := o*c*inner + i
-		s := 0.0
-		for k := 0; k < c; k++ {
-			s += float64(x[base+k*inner])
-		}
-		mu := s / n
-		ss := 0.0
-		for k := 0; k < c; k++ {
-			d := float64(x[base+k*inner]) - mu
-			ss += d * d
-		}
-		sd := math.Sqrt(ss/n + a.Eps)
-		mean[p], std[p] = T(mu), T(sd)
-		for k := 0; k < c; k++ {
-			j := base + k*inner
-			y[j] = T((float64(x[j])-mu)/sd*float64(gamma[k]) + float64(beta[k]))
-		}
-	}
 }
 
 // layerNormGrad is LayerNorm's gradient, through the mean and std too.

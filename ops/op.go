@@ -1,8 +1,10 @@
 package ops
 
 import (
+	"cmp"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -16,6 +18,7 @@ type Op struct {
 	name     string
 	aliases  []string
 	doc      string
+	kind     string
 	attrType reflect.Type  // the attribute struct type
 	defaults reflect.Value // a struct value holding the defaults
 	aux      []int
@@ -49,6 +52,9 @@ type Def[A any] struct {
 	Name    string   // MXNet's name, used in model files
 	Aliases []string // other names that find the op (MXNet's aliases)
 	Doc     string   // one paragraph for `hybridgo ops` and the REPL's help
+	// Kind sorts the op for drawings and summaries; it is one of Kinds.
+	// Register requires it; Define takes "other" when it is empty.
+	Kind string
 
 	Inputs     []string            // names of the inputs ("data", "weight", "bias")
 	InputNames func(a *A) []string // when inputs depend on attributes (no_bias, num_args)
@@ -120,6 +126,13 @@ type Sample struct {
 	NoGradCheck bool
 }
 
+// kinds are the kinds an op can have: what a drawing colours it by.
+var kinds = []string{"conv", "dense", "pool", "norm", "activation", "softmax", "loss",
+	"elementwise", "reduce", "shape", "fused", "other"}
+
+// Kinds lists the kinds an op can have (Def.Kind, Op.Kind).
+func Kinds() []string { return slices.Clone(kinds) }
+
 var (
 	registryMu sync.RWMutex
 	registry   = map[string]*Op{}
@@ -138,7 +151,11 @@ func Define[A any](d Def[A]) *Op {
 	if d.Shape == nil || d.Kernel == nil {
 		panic("ops.Register " + d.Name + ": Shape and Kernel are required")
 	}
-	op := &Op{name: d.Name, aliases: d.Aliases, doc: d.Doc, attrType: at, aux: d.Aux,
+	kind := cmp.Or(d.Kind, "other")
+	if !slices.Contains(kinds, kind) {
+		panic("ops.Register " + d.Name + ": unknown kind " + kind + " (see ops.Kinds)")
+	}
+	op := &Op{name: d.Name, aliases: d.Aliases, doc: d.Doc, kind: kind, attrType: at, aux: d.Aux,
 		random: d.Random, noGrad: d.NoGrad, inPlace: d.InPlace, accum: d.Accumulates, samples: d.Samples}
 	op.defaults = newDefaults(op)
 	typed := func(a Attrs) *A { return a.(*A) }
@@ -185,6 +202,9 @@ func Define[A any](d Def[A]) *Op {
 // definition is malformed or the name is taken: ops are registered at
 // program start-up, so such a panic is a programming error found at once.
 func Register[A any](d Def[A]) *Op {
+	if d.Kind == "" {
+		panic("ops.Register " + d.Name + ": Kind is required")
+	}
 	op := Define(d)
 	registryMu.Lock()
 	defer registryMu.Unlock()
@@ -251,6 +271,9 @@ func (op *Op) Aliases() []string { return op.aliases }
 
 // Doc is the op's description.
 func (op *Op) Doc() string { return op.doc }
+
+// Kind is the op's kind, one of Kinds: "conv", "elementwise", "shape", ….
+func (op *Op) Kind() string { return op.kind }
 
 // String returns the op's name.
 func (op *Op) String() string { return op.name }

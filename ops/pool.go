@@ -26,6 +26,7 @@ var opPooling, opPoolingGrad *Op
 func init() {
 	opPooling = Register(Def[PoolingAttrs]{
 		Name: "Pooling",
+		Kind: "pool",
 		Doc: "Max, average or sum pooling of 1-D (NCW) or 2-D (NCHW) data over windows of size kernel with stride and pad, " +
 			"or over whole planes with global_pool. Output dims are 1 + (in + 2*pad - kernel)/stride, rounded down (valid) or up (full).",
 		Inputs: []string{"data"},
@@ -70,6 +71,7 @@ func init() {
 
 	opPoolingGrad = Register(Def[PoolingAttrs]{
 		Name: "_backward_Pooling",
+		Kind: "pool",
 		Doc: "The data gradient of Pooling: each ograd element goes to its window's first maximum in data (max), " +
 			"or is spread over its window (avg, divided by the window's count; sum).",
 		Inputs: []string{"ograd", "data"},

@@ -102,6 +102,7 @@ func init() {
 
 	opNanprodBackward = Register(Def[NoAttrs]{
 		Name:   "_backward_nanprod",
+		Kind:   "reduce",
 		Doc:    "The gradient of nanprod: out_grad*out/data where data is not NaN, 0 where it is; out and out_grad have data's shape with reduced dims of size 1.",
 		Inputs: []string{"data", "out", "out_grad"},
 		Shape: func(_ *NoAttrs, in []Shape) ([]Shape, error) {
@@ -140,6 +141,7 @@ func init() {
 
 	opNorm = Register(Def[NormAttrs]{
 		Name:   "norm",
+		Kind:   "reduce",
 		Doc:    "The L1 (ord=1) or L2 (ord=2) norm over the given axes (all by default). The L2 gradient g*x/norm is NaN where the norm is 0, as in MXNet.",
 		Inputs: []string{"data"},
 		Check: func(a *NormAttrs) error {
@@ -238,7 +240,7 @@ func (a *ArgReduceAttrs) argShape(in Shape) (Shape, error) {
 
 func argDef(name, doc string, better func(x, best float64) bool) Def[ArgReduceAttrs] {
 	return Def[ArgReduceAttrs]{
-		Name: name, Doc: doc, Inputs: []string{"data"},
+		Name: name, Kind: "reduce", Doc: doc, Inputs: []string{"data"},
 		Shape: func(a *ArgReduceAttrs, in []Shape) ([]Shape, error) {
 			s, err := a.argShape(in[0])
 			return []Shape{s}, err

@@ -1,7 +1,8 @@
 package ops
 
 // Reshape and its relatives change the shape and keep the elements in
-// row-major order.
+// row-major order: Reshape, Flatten, expand_dims, squeeze and reshape_like;
+// shape_array and size_array describe the shape as an array.
 
 // ReshapeAttrs are the attributes of Reshape. Shape may hold MXNet's codes:
 //
@@ -24,11 +25,79 @@ type ExpandDimsAttrs struct {
 	Axis int `attr:"axis" doc:"where the new dim of size 1 goes; negative counts from the end"`
 }
 
-var opReshape, opFlatten, opExpandDims *Op
+// SqueezeAttrs are the attributes of squeeze.
+type SqueezeAttrs struct {
+	Axis Tuple `attr:"axis" default:"None" doc:"the axes of size 1 to remove; None removes every dim of size 1"`
+}
+
+func (a *SqueezeAttrs) shape(data Shape) (Shape, error) {
+	drop := make([]bool, len(data))
+	if len(a.Axis) == 0 {
+		for i, d := range data {
+			drop[i] = d == 1
+		}
+	} else {
+		for _, ax := range a.Axis {
+			n, err := NormAxis(ax, len(data))
+			if err != nil {
+				return nil, Errorf("axis %v: %v (data %v)", a.Axis, err, data)
+			}
+			if d := data[n]; d != 1 && d != 0 {
+				return nil, Errorf("cannot squeeze axis %d of data %v: its size is %d, not 1", ax, data, d)
+			}
+			drop[n] = true
+		}
+	}
+	out := Shape{}
+	for i, d := range data {
+		if !drop[i] {
+			out = append(out, d)
+		}
+	}
+	if len(out) == 0 {
+		out = Shape{1} // as MXNet: at least one dim stays
+	}
+	return out, nil
+}
+
+// ReshapeLikeAttrs are the attributes of reshape_like.
+type ReshapeLikeAttrs struct {
+	LhsBegin OptInt `attr:"lhs_begin" default:"None" doc:"first dim of lhs to replace; None: 0"`
+	LhsEnd   OptInt `attr:"lhs_end" default:"None" doc:"dim of lhs past the last to replace; None: the end"`
+	RhsBegin OptInt `attr:"rhs_begin" default:"None" doc:"first dim of rhs to use; None: 0"`
+	RhsEnd   OptInt `attr:"rhs_end" default:"None" doc:"dim of rhs past the last to use; None: the end"`
+}
+
+func dimRange(b, e OptInt, s Shape, name string) (int, int, error) {
+	nd := len(s)
+	lo, hi := b.index(0, nd), e.index(nd, nd)
+	if lo < 0 || hi > nd || lo > hi {
+		return 0, 0, Errorf("%s_begin=%v, %s_end=%v do not select dims of %s %v", name, b, name, e, name, s)
+	}
+	return lo, hi, nil
+}
+
+func (a *ReshapeLikeAttrs) shape(lhs, rhs Shape) (Shape, error) {
+	lb, le, err := dimRange(a.LhsBegin, a.LhsEnd, lhs, "lhs")
+	if err != nil {
+		return nil, err
+	}
+	rb, re, err := dimRange(a.RhsBegin, a.RhsEnd, rhs, "rhs")
+	if err != nil {
+		return nil, err
+	}
+	out := append(append(lhs[:lb].Clone(), rhs[rb:re]...), lhs[le:]...)
+	if lhs.Known() && out.Known() && out.Size() != lhs.Size() {
+		return nil, Errorf("cannot reshape lhs %v (%d elements) like rhs %v: the result %v has %d elements", lhs, lhs.Size(), rhs, out, out.Size())
+	}
+	return out, nil
+}
+
+var opReshape, opFlatten, opExpandDims, opSqueeze, opReshapeLike, opShapeArray, opSizeArray *Op
 
 func init() {
 	opReshape = Register(Def[ReshapeAttrs]{
-		Name: "Reshape", Aliases: []string{"reshape"},
+		Name: "Reshape", Kind: "shape", Aliases: []string{"reshape"},
 		Doc:    "Gives the input a new shape with the same number of elements. The shape may use MXNet's codes: 0 copies a dim, -1 infers one, -2 copies the rest, -3 merges two dims, -4 splits one.",
 		Inputs: []string{"data"},
 		Shape: func(a *ReshapeAttrs, in []Shape) ([]Shape, error) {
@@ -54,7 +123,7 @@ func init() {
 	})
 
 	opFlatten = Register(Def[NoAttrs]{
-		Name: "Flatten", Aliases: []string{"flatten"}, Doc: "Collapses every dim after the first: (N, a, b, …) becomes (N, a*b*…).",
+		Name: "Flatten", Kind: "shape", Aliases: []string{"flatten"}, Doc: "Collapses every dim after the first: (N, a, b, …) becomes (N, a*b*…).",
 		Inputs: []string{"data"},
 		Shape: func(_ *NoAttrs, in []Shape) ([]Shape, error) {
 			s := in[0]
@@ -78,7 +147,7 @@ func init() {
 	})
 
 	opExpandDims = Register(Def[ExpandDimsAttrs]{
-		Name: "expand_dims", Doc: "Inserts a dim of size 1 at axis.",
+		Name: "expand_dims", Kind: "shape", Doc: "Inserts a dim of size 1 at axis.",
 		Inputs: []string{"data"},
 		Shape: func(a *ExpandDimsAttrs, in []Shape) ([]Shape, error) {
 			ax, err := NormAxis(a.Axis, len(in[0])+1)
@@ -97,6 +166,80 @@ func init() {
 		},
 		Samples: []Sample{{Attrs: map[string]string{"axis": "1"}, Inputs: []Shape{{2, 3}}},
 			{Attrs: map[string]string{"axis": "-1"}, Inputs: []Shape{{2, 3}}}},
+	})
+	opSqueeze = Register(Def[SqueezeAttrs]{
+		Name: "squeeze", Kind: "shape", Doc: "Removes dims of size 1: the given axes, or all of them. At least one dim stays: squeezing (1, 1) gives (1,).",
+		Inputs: []string{"data"},
+		Shape: func(a *SqueezeAttrs, in []Shape) ([]Shape, error) {
+			s, err := a.shape(in[0])
+			return []Shape{s}, err
+		},
+		Kernel: func(_ *Env, _ *SqueezeAttrs, in, out []Value) error {
+			CopyData(out[0].Data, in[0].Data)
+			return nil
+		},
+		Grad: func(f F, _ *SqueezeAttrs, in, _, g []Tensor) []Tensor {
+			return []Tensor{f.Reshape(g[0], in[0].Shape()...)}
+		},
+		Samples: []Sample{
+			{Inputs: []Shape{{2, 1, 3, 1}}},
+			{Attrs: map[string]string{"axis": "1"}, Inputs: []Shape{{2, 1, 3, 1}}},
+			{Attrs: map[string]string{"axis": "(1, -1)"}, Inputs: []Shape{{2, 1, 3, 1}}},
+			{Inputs: []Shape{{1, 1}}},
+		},
+	})
+	opReshapeLike = Register(Def[ReshapeLikeAttrs]{
+		Name: "reshape_like", Kind: "shape", Doc: "Gives lhs the shape of rhs (or replaces lhs's dims lhs_begin:lhs_end with rhs's dims rhs_begin:rhs_end).",
+		Inputs: []string{"lhs", "rhs"},
+		Shape: func(a *ReshapeLikeAttrs, in []Shape) ([]Shape, error) {
+			s, err := a.shape(in[0], in[1])
+			return []Shape{s}, err
+		},
+		DType: func(_ *ReshapeLikeAttrs, in []DType) ([]DType, error) { return []DType{in[0]}, nil },
+		Kernel: func(_ *Env, _ *ReshapeLikeAttrs, in, out []Value) error {
+			CopyData(out[0].Data, in[0].Data)
+			return nil
+		},
+		Grad: func(f F, _ *ReshapeLikeAttrs, in, _, g []Tensor) []Tensor {
+			return []Tensor{f.Reshape(g[0], in[0].Shape()...), nil}
+		},
+		Samples: []Sample{
+			{Inputs: []Shape{{2, 3}, {3, 2}}},
+			{Inputs: []Shape{{6}, {2, 1, 3}}},
+			{Attrs: map[string]string{"lhs_begin": "1", "lhs_end": "None", "rhs_begin": "-2", "rhs_end": "None"}, Inputs: []Shape{{2, 6}, {5, 2, 3}}},
+		},
+	})
+	opShapeArray = Register(Def[NoAttrs]{
+		Name: "shape_array", Kind: "shape", Doc: "The shape of the input as a 1-D int64 array.",
+		Inputs: []string{"data"},
+		Shape: func(_ *NoAttrs, in []Shape) ([]Shape, error) {
+			if len(in[0]) == 0 {
+				return nil, Errorf("data is a scalar: its shape has no dims (empty arrays are not supported)")
+			}
+			return []Shape{{len(in[0])}}, nil
+		},
+		DType: func(_ *NoAttrs, _ []DType) ([]DType, error) { return []DType{Int64}, nil },
+		Kernel: func(_ *Env, _ *NoAttrs, in, out []Value) error {
+			o := out[0].Data.([]int64)
+			for i, d := range in[0].Shape {
+				o[i] = int64(d)
+			}
+			return nil
+		},
+		NoGrad:  true,
+		Samples: []Sample{{Inputs: []Shape{{2, 3, 4}}}, {Inputs: []Shape{{5}}}},
+	})
+	opSizeArray = Register(Def[NoAttrs]{
+		Name: "size_array", Kind: "shape", Doc: "The number of elements of the input as an int64 array of shape (1,).",
+		Inputs: []string{"data"},
+		Shape:  func(_ *NoAttrs, _ []Shape) ([]Shape, error) { return []Shape{{1}}, nil },
+		DType:  func(_ *NoAttrs, _ []DType) ([]DType, error) { return []DType{Int64}, nil },
+		Kernel: func(_ *Env, _ *NoAttrs, in, out []Value) error {
+			out[0].Data.([]int64)[0] = int64(in[0].Shape.Size())
+			return nil
+		},
+		NoGrad:  true,
+		Samples: []Sample{{Inputs: []Shape{{2, 3, 4}}}},
 	})
 }
 
@@ -230,3 +373,18 @@ func (f F) Flatten(x Tensor) Tensor { return f.callA(opFlatten, &NoAttrs{}, x) }
 func (f F) ExpandDims(x Tensor, axis int) Tensor {
 	return f.callA(opExpandDims, &ExpandDimsAttrs{Axis: axis}, x)
 }
+
+// Squeeze removes dims of size 1: every one, or those of an ops.Axis(...) Attr.
+func (f F) Squeeze(x Tensor, attrs ...Attr) Tensor { return f.call1(opSqueeze, attrs, x) }
+
+// ReshapeLike gives x the shape of like; Attrs lhs_begin, lhs_end,
+// rhs_begin and rhs_end replace only part of x's shape.
+func (f F) ReshapeLike(x, like Tensor, attrs ...Attr) Tensor {
+	return f.call1(opReshapeLike, attrs, x, like)
+}
+
+// ShapeArray returns the shape of x as a 1-D int64 array.
+func (f F) ShapeArray(x Tensor) Tensor { return f.callA(opShapeArray, &NoAttrs{}, x) }
+
+// SizeArray returns the number of elements of x as an int64 array of shape (1,).
+func (f F) SizeArray(x Tensor) Tensor { return f.callA(opSizeArray, &NoAttrs{}, x) }

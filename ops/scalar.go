@@ -1,6 +1,9 @@
 package ops
 
-import "math"
+import (
+	"cmp"
+	"math"
+)
 
 // Scalar forms: one array and one number, x op scalar (or scalar op x for
 // the _r* forms), under MXNet's names.
@@ -18,6 +21,7 @@ type scalarMath struct {
 	f         func(x, s float64) float64
 	grad      func(f F, s float64, x, y, g Tensor) Tensor // nil: zero gradient
 	low, high float64
+	kind      string // Def.Kind; "" means "elementwise"
 }
 
 func registerScalar(m scalarMath) *Op {
@@ -26,7 +30,7 @@ func registerScalar(m scalarMath) *Op {
 		low, high = -1, 1
 	}
 	def := Def[ScalarAttrs]{
-		Name: m.name, Aliases: m.aliases, Doc: m.doc, Inputs: []string{"data"},
+		Name: m.name, Kind: cmp.Or(m.kind, "elementwise"), Aliases: m.aliases, Doc: m.doc, Inputs: []string{"data"},
 		Shape: func(_ *ScalarAttrs, in []Shape) ([]Shape, error) { return []Shape{in[0].Clone()}, nil },
 		DType: func(_ *ScalarAttrs, in []DType) ([]DType, error) {
 			if in[0] == Bool {

@@ -48,7 +48,7 @@ func init() {
 		"log(softmax(x)) along an axis (default the last), computed as x - max - log(sum(exp(x - max))). use_length is not supported."))
 
 	opSoftmaxOutput = Register(Def[SoftmaxOutputAttrs]{
-		Name: "SoftmaxOutput", Aliases: []string{"Softmax"},
+		Name: "SoftmaxOutput", Kind: "loss", Aliases: []string{"Softmax"},
 		Doc: "Softmax as the last layer of a classifier. The forward is a softmax over all dims after the first " +
 			"(along axis 1 with multi_output, along the last axis with preserve_shape). The gradient is MXNet's: " +
 			"(softmax - one_hot(label)) * grad_scale, normalised as normalization says, ignoring the incoming " +
@@ -88,6 +88,7 @@ func init() {
 
 	opSoftmaxOutputBackward = Register(Def[SoftmaxOutputAttrs]{
 		Name:   "_backward_SoftmaxOutput",
+		Kind:   "loss",
 		Doc:    "The gradient SoftmaxOutput sends to its data, from its output and label, before any multiplication by the output gradient (out_grad).",
 		Inputs: []string{"output", "label"},
 		Check:  checkSoftmaxOutput,
@@ -108,6 +109,7 @@ func init() {
 
 	opSoftmaxCE = Register(Def[NoAttrs]{
 		Name: "softmax_cross_entropy",
+		Kind: "loss",
 		Doc: "The cross-entropy of softmax(data) with integer labels, summed over the batch: " +
 			"sum_i -log(softmax(data[i])[label[i]]), of shape (1,). data is (batch, classes), label (batch,).",
 		Inputs: []string{"data", "label"},
@@ -168,6 +170,7 @@ func init() {
 
 	opSoftmaxCEBackward = Register(Def[NoAttrs]{
 		Name:   "_backward_softmax_cross_entropy",
+		Kind:   "loss",
 		Doc:    "prob - one_hot(label): the gradient of softmax_cross_entropy given the softmax of its data (prob, (batch, classes)) and its labels (batch,).",
 		Inputs: []string{"prob", "label"},
 		Shape: func(_ *NoAttrs, in []Shape) ([]Shape, error) {
@@ -200,7 +203,7 @@ func init() {
 		Samples: []Sample{{Inputs: []Shape{{4, 3}, {4}}, Ints: map[int]int{1: 3}}},
 	})
 
-	opSmoothL1 = registerScalar(scalarMath{name: "smooth_l1",
+	opSmoothL1 = registerScalar(scalarMath{name: "smooth_l1", kind: "loss",
 		doc: "0.5*(sigma*x)**2 where |x| < 1/sigma**2, else |x| - 0.5/sigma**2; sigma is the scalar attribute.",
 		f: func(x, s float64) float64 {
 			s2 := s * s
@@ -219,7 +222,7 @@ func init() {
 
 func softmaxDef(name string, log bool, doc string) Def[SoftmaxAttrs] {
 	return Def[SoftmaxAttrs]{
-		Name: name, Doc: doc, Inputs: []string{"data"},
+		Name: name, Kind: "softmax", Doc: doc, Inputs: []string{"data"},
 		Check: func(a *SoftmaxAttrs) error {
 			if a.UseLength {
 				return Errorf("use_length=True (masking by a length input) is not supported")

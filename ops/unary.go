@@ -1,9 +1,14 @@
 package ops
 
-import "math"
+import (
+	"cmp"
+	"math"
+)
 
 // Unary math: one input, one output of the same shape, applied element by
-// element. Each entry is the whole definition of the op.
+// element. Each entry is the whole definition of the op. The activation
+// functions relu, sigmoid, tanh and softsign are unary ops too, defined
+// beside Activation (activation.go).
 
 // unaryMath describes a one-input element-wise op.
 type unaryMath struct {
@@ -16,7 +21,8 @@ type unaryMath struct {
 	grad      func(f F, x, y, g Tensor) Tensor
 	low, high float64   // sample input range (default -1, 1)
 	floatOnly bool      // integer inputs make no sense (exp, log, …)
-	kind      unaryKind // the float fast path (fastpath.go), or 0
+	fast      unaryKind // the float fast path (fastpath.go), or 0
+	kind      string    // Def.Kind; "" means "elementwise"
 }
 
 func registerUnary(m unaryMath) *Op {
@@ -25,7 +31,7 @@ func registerUnary(m unaryMath) *Op {
 		low, high = -1, 1
 	}
 	def := Def[NoAttrs]{
-		Name: m.name, Aliases: m.aliases, Doc: m.doc, Inputs: []string{"data"},
+		Name: m.name, Kind: cmp.Or(m.kind, "elementwise"), Aliases: m.aliases, Doc: m.doc, Inputs: []string{"data"},
 		Shape: func(_ *NoAttrs, in []Shape) ([]Shape, error) { return []Shape{in[0].Clone()}, nil },
 		DType: func(_ *NoAttrs, in []DType) ([]DType, error) {
 			if in[0] == Bool || (m.floatOnly && in[0] != Unknown && !in[0].IsFloat()) {
@@ -33,13 +39,8 @@ func registerUnary(m unaryMath) *Op {
 			}
 			return []DType{in[0]}, nil
 		},
-		Kernel: func(_ *Env, _ *NoAttrs, in, out []Value) error {
-			if fastUnary(m.kind, in[0], out[0]) {
-				return nil
-			}
-			return mapUnary(in[0], out[0], m.f)
-		},
-		Elementwise: func(*NoAttrs) func([]float64) float64 { return func(x []float64) float64 { return m.f(x[0]) } },
+		Kernel:      func(_ *Env, _ *NoAttrs, in, out []Value) error { return m.kernel(in[0], out[0]) },
+		Elementwise: func(*NoAttrs) func([]float64) float64 { return m.elementwise() },
 		InPlace:     true,
 		Samples:     []Sample{{Inputs: []Shape{{2, 3}}, Low: low, High: high}, {Inputs: []Shape{{7}}, Low: low, High: high}},
 	}
@@ -53,6 +54,19 @@ func registerUnary(m unaryMath) *Op {
 	return Register(def)
 }
 
+// kernel computes out[i] = f(in[i]) (through the fast path where there is one).
+func (m unaryMath) kernel(in, out Value) error {
+	if fastUnary(m.fast, in, out) {
+		return nil
+	}
+	return mapUnary(in, out, m.f)
+}
+
+// elementwise is the op's per-element function for Def.Elementwise.
+func (m unaryMath) elementwise() func([]float64) float64 {
+	return func(x []float64) float64 { return m.f(x[0]) }
+}
+
 func sign(x float64) float64 {
 	switch {
 	case x > 0:
@@ -63,12 +77,12 @@ func sign(x float64) float64 {
 	return 0
 }
 
-var opNegative, opAbs, opSign, opExp, opExpm1, opLog, opLog1p, opLog2, opSqrt, opRsqrt, opCbrt, opSquare, opReciprocal, opSin, opCos, opTan, opArcsin, opArccos, opArctan, opSinh, opCosh, opTanh, opSigmoid, opRelu, opSoftsign, opErf, opFloor, opCeil, opRound, opTrunc *Op
+var opNegative, opAbs, opSign, opExp, opExpm1, opLog, opLog1p, opLog2, opSqrt, opRsqrt, opCbrt, opSquare, opReciprocal, opSin, opCos, opTan, opArcsin, opArccos, opArctan, opSinh, opCosh, opErf, opFloor, opCeil, opRound, opTrunc *Op
 
 func init() {
-	opNegative = registerUnary(unaryMath{name: "negative", kind: unaryNegative, doc: "-x.", f: func(x float64) float64 { return -x },
+	opNegative = registerUnary(unaryMath{name: "negative", fast: unaryNegative, doc: "-x.", f: func(x float64) float64 { return -x },
 		grad: func(f F, x, y, g Tensor) Tensor { return f.Negative(g) }})
-	opAbs = registerUnary(unaryMath{name: "abs", kind: unaryAbs, doc: "|x|.", f: math.Abs,
+	opAbs = registerUnary(unaryMath{name: "abs", fast: unaryAbs, doc: "|x|.", f: math.Abs,
 		grad: func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.Sign(x)) }})
 	opSign = registerUnary(unaryMath{name: "sign", doc: "-1, 0 or 1 by the sign of x.", f: sign})
 	opExp = registerUnary(unaryMath{name: "exp", doc: "e**x.", f: math.Exp, floatOnly: true,
@@ -87,7 +101,7 @@ func init() {
 		grad: func(f F, x, y, g Tensor) Tensor { return f.Mul(f.MulScalar(g, -0.5), f.Mul(y, f.Square(y))) }})
 	opCbrt = registerUnary(unaryMath{name: "cbrt", doc: "Cube root.", f: math.Cbrt, floatOnly: true, low: 0.2, high: 2,
 		grad: func(f F, x, y, g Tensor) Tensor { return f.Div(g, f.MulScalar(f.Square(y), 3)) }})
-	opSquare = registerUnary(unaryMath{name: "square", kind: unarySquare, doc: "x * x.", f: func(x float64) float64 { return x * x },
+	opSquare = registerUnary(unaryMath{name: "square", fast: unarySquare, doc: "x * x.", f: func(x float64) float64 { return x * x },
 		grad: func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.MulScalar(x, 2)) }})
 	opReciprocal = registerUnary(unaryMath{name: "reciprocal", doc: "1 / x.", f: func(x float64) float64 { return 1 / x }, floatOnly: true, low: 0.5, high: 2,
 		grad: func(f F, x, y, g Tensor) Tensor { return f.Negative(f.Mul(g, f.Square(y))) }})
@@ -107,14 +121,6 @@ func init() {
 		grad: func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.Cosh(x)) }})
 	opCosh = registerUnary(unaryMath{name: "cosh", doc: "Hyperbolic cosine.", f: math.Cosh, floatOnly: true,
 		grad: func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.Sinh(x)) }})
-	opTanh = registerUnary(unaryMath{name: "tanh", doc: "Hyperbolic tangent.", f: math.Tanh, floatOnly: true,
-		grad: func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.RminusScalar(f.Square(y), 1)) }})
-	opSigmoid = registerUnary(unaryMath{name: "sigmoid", doc: "1 / (1 + e**-x).", f: sigmoid, floatOnly: true,
-		grad: func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.Mul(y, f.RminusScalar(y, 1))) }})
-	opRelu = registerUnary(unaryMath{name: "relu", kind: unaryRelu, doc: "max(x, 0).", f: func(x float64) float64 { return max(x, 0) },
-		grad: func(f F, x, y, g Tensor) Tensor { return f.backwardRelu(g, y) }}) // y > 0 where x > 0
-	opSoftsign = registerUnary(unaryMath{name: "softsign", doc: "x / (1 + |x|).", f: func(x float64) float64 { return x / (1 + math.Abs(x)) }, floatOnly: true,
-		grad: func(f F, x, y, g Tensor) Tensor { return f.Div(g, f.Square(f.PlusScalar(f.Abs(x), 1))) }})
 	opErf = registerUnary(unaryMath{name: "erf", doc: "The error function.", f: math.Erf, floatOnly: true,
 		grad: func(f F, x, y, g Tensor) Tensor {
 			return f.Mul(g, f.MulScalar(f.Exp(f.Negative(f.Square(x))), 2/math.Sqrt(math.Pi)))
@@ -122,16 +128,7 @@ func init() {
 	opFloor = registerUnary(unaryMath{name: "floor", doc: "Largest integer not above x.", f: math.Floor})
 	opCeil = registerUnary(unaryMath{name: "ceil", doc: "Smallest integer not below x.", f: math.Ceil})
 	opRound = registerUnary(unaryMath{name: "round", doc: "Nearest integer, halves away from zero.", f: math.Round})
-	opTrunc = registerUnary(unaryMath{name: "trunc", doc: "x with its fraction dropped.", f: math.Trunc})
-	registerUnary(unaryMath{name: "fix", doc: "Round toward zero (as trunc).", f: math.Trunc})
-}
-
-func sigmoid(x float64) float64 {
-	if x >= 0 {
-		return 1 / (1 + math.Exp(-x))
-	}
-	e := math.Exp(x)
-	return e / (1 + e)
+	opTrunc = registerUnary(unaryMath{name: "trunc", aliases: []string{"fix"}, doc: "x with its fraction dropped (rounds toward zero).", f: math.Trunc})
 }
 
 // Negative returns -x.
@@ -196,18 +193,6 @@ func (f F) Sinh(x Tensor) Tensor { return f.callA(opSinh, &NoAttrs{}, x) }
 
 // Cosh returns the hyperbolic cosine.
 func (f F) Cosh(x Tensor) Tensor { return f.callA(opCosh, &NoAttrs{}, x) }
-
-// Tanh returns the hyperbolic tangent.
-func (f F) Tanh(x Tensor) Tensor { return f.callA(opTanh, &NoAttrs{}, x) }
-
-// Sigmoid returns 1 / (1 + e**-x).
-func (f F) Sigmoid(x Tensor) Tensor { return f.callA(opSigmoid, &NoAttrs{}, x) }
-
-// Relu returns max(x, 0).
-func (f F) Relu(x Tensor) Tensor { return f.callA(opRelu, &NoAttrs{}, x) }
-
-// Softsign returns x / (1 + |x|).
-func (f F) Softsign(x Tensor) Tensor { return f.callA(opSoftsign, &NoAttrs{}, x) }
 
 // Erf returns the error function.
 func (f F) Erf(x Tensor) Tensor { return f.callA(opErf, &NoAttrs{}, x) }

@@ -27,8 +27,11 @@
 // lose the prefix every node shares ("hybridsequential0_"), and a
 // parameter beside its op loses the op's block prefix ("weight").
 //
-// OpKind sorts ops into kinds ("conv", "dense", "norm", …) and KindColor
-// gives each kind its fill colour; Kinds lists them in legend order.
+// Boxes are coloured by kind: each op says its own kind in the registry
+// (ops.Op.Kind: "conv", "dense", "norm", …), OpKind looks it up by name,
+// KindColor gives each kind its fill colour and Kinds lists them in legend
+// order. This package keeps no table of ops: a new op is drawn in its
+// kind's colour as soon as it is registered.
 //
 // # Drawings
 //

@@ -1,8 +1,9 @@
 package viz
 
-import "strings"
+import "github.com/hybridgo/hybridgo/ops"
 
-// kinds lists every kind with its fill colour, in legend order.
+// kinds lists every kind with its fill colour, in legend order. The op
+// kinds are ops.Kinds; a test checks that each has its colour here.
 var kinds = []struct{ name, color string }{
 	{"input", "#9ecae1"},
 	{"param", "#eeeeee"},
@@ -22,8 +23,9 @@ var kinds = []struct{ name, color string }{
 	{"other", "#d9d9d9"},
 }
 
-// Kinds returns every kind OpKind can give (and "input", "param", "const"
-// for variables), in legend order.
+// Kinds returns every kind a drawn node can have, in legend order: the
+// kinds of ops (ops.Kinds) and "input", "param", "const" for variables and
+// "block" for a collapsed block.
 func Kinds() []string {
 	out := make([]string, len(kinds))
 	for i, k := range kinds {
@@ -43,59 +45,19 @@ func KindColor(kind string) string {
 	return kinds[len(kinds)-1].color
 }
 
-var opKinds = map[string]string{
-	"Convolution": "conv", "Deconvolution": "conv",
-	"FullyConnected": "dense", "dot": "dense", "batch_dot": "dense", "Embedding": "dense",
-	"Pooling":   "pool",
-	"BatchNorm": "norm", "LayerNorm": "norm", "InstanceNorm": "norm", "GroupNorm": "norm", "L2Normalization": "norm",
-	"Activation": "activation", "LeakyReLU": "activation", "relu": "activation", "sigmoid": "activation",
-	"tanh": "activation", "softsign": "activation", "softrelu": "activation", "hard_sigmoid": "activation",
-	"softmax": "softmax", "log_softmax": "softmax", "softmin": "softmax", "SoftmaxActivation": "softmax",
-	"SoftmaxOutput": "loss", "softmax_cross_entropy": "loss", "smooth_l1": "loss", "MakeLoss": "loss",
-	"LinearRegressionOutput": "loss", "LogisticRegressionOutput": "loss", "MAERegressionOutput": "loss",
-	"sum": "reduce", "mean": "reduce", "max": "reduce", "min": "reduce", "prod": "reduce", "nansum": "reduce",
-	"nanprod": "reduce", "norm": "reduce", "argmax": "reduce", "argmin": "reduce", "_reduce_sum_like": "reduce",
-	"topk": "reduce", "sort": "reduce", "argsort": "reduce",
-	"Reshape": "shape", "reshape": "shape", "Flatten": "shape", "flatten": "shape", "expand_dims": "shape",
-	"transpose": "shape", "squeeze": "shape", "Concat": "shape", "concat": "shape", "stack": "shape",
-	"SliceChannel": "shape", "split": "shape", "slice": "shape", "slice_axis": "shape", "slice_like": "shape",
-	"tile": "shape", "repeat": "shape", "reverse": "shape", "reshape_like": "shape", "shape_array": "shape",
-	"size_array": "shape", "broadcast_to": "shape", "broadcast_like": "shape", "swapaxes": "shape",
-	"_copy": "shape", "BlockGrad": "shape", "take": "shape", "pick": "shape", "one_hot": "shape", "pad": "shape",
-	"Cast": "elementwise", "add_n": "elementwise", "where": "elementwise", "clip": "elementwise",
-	"_fused_elemwise": "fused", "block": "block",
-}
-
-// mathOps are the element-wise functions of one or two arguments that
-// have no prefix telling them apart.
-var mathOps = map[string]bool{
-	"abs": true, "arccos": true, "arcsin": true, "arctan": true, "cbrt": true, "ceil": true, "cos": true,
-	"cosh": true, "erf": true, "exp": true, "expm1": true, "fix": true, "floor": true, "log": true, "log1p": true,
-	"log2": true, "log10": true, "logical_not": true, "negative": true, "reciprocal": true, "round": true,
-	"rsqrt": true, "sign": true, "sin": true, "sinh": true, "sqrt": true, "square": true, "tan": true,
-	"trunc": true, "zeros_like": true, "ones_like": true, "maximum": true, "minimum": true, "hypot": true,
-}
-
-// OpKind classifies an MXNet op name for colouring: "conv", "dense",
-// "pool", "norm", "activation", "elementwise", "shape", "reduce",
-// "softmax", "loss", "fused", "block" or "other". The empty name (a
-// variable) gives "input"; LayoutGraph tells parameters and constants
-// apart itself. Backward ops take the kind of their forward op.
+// OpKind gives the kind of the op with this MXNet name, as the registry
+// has it (ops.Op.Kind): "conv", "dense", "pool", "norm", "activation",
+// "softmax", "loss", "elementwise", "reduce", "shape", "fused" or "other".
+// The empty name (a variable) gives "input"; names the registry does not
+// know give "other". LayoutGraph asks each node's op directly, so ops made
+// by graph passes (never registered) get their own kind, and it tells
+// parameters, constants and collapsed blocks apart itself.
 func OpKind(op string) string {
 	if op == "" {
 		return "input"
 	}
-	op = strings.TrimPrefix(op, "_backward_")
-	if k, ok := opKinds[op]; ok {
-		return k
-	}
-	switch {
-	case mathOps[op],
-		strings.HasPrefix(op, "elemwise_"),
-		strings.HasPrefix(op, "broadcast_"),
-		strings.HasPrefix(op, "_") && strings.HasSuffix(op, "_scalar"),
-		op == "_plus" || op == "_minus" || op == "_mul" || op == "_div" || op == "_add" || op == "_sub":
-		return "elementwise"
+	if o, ok := ops.Lookup(op); ok {
+		return o.Kind()
 	}
 	return "other"
 }

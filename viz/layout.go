@@ -30,7 +30,7 @@ type Node struct {
 	ID     int
 	Name   string            // node name ("net0_conv0_fwd"), or the block prefix of a collapsed group
 	Op     string            // MXNet op name, "" for variables, "block" for a collapsed group
-	Kind   string            // OpKind(Op), or "input", "param", "const" for variables
+	Kind   string            // the op's kind (ops.Op.Kind), or "input", "param", "const" for variables, "block"
 	Label  string            // "conv0_fwd Convolution"
 	Detail string            // "16x6x24x24" (+ " float64" when not float32), + annotations
 	Attrs  map[string]string // all attributes, for tooltips
@@ -384,7 +384,7 @@ func (b *builder) items() {
 			}
 		} else {
 			op = n.Op.Name()
-			kind = OpKind(op)
+			kind = n.Op.Kind()
 		}
 		id := len(b.l.Nodes)
 		b.itemOf[n] = id
@@ -586,7 +586,7 @@ func flops(n *graph.Node) int64 {
 			return 3 * int64(x.Size())
 		}
 	}
-	switch OpKind(n.Op.Name()) {
+	switch n.Op.Kind() {
 	case "shape", "other":
 		return 0
 	case "reduce":

@@ -3,9 +3,11 @@ package viz_test
 import (
 	"math/rand"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/hybridgo/hybridgo/ops"
 	"github.com/hybridgo/hybridgo/viz"
 )
 
@@ -212,10 +214,17 @@ func TestOpKind(t *testing.T) {
 		"Convolution": "conv", "FullyConnected": "dense", "Pooling": "pool", "BatchNorm": "norm",
 		"relu": "activation", "broadcast_add": "elementwise", "_plus_scalar": "elementwise", "exp": "elementwise",
 		"Reshape": "shape", "sum": "reduce", "softmax": "softmax", "SoftmaxOutput": "loss",
-		"_fused_elemwise": "fused", "block": "block", "_backward_Convolution": "conv", "Dropout": "other", "": "input",
+		"no_such_op": "other", "Dropout": "other", "": "input",
 	} {
 		if got := viz.OpKind(op); got != want {
 			t.Errorf("OpKind(%q) = %q, want %q", op, got, want)
+		}
+	}
+	// Every kind an op can have is drawn in a colour of its own.
+	legend := viz.Kinds()
+	for _, k := range ops.Kinds() {
+		if !slices.Contains(legend, k) {
+			t.Errorf("op kind %q has no colour in viz", k)
 		}
 	}
 	seen := map[string]bool{}

@@ -49,7 +49,7 @@ func PassView(before *graph.Graph, o Options) (svg []byte, text string, err erro
 		}
 		na++
 		kept[n.Name] = true
-		if OpKind(n.Op.Name()) == "fused" {
+		if n.Op.Kind() == "fused" {
 			for _, m := range strings.Split(n.Op.FormatAttrs(n.Attrs)["nodes"], ",") {
 				if opsBefore[m] && !kept[m] {
 					kept[m] = true

@@ -35,6 +35,7 @@ func init() {
 		"Int8":               reflect.ValueOf(ops.Int8),
 		"IsRelu":             reflect.ValueOf(ops.IsRelu),
 		"Keepdims":           reflect.ValueOf(ops.Keepdims),
+		"Kinds":              reflect.ValueOf(ops.Kinds),
 		"Lookup":             reflect.ValueOf(ops.Lookup),
 		"MakeData":           reflect.ValueOf(ops.MakeData),
 		"MustLookup":         reflect.ValueOf(ops.MustLookup),

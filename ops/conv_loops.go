@@ -1,0 +1,423 @@
+package ops
+
+import (
+	"fmt"
+
+	"github.com/hybridgo/hybridgo/accel"
+)
+
+// The compute loops of Convolution, Deconvolution and
+// _backward_Convolution_weight (conv.go): a convPlan describes the work
+// per image and group, and the loops spread the images over accel's
+// workers, lowering each to accel.Im2col or accel.Col2im and a matrix
+// product (or the packed and direct paths for small images).
+
+// convPlan is the per-image, per-group work of a (de)convolution. The image
+// side (the data of a Convolution, the output of a Deconvolution) is what
+// Im2col reads and Col2im writes; the maps side (the output of a
+// Convolution, the data of a Deconvolution) holds maps feature maps per
+// group of geom.OutH x geom.OutW. The weight is, per group, a maps x
+// colRows matrix, the groups stacked: (groups*maps) x colRows.
+type convPlan struct {
+	batch, groups, maps int
+	geom                accel.ConvGeom // Channels is per group
+}
+
+func (p convPlan) colRows() int   { return p.geom.Channels * p.geom.KernelH * p.geom.KernelW }
+func (p convPlan) colCols() int   { return p.geom.OutH() * p.geom.OutW() }
+func (p convPlan) imageSize() int { return p.geom.Channels * p.geom.InH * p.geom.InW } // per group
+func (p convPlan) mapsSize() int  { return p.maps * p.colCols() }                      // per group
+
+// direct reports whether the column matrix is the image itself (a 1x1
+// kernel with unit stride and no padding), so Im2col can be skipped.
+func (p convPlan) direct() bool {
+	g := p.geom
+	return g.KernelH == 1 && g.KernelW == 1 && g.StrideH == 1 && g.StrideW == 1 && g.PadH == 0 && g.PadW == 0
+}
+
+// newPlan builds the plan of a window over an image of channels x spatial
+// (per image, all groups), 1-D windows becoming 2-D ones of height 1.
+func newPlan(w convWindow, pad []int, batch, channels, groups, maps int, spatial []int) convPlan {
+	g := accel.ConvGeom{Channels: channels / groups, InH: 1, KernelH: 1, StrideH: 1, DilateH: 1}
+	last := len(w.kernel) - 1
+	g.InW, g.KernelW, g.StrideW, g.PadW, g.DilateW = spatial[last], w.kernel[last], w.stride[last], pad[last], w.dilate[last]
+	if last == 1 {
+		g.InH, g.KernelH, g.StrideH, g.PadH, g.DilateH = spatial[0], w.kernel[0], w.stride[0], pad[0], w.dilate[0]
+	}
+	return convPlan{batch: batch, groups: groups, maps: maps / groups, geom: g}
+}
+
+// plan is the work of a Convolution of data (or its weight gradient).
+func (a *ConvolutionAttrs) plan(data Shape) convPlan {
+	w := a.win()
+	return newPlan(w, w.pad, data[0], data[1], a.NumGroup, a.NumFilter, data[2:])
+}
+
+// plan is the work of a Deconvolution of data: the image is its output.
+//
+// It runs on every call, so it works out the output's spatial size (as
+// deconvShape does) without allocating.
+func (a *DeconvolutionAttrs) plan(data Shape) (convPlan, error) {
+	if err := checkData("data", data, a.Kernel); err != nil {
+		return convPlan{}, err
+	}
+	pad, adj, err := a.deconvPadAdj(data)
+	if err != nil {
+		return convPlan{}, err
+	}
+	w := a.win()
+	var spatial [2]int
+	for i := range w.kernel {
+		o := w.stride[i]*(data[2+i]-1) + w.span(i) - 2*pad[i] + adj[i]
+		if o <= 0 {
+			return convPlan{}, Errorf("data %v with kernel %v, stride %v and pad %v gives no output (size %d in dim %d)",
+				data, a.Kernel, Tuple(w.stride), Tuple(pad), o, i)
+		}
+		spatial[i] = o
+	}
+	out := spatial[:len(w.kernel)]
+	p := newPlan(w, pad, data[0], a.NumFilter, a.NumGroup, data[1], out)
+	if p.colCols() != data[2:].Size() {
+		return convPlan{}, fmt.Errorf("internal: deconvolution of data %v to %s does not invert (%dx%d)", data, dims(out), p.geom.OutH(), p.geom.OutW())
+	}
+	return p, nil
+}
+
+// optionalFloats returns the elements of an optional float input (nil when absent).
+func optionalFloats[T accel.Float](v Value) []T {
+	if v.Data == nil {
+		return nil
+	}
+	return v.Data.([]T)
+}
+
+// getScratch returns a buffer of n elements with unspecified contents from
+// accel's size-classed pools (the column matrices of the (de)convolution
+// kernels), so that steady-state calls do not allocate them; hand it back
+// with putScratch.
+func getScratch[T accel.Float](n int) *[]T { return accel.GetScratch[T](n) }
+
+func putScratch[T accel.Float](bp *[]T) { accel.PutScratch(bp) }
+
+// colScratch returns the column buffer of a plan, or nil when the plan
+// needs none; release it with putCol.
+func colScratch[T accel.Float](p convPlan) *[]T {
+	if p.direct() {
+		return nil
+	}
+	return getScratch[T](p.colRows() * p.colCols())
+}
+
+// colOf is the column buffer bp holds, or nil for none.
+func colOf[T accel.Float](bp *[]T) []T {
+	if bp == nil {
+		return nil
+	}
+	return *bp
+}
+
+func putCol[T accel.Float](bp *[]T) {
+	if bp != nil {
+		putScratch(bp)
+	}
+}
+
+// convKernel runs a convolution forward on float values (checked by the
+// caller), with relu applied to the output when relu is set.
+func convKernel(p convPlan, x, w, bias, y Value, relu bool) {
+	switch xd := x.Data.(type) {
+	case []float32:
+		convForward(p, xd, w.Data.([]float32), optionalFloats[float32](bias), y.Data.([]float32), relu)
+	case []float64:
+		convForward(p, xd, w.Data.([]float64), optionalFloats[float64](bias), y.Data.([]float64), relu)
+	}
+}
+
+// packedConvMax is the largest column matrix, in elements, that a
+// convolution writes straight into Gemm's packed layout (convPacked);
+// larger ones keep the blocked im2col + Gemm path, whose packing works in
+// cache-sized blocks. (A variable so that tests can compare the paths.)
+var packedConvMax = 1 << 18
+
+// convForward computes, per image and group, maps = W * im2col(image),
+// then adds the bias (and applies relu when asked). Images are spread over
+// the workers. Small column matrices take convPacked.
+func convForward[T accel.Float](p convPlan, image, weight, bias, maps []T, relu bool) {
+	k, cols := p.colRows(), p.colCols()
+	if accel.PackedBLen[T](k, cols) <= packedConvMax {
+		if accel.ConvDirectApplies[T](p.geom, p.maps) {
+			accel.ParallelRange(p.batch, 1, convDirectLoop[T]{p, image, weight, bias, maps, relu})
+			return
+		}
+		convPacked(p, image, weight, bias, maps, relu)
+		return
+	}
+	convBlocked(p, image, weight, bias, maps, relu)
+}
+
+// convDirectLoop is convForward's loop over images with the direct kernel
+// (accel.ConvForwardDirect), which needs no column matrix.
+type convDirectLoop[T accel.Float] struct {
+	p                         convPlan
+	image, weight, bias, maps []T
+	relu                      bool
+}
+
+func (l *convDirectLoop[T]) Range(lo, hi int) {
+	p, k := l.p, l.p.colRows()
+	for g := range p.groups {
+		var bias []T
+		if l.bias != nil {
+			bias = l.bias[g*p.maps:][:p.maps]
+		}
+		accel.ConvForwardDirect(p.geom, p.maps, hi-lo, l.image[(lo*p.groups+g)*p.imageSize():], p.groups*p.imageSize(),
+			l.weight[g*p.maps*k:][:p.maps*k], bias, l.relu, l.maps[(lo*p.groups+g)*p.mapsSize():], p.groups*p.mapsSize())
+	}
+}
+
+// convBlocked is convForward through accel.Im2col and accel.Gemm, whose
+// packing works in cache-sized blocks: the path of large images.
+func convBlocked[T accel.Float](p convPlan, image, weight, bias, maps []T, relu bool) {
+	accel.ParallelRange(p.batch, 1, convForwardLoop[T]{p, image, weight, bias, maps, relu})
+}
+
+// convForwardLoop is convBlocked's loop over images.
+type convForwardLoop[T accel.Float] struct {
+	p                         convPlan
+	image, weight, bias, maps []T
+	relu                      bool
+}
+
+func (l *convForwardLoop[T]) Range(lo, hi int) {
+	p, image, weight, bias, maps, relu := l.p, l.image, l.weight, l.bias, l.maps, l.relu
+	k, cols := p.colRows(), p.colCols()
+	bp := colScratch[T](p)
+	defer putCol(bp)
+	col := colOf(bp)
+	for n := lo; n < hi; n++ {
+		for g := range p.groups {
+			img := image[(n*p.groups+g)*p.imageSize():][:p.imageSize()]
+			src := img
+			if col != nil {
+				accel.Im2col(p.geom, img, col)
+				src = col
+			}
+			out := maps[(n*p.groups+g)*p.mapsSize():][:p.mapsSize()]
+			accel.Gemm(false, false, p.maps, cols, k, 1, weight[g*p.maps*k:], k, src, cols, 0, out, cols)
+		}
+		out := maps[n*p.groups*p.mapsSize():][:p.groups*p.mapsSize()]
+		if bias != nil {
+			addBias(out, bias, cols)
+		}
+		if relu {
+			reluInPlace(out)
+		}
+	}
+}
+
+// convPacked is convForward for small images: the column matrix is
+// written directly in the packed panel layout of accel.GemmPackedB (one
+// copy instead of im2col's plus Gemm's packing), and the bias and relu are
+// applied to each output tile while it is in cache.
+func convPacked[T accel.Float](p convPlan, image, weight, bias, maps []T, relu bool) {
+	k, cols := p.colRows(), p.colCols()
+	plen := accel.PackedBLen[T](k, cols)
+	// The filters are packed once for all images.
+	ap, alen := packFilters(p, weight, false)
+	defer putScratch(ap)
+	l := accel.GetRecycled[convPackedLoop[T]]()
+	*l = convPackedLoop[T]{p: p, image: image, bias: bias, maps: maps, filters: *ap, alen: alen, plen: plen, relu: relu}
+	accel.ParallelLoop(p.batch, 1, l)
+	accel.Recycle(l)
+}
+
+// convPackedLoop is convPacked's loop over images.
+type convPackedLoop[T accel.Float] struct {
+	p                          convPlan
+	image, bias, maps, filters []T // filters: packed, alen per group
+	alen, plen                 int
+	relu                       bool
+}
+
+func (l *convPackedLoop[T]) Range(lo, hi int) {
+	p, image, bias, maps := l.p, l.image, l.bias, l.maps
+	k, cols := p.colRows(), p.colCols()
+	bp := getScratch[T](l.plen)
+	defer putScratch(bp)
+	ep := accel.GetRecycled[accel.Epilogue[T]]() // recycled: it escapes into the product
+	*ep = accel.Epilogue[T]{Relu: l.relu}
+	defer accel.Recycle(ep)
+	for n := lo; n < hi; n++ {
+		for g := range p.groups {
+			img := image[(n*p.groups+g)*p.imageSize():][:p.imageSize()]
+			accel.Im2colPacked(p.geom, img, *bp)
+			out := maps[(n*p.groups+g)*p.mapsSize():][:p.mapsSize()]
+			if bias != nil {
+				ep.RowBias = bias[g*p.maps : (g+1)*p.maps]
+			}
+			accel.GemmPacked(p.maps, cols, k, l.filters[g*l.alen:], *bp, 0, out, cols, ep)
+		}
+	}
+}
+
+// reluInPlace sets the negative elements of x to 0 (NaN stays NaN).
+func reluInPlace[T accel.Float](x []T) {
+	for i, v := range x {
+		if v < 0 {
+			x[i] = 0
+		}
+	}
+}
+
+// packFilters packs each group's filters (maps x colRows, or its
+// transpose) with accel.PackA into a scratch buffer, alen elements per
+// group, for products with every image; hand it back with putScratch.
+func packFilters[T accel.Float](p convPlan, weight []T, transposed bool) (ap *[]T, alen int) {
+	k, m := p.colRows(), p.maps
+	if transposed {
+		k, m = m, k
+	}
+	alen = accel.PackedALen[T](m, k)
+	ap = getScratch[T](p.groups * alen)
+	for g := range p.groups {
+		accel.PackA(transposed, m, k, weight[g*p.maps*p.colRows():], p.colRows(), (*ap)[g*alen:])
+	}
+	return ap, alen
+}
+
+// deconvForward computes, per image and group, image = col2im(W^T * maps),
+// then adds the bias. The transposed filters are packed once for all
+// images.
+func deconvForward[T accel.Float](p convPlan, maps, weight, bias, image []T) {
+	ap, alen := packFilters(p, weight, true)
+	defer putScratch(ap)
+	accel.ParallelRange(p.batch, 1, deconvForwardLoop[T]{p, maps, *ap, bias, image, alen})
+}
+
+// deconvForwardLoop is deconvForward's loop over images.
+type deconvForwardLoop[T accel.Float] struct {
+	p                          convPlan
+	maps, filters, bias, image []T // filters: packed, alen per group
+	alen                       int
+}
+
+func (l *deconvForwardLoop[T]) Range(lo, hi int) {
+	p, maps, bias, image := l.p, l.maps, l.bias, l.image
+	k, cols := p.colRows(), p.colCols()
+	bp := colScratch[T](p)
+	defer putCol(bp)
+	col := colOf(bp)
+	for n := lo; n < hi; n++ {
+		for g := range p.groups {
+			src := maps[(n*p.groups+g)*p.mapsSize():][:p.mapsSize()]
+			img := image[(n*p.groups+g)*p.imageSize():][:p.imageSize()]
+			filters := l.filters[g*l.alen:]
+			if col == nil {
+				accel.GemmPackedA(false, k, cols, p.maps, filters, src, cols, 0, img, cols)
+				continue
+			}
+			accel.GemmPackedA(false, k, cols, p.maps, filters, src, cols, 0, col, cols)
+			accel.Col2imSet(p.geom, col, img)
+		}
+		if bias != nil {
+			addBias(image[n*p.groups*p.imageSize():][:p.groups*p.imageSize()], bias, p.geom.InH*p.geom.InW)
+		}
+	}
+}
+
+// addBias adds bias[c] to each of the len(bias) planes of size plane in x.
+func addBias[T accel.Float](x, bias []T, plane int) {
+	for c, b := range bias {
+		row := x[c*plane : (c+1)*plane]
+		for i := range row {
+			row[i] += b
+		}
+	}
+}
+
+// convWeightGrad computes, per group, dW = sum over images of
+// maps * im2col(image)^T. Each worker sums a contiguous run of images into
+// its own buffer; the buffers are then added in order, so the result does
+// not depend on scheduling. Small column matrices are written transposed
+// straight into Gemm's packed layout (accel.Im2colPackedT), which skips
+// Gemm's own packing of them.
+func convWeightGrad[T accel.Float](p convPlan, maps, image, dw []T) {
+	chunks := max(1, min(p.batch, accel.Workers(), maxWeightGradChunks))
+	l := accel.GetRecycled[convWeightGradLoop[T]]()
+	*l = convWeightGradLoop[T]{p: p, maps: maps, image: image, chunks: chunks}
+	l.partial[0] = dw
+	for c := 1; c < chunks; c++ {
+		l.scratch[c] = getScratch[T](len(dw))
+		l.partial[c] = *l.scratch[c]
+	}
+	accel.ParallelLoop(chunks, 1, l)
+	for c := 1; c < chunks; c++ {
+		accel.Axpy(1, l.partial[c], dw)
+		putScratch(l.scratch[c])
+	}
+	accel.Recycle(l)
+}
+
+// maxWeightGradChunks bounds the per-worker buffers of convWeightGrad.
+const maxWeightGradChunks = 16
+
+// convWeightGradLoop is convWeightGrad's loop over runs of images: run c
+// sums into partial[c] (dw itself for c = 0, else a scratch buffer).
+type convWeightGradLoop[T accel.Float] struct {
+	p           convPlan
+	maps, image []T
+	chunks      int
+	partial     [maxWeightGradChunks][]T
+	scratch     [maxWeightGradChunks]*[]T
+}
+
+func (l *convWeightGradLoop[T]) Range(lo, hi int) {
+	p, maps, image, chunks, partial := l.p, l.maps, l.image, l.chunks, l.partial[:]
+	k, cols := p.colRows(), p.colCols()
+	packed := accel.PackedBLen[T](cols, k) <= packedConvMax
+	// Small products without a column matrix where the CPU has the kernel.
+	direct := packed && accel.ConvDirectApplies[T](p.geom, p.maps)
+	var bp *[]T
+	switch {
+	case direct:
+	case packed:
+		bp = getScratch[T](accel.PackedBLen[T](cols, k))
+	default:
+		bp = colScratch[T](p)
+	}
+	defer putCol(bp)
+	col := colOf(bp)
+	for c := lo; c < hi; c++ {
+		acc := partial[c]
+		n0, n1 := c*p.batch/chunks, (c+1)*p.batch/chunks
+		if n0 == n1 { // no images in this chunk
+			clear(acc)
+			continue
+		}
+		for g := range p.groups {
+			dw := acc[g*p.maps*k:][:p.maps*k]
+			if direct {
+				accel.ConvWeightGradDirect(p.geom, p.maps, n1-n0, image[(n0*p.groups+g)*p.imageSize():], p.groups*p.imageSize(),
+					maps[(n0*p.groups+g)*p.mapsSize():], p.groups*p.mapsSize(), dw)
+				continue
+			}
+			var beta T
+			for n := n0; n < n1; n++ {
+				img := image[(n*p.groups+g)*p.imageSize():][:p.imageSize()]
+				gy := maps[(n*p.groups+g)*p.mapsSize():][:p.mapsSize()]
+				if packed {
+					accel.Im2colPackedT(p.geom, img, col)
+					accel.GemmPackedB(false, p.maps, k, cols, gy, cols, col, beta, dw, k, nil)
+				} else {
+					src := img
+					if col != nil {
+						accel.Im2col(p.geom, img, col)
+						src = col
+					}
+					accel.Gemm(false, true, p.maps, k, cols, 1, gy, cols, src, cols, beta, dw, k)
+				}
+				beta = 1
+			}
+		}
+	}
+}
