@@ -2,49 +2,17 @@ package viz
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/hybridgo/hybridgo/internal/atomicfile"
 )
 
 // WriteFile writes data to path atomically: into a temporary file in the
 // same directory, synced, then renamed over path, so that a reader (a
 // browser reloading the page, a notebook) sees the old file or the new one,
-// never a part. The new file has mode 0644.
-func WriteFile(path string, data []byte) error { return WriteFileMode(path, data, 0o644) }
-
-// WriteFileMode is WriteFile giving the new file the permissions perm
-// (0600 for a file only its owner reads).
-func WriteFileMode(path string, data []byte, perm os.FileMode) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Chmod(perm); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
-}
+// never a part. A new file has mode 0644; a replaced one keeps its mode.
+func WriteFile(path string, data []byte) error { return atomicfile.Write(path, data, 0o644) }
 
 // Format is a kind of graph drawing file.
 type Format int

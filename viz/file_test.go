@@ -41,15 +41,6 @@ func TestWriteFile(t *testing.T) {
 	if err := viz.WriteFile(filepath.Join(dir, "graph.html", "x"), []byte("x")); err == nil {
 		t.Error("writing under a file gave no error")
 	}
-	// Another mode.
-	private := filepath.Join(dir, "private")
-	if err := viz.WriteFileMode(private, []byte("x"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if st, err := os.Stat(private); err != nil || st.Mode().Perm() != 0o600 {
-		t.Errorf("WriteFileMode 0600: %v, %v", st.Mode().Perm(), err)
-	}
-	os.Remove(private)
 	// In the current directory.
 	t.Chdir(dir)
 	if err := viz.WriteFile("here.svg", []byte("<svg/>")); err != nil {

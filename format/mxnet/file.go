@@ -6,55 +6,13 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
+
+	"github.com/hybridgo/hybridgo/internal/atomicfile"
 )
 
-// writeFile writes data to path atomically: into a temporary file in the
-// same directory, synced to disk, then renamed over path. Any failure
-// leaves an existing file at path as it was. A new file gets mode 0644; a
-// replaced one keeps its mode.
-func writeFile(path string, data []byte) (err error) {
-	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
-		mode = fi.Mode().Perm()
-	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(mode); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	// Make the rename itself durable; a directory that cannot be synced
-	// (some filesystems refuse) does not undo the save.
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
-}
+// writeFile writes data to path atomically (a new file gets mode 0644; a
+// replaced one keeps its mode).
+func writeFile(path string, data []byte) error { return atomicfile.Write(path, data, 0o644) }
 
 // readFile reads the regular file at path. It reads no more than the size
 // the file had when opened, so a file that is still growing cannot make it

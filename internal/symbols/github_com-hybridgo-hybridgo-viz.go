@@ -31,7 +31,6 @@ func init() {
 		"Sparkline":         reflect.ValueOf(viz.Sparkline),
 		"Text":              reflect.ValueOf(viz.Text),
 		"WriteFile":         reflect.ValueOf(viz.WriteFile),
-		"WriteFileMode":     reflect.ValueOf(viz.WriteFileMode),
 
 		// type definitions
 		"Edge":        reflect.ValueOf((*viz.Edge)(nil)),

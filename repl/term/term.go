@@ -16,8 +16,8 @@ import (
 
 	"github.com/chzyer/readline"
 
+	"github.com/hybridgo/hybridgo/internal/atomicfile"
 	"github.com/hybridgo/hybridgo/repl"
-	"github.com/hybridgo/hybridgo/viz"
 )
 
 // Prompts: the first line of a statement, and the lines that continue it.
@@ -355,7 +355,7 @@ func (h *history) load() []string {
 		for _, e := range entries {
 			buf.WriteString(strconv.Quote(e) + "\n")
 		}
-		viz.WriteFileMode(h.path, []byte(buf.String()), 0o600)
+		atomicfile.Write(h.path, []byte(buf.String()), 0o600)
 	}
 	return entries
 }
