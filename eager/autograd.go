@@ -16,13 +16,51 @@ const (
 	GradNull  GradReq = "null"  // compute no gradient
 )
 
-// tapeEntry is one recorded op: what ran, on what, producing what.
+// tapeEntry is one node of the tape: an op (with its attributes) or a
+// Call, the arrays it read and the arrays it produced.
 type tapeEntry struct {
 	op      *ops.Op
 	attrs   ops.Attrs
+	call    Call // set instead of op for a call recorded with RecordCall
 	inputs  []*NDArray
 	outputs []*NDArray
 	freed   bool // Backward without retainGraph released it
+}
+
+// A Call is a computation recorded on the tape as one node although it is
+// no single op: a hybridized block's compiled graph. It knows its own
+// backward, and keeps what that backward reads until the tape releases it.
+type Call interface {
+	// Backward returns the gradient of each input (nil where none flows),
+	// given the gradient of each output. With retainGraph it may run
+	// again, for another Backward.
+	Backward(outGrads []*NDArray) ([]*NDArray, error)
+	// Release says that the tape let go of the call (Backward ran without
+	// retainGraph): its Backward will not run again.
+	Release()
+}
+
+// Taped reports whether a computation on in done now goes on the tape:
+// recording is on and some input needs a gradient.
+func Taped(in []*NDArray) bool {
+	if !IsRecording() {
+		return false
+	}
+	for _, a := range in {
+		if a.requiresGrad() {
+			return true
+		}
+	}
+	return false
+}
+
+// RecordCall puts c on the tape as the node that computed out from in.
+// Call it only when Taped(in) said so, before anything reads out.
+func RecordCall(c Call, in, out []*NDArray) {
+	e := &tapeEntry{call: c, inputs: in, outputs: out}
+	for i, o := range out {
+		o.entry, o.index = e, i
+	}
 }
 
 // RequiresGrad reports whether Backward would compute a gradient that
@@ -178,7 +216,7 @@ func backprop(heads, headGrads []*NDArray, createGraph, retainGraph bool) (grads
 	}
 	for i := len(order) - 1; i >= 0; i-- {
 		e := order[i]
-		outGrads := make([]ops.Tensor, len(e.outputs))
+		outGrads := make([]*NDArray, len(e.outputs))
 		any := false
 		for j, o := range e.outputs {
 			if g, ok := grads[o]; ok {
@@ -190,18 +228,10 @@ func backprop(heads, headGrads []*NDArray, createGraph, retainGraph bool) (grads
 		}
 		for j, o := range e.outputs {
 			if outGrads[j] == nil {
-				outGrads[j] = F.ZerosLike(o)
+				outGrads[j] = F.ZerosLike(o).(*NDArray)
 			}
 		}
-		inT := make([]ops.Tensor, len(e.inputs))
-		for j, a := range e.inputs {
-			inT[j] = a
-		}
-		outT := make([]ops.Tensor, len(e.outputs))
-		for j, o := range e.outputs {
-			outT[j] = o
-		}
-		inGrads, err := e.op.Gradient(F, e.attrs, inT, outT, outGrads)
+		inGrads, err := e.gradients(outGrads, createGraph)
 		if err != nil {
 			return nil, err
 		}
@@ -209,9 +239,9 @@ func backprop(heads, headGrads []*NDArray, createGraph, retainGraph bool) (grads
 			if j >= len(inGrads) || inGrads[j] == nil || !a.requiresGrad() {
 				continue
 			}
-			g := inGrads[j].(*NDArray)
+			g := inGrads[j]
 			if !g.shape.Equal(a.shape) {
-				return nil, &ops.Error{Op: e.op.Name(), Msg: fmt.Sprintf("gradient rule returned shape %v for input %d of shape %v", g.shape, j, a.shape)}
+				return nil, &ops.Error{Op: e.name(), Msg: fmt.Sprintf("gradient rule returned shape %v for input %d of shape %v", g.shape, j, a.shape)}
 			}
 			accumulate(a, g)
 		}
@@ -219,10 +249,56 @@ func backprop(heads, headGrads []*NDArray, createGraph, retainGraph bool) (grads
 	if !retainGraph {
 		for _, e := range order {
 			e.freed = true
-			e.op.ReleaseRecorded(e.attrs)
+			if e.call != nil {
+				e.call.Release()
+			}
 		}
 	}
 	return grads, nil
+}
+
+// gradients returns the gradient of each of the entry's inputs (nil where
+// none flows), given the gradients of its outputs.
+func (e *tapeEntry) gradients(outGrads []*NDArray, createGraph bool) ([]*NDArray, error) {
+	if e.call != nil {
+		if createGraph {
+			// A Call's backward runs compiled code, which the tape cannot
+			// record to differentiate again.
+			return nil, &ops.Error{Op: "Backward", Msg: "a higher-order gradient (createGraph) cannot flow through a hybridized block's call: run the block without Hybridize for it"}
+		}
+		return e.call.Backward(outGrads)
+	}
+	inT := make([]ops.Tensor, len(e.inputs))
+	for j, a := range e.inputs {
+		inT[j] = a
+	}
+	outT := make([]ops.Tensor, len(e.outputs))
+	for j, o := range e.outputs {
+		outT[j] = o
+	}
+	gT := make([]ops.Tensor, len(outGrads))
+	for j, g := range outGrads {
+		gT[j] = g
+	}
+	res, err := e.op.Gradient(F, e.attrs, inT, outT, gT)
+	if err != nil {
+		return nil, err
+	}
+	grads := make([]*NDArray, len(res))
+	for j, g := range res {
+		if g != nil {
+			grads[j] = g.(*NDArray)
+		}
+	}
+	return grads, nil
+}
+
+// name names the entry in errors: its op, or "Backward" for a Call.
+func (e *tapeEntry) name() string {
+	if e.op == nil {
+		return "Backward"
+	}
+	return e.op.Name()
 }
 
 // topoOrder lists the tape entries that heads depend on, inputs before the

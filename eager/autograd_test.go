@@ -222,3 +222,61 @@ func TestSecondDerivativeThroughDot(t *testing.T) {
 	}
 	approxEqual(t, "d(sum dy/dx)/dx", x.Grad().Float64s(), []float64{2 * (35 + 44), 2 * (44 + 56)}, 1e-12)
 }
+
+// doubler is a Call that computes 2x: its backward doubles the output
+// gradient, and it counts its backwards and releases.
+type doubler struct{ backwards, releases int }
+
+func (d *doubler) Backward(outGrads []*NDArray) ([]*NDArray, error) {
+	d.backwards++
+	return []*NDArray{F.MulScalar(outGrads[0], 2).(*NDArray)}, nil
+}
+
+func (d *doubler) Release() { d.releases++ }
+
+// A Call recorded with RecordCall is one node of the tape: Backward runs
+// its backward with the output's gradient, and the tape releases it once,
+// when a Backward without retainGraph lets go of it. A higher-order
+// gradient through it is refused.
+func TestRecordCall(t *testing.T) {
+	for _, c := range []struct {
+		name                string
+		retain              bool
+		backwards, releases int
+	}{
+		{"release", false, 1, 1},
+		{"retain", true, 1, 0},
+	} {
+		x := Array([]float32{1, 2}, 2)
+		x.AttachGrad()
+		d := &doubler{}
+		var y *NDArray
+		Record(func() {
+			in := []*NDArray{x}
+			if !Taped(in) {
+				t.Fatal("Taped: a variable inside Record is not taped")
+			}
+			out := []*NDArray{F.MulScalar(x, 2).(*NDArray)}
+			Pause(func() { out[0] = out[0].Copy() }) // computed off the tape, as a compiled graph is
+			RecordCall(d, in, out)
+			y = F.Sum(F.Square(out[0])).(*NDArray)
+		})
+		if err := Backward([]*NDArray{y}, nil, c.retain); err != nil {
+			t.Fatal(err)
+		}
+		if got := x.Grad().Float64s(); got[0] != 8 || got[1] != 16 { // d/dx (2x)^2 = 8x
+			t.Errorf("%s: gradient %v, want [8 16]", c.name, got)
+		}
+		if d.backwards != c.backwards || d.releases != c.releases {
+			t.Errorf("%s: %d backwards and %d releases, want %d and %d", c.name, d.backwards, d.releases, c.backwards, c.releases)
+		}
+		if c.retain {
+			if _, err := Grad([]*NDArray{y}, []*NDArray{x}, nil, true, true); err == nil || !strings.Contains(err.Error(), "higher-order") {
+				t.Errorf("a higher-order gradient through a Call: %v", err)
+			}
+		}
+	}
+	if Taped([]*NDArray{Ones(2)}) {
+		t.Error("Taped outside Record")
+	}
+}

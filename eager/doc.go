@@ -27,7 +27,9 @@
 // F.Sum(x, ops.Axis(1)). The interpreter behind it infers the output dtype
 // and shape with the op's rules, allocates the outputs, and runs the CPU
 // kernel. Every op in the registry is available, by its F method or by name
-// with F.Call.
+// with F.Call. Exec is that node runner alone, outside the tape and in a
+// given training mode; graph evaluation (graph.Eval) runs its nodes with it
+// too, and Run is Exec plus recording.
 //
 // # Autograd
 //
@@ -47,6 +49,14 @@
 // records the gradient computation itself, so it can be differentiated
 // again: gradient rules are written with F, so second and higher
 // derivatives work for every op whose rule is made of differentiable ops.
+//
+// A computation that is no single op can be one node of the tape too: a
+// hybridized block's compiled graph runs as a whole and records itself
+// with RecordCall (when Taped says that its inputs need a gradient) as a
+// Call, which knows its own backward. Backward hands it the gradients of
+// its outputs, and Release tells it when the tape lets it go, so that
+// what it kept for its backward can serve the next call. The gradient of
+// a Call cannot be recorded (createGraph) to differentiate again.
 //
 // Record also turns training mode on (Dropout drops, BatchNorm uses batch
 // statistics); Pause turns both off; TrainMode and PredictMode set only the

@@ -37,8 +37,29 @@ func (Interpreter) Apply(op *ops.Op, attrs ops.Attrs, inputs []ops.Tensor) ([]op
 	return res, nil
 }
 
-// Run runs op on NDArrays and returns every output (hidden ones included).
+// Run runs op on NDArrays and returns every output (hidden ones
+// included), in the current training mode, and records it on the
+// autograd tape when recording.
 func Run(op *ops.Op, attrs ops.Attrs, in ...*NDArray) ([]*NDArray, error) {
+	if attrs == nil {
+		attrs = op.DefaultAttrs() // the tape keeps them for the gradient
+	}
+	out, err := Exec(op, attrs, IsTraining(), in...)
+	if err != nil {
+		return nil, err
+	}
+	if IsRecording() {
+		record(op, attrs, in, out)
+	}
+	return out, nil
+}
+
+// Exec runs one op on NDArrays, outside the autograd tape: it infers the
+// output dtypes and shapes with the op's rules, allocates the outputs,
+// and runs the kernel in the given training mode (nil attrs are the
+// op's defaults). It is the one node runner of eager ops and of graph
+// evaluation (graph.Eval).
+func Exec(op *ops.Op, attrs ops.Attrs, training bool, in ...*NDArray) ([]*NDArray, error) {
 	if attrs == nil {
 		attrs = op.DefaultAttrs()
 	}
@@ -68,7 +89,7 @@ func Run(op *ops.Op, attrs ops.Attrs, in ...*NDArray) ([]*NDArray, error) {
 		out[i] = newArray(s, outTypes[i])
 		outVals[i] = out[i].Value()
 	}
-	env := ops.Env{Training: IsTraining()}
+	env := ops.Env{Training: training}
 	if op.Random() {
 		r, unlock := LockRand()
 		defer unlock()
@@ -76,9 +97,6 @@ func Run(op *ops.Op, attrs ops.Attrs, in ...*NDArray) ([]*NDArray, error) {
 	}
 	if err := op.Forward(&env, attrs, vals, outVals); err != nil {
 		return nil, err
-	}
-	if IsRecording() {
-		record(op, attrs, in, out)
 	}
 	return out, nil
 }

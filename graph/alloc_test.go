@@ -19,7 +19,7 @@ func TestStaticAllocStepNoAllocs(t *testing.T) {
 		bind[k] = v
 	}
 	head := eager.Ones(batch, 10)
-	step := func(cop *graph.CachedOp, args []*eager.NDArray) (out, grad []*eager.NDArray) {
+	step := func(cop *graph.Executable, args []*eager.NDArray) (out, grad []*eager.NDArray) {
 		out, err := cop.Forward(true, args...)
 		if err != nil {
 			t.Fatal(err)
@@ -30,11 +30,10 @@ func TestStaticAllocStepNoAllocs(t *testing.T) {
 		}
 		return out, grad
 	}
-	plain := lenetCachedOp(t, graph.CachedOpOptions{})
-	wantOut, wantGrad := step(plain, argsFor(plain, bind))
+	plain, args := compileFor(t, lenetSymbol(), bind, false, graph.CompileOptions{})
+	wantOut, wantGrad := step(plain, args)
 
-	cop := lenetCachedOp(t, graph.CachedOpOptions{StaticAlloc: true, StaticShape: true})
-	args := argsFor(cop, bind)
+	cop, args := compileFor(t, lenetSymbol(), bind, false, graph.CompileOptions{StaticAlloc: true})
 	step(cop, args)
 	step(cop, args)
 	if n := testing.AllocsPerRun(20, func() { step(cop, args) }); n != 0 {

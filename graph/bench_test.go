@@ -37,18 +37,14 @@ func lenetParams() map[string]*eager.NDArray {
 	return p
 }
 
-func lenetCachedOp(b testing.TB, opts graph.CachedOpOptions) *graph.CachedOp {
+// lenetSymbol is lenetForward traced, for any batch size.
+func lenetSymbol() *graph.Symbol {
 	tr := graph.NewTracer()
 	vars := map[string]ops.Tensor{}
 	for name := range lenetShapes {
 		vars[name] = graph.Var(name, nil, ops.Unknown)
 	}
-	y := lenetForward(tr.F(), graph.Var("data", ops.Shape{0, 1, 28, 28}, ops.Float32), vars)
-	cop, err := graph.NewCachedOp(y.(*graph.Symbol), opts)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return cop
+	return lenetForward(tr.F(), graph.Var("data", ops.Shape{0, 1, 28, 28}, ops.Float32), vars).(*graph.Symbol)
 }
 
 // BenchmarkLeNetTrainingStep measures one forward+backward of the
@@ -76,18 +72,13 @@ func BenchmarkLeNetTrainingStep(b *testing.B) {
 	})
 	for _, c := range []struct {
 		name string
-		opts graph.CachedOpOptions
+		opts graph.CompileOptions
 	}{
-		{"graph", graph.CachedOpOptions{}},
-		{"graph-static-alloc", graph.CachedOpOptions{StaticAlloc: true, StaticShape: true}},
+		{"graph", graph.CompileOptions{}},
+		{"graph-static-alloc", graph.CompileOptions{StaticAlloc: true}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			cop := lenetCachedOp(b, c.opts)
-			bind := map[string]*eager.NDArray{"data": x}
-			for k, v := range params {
-				bind[k] = v
-			}
-			args := argsFor(cop, bind)
+			cop, args := compileFor(b, lenetSymbol(), withData(x, params), false, c.opts)
 			head := eager.Ones(batch, 10)
 			step := func() {
 				if _, err := cop.Forward(true, args...); err != nil {
@@ -118,11 +109,8 @@ func BenchmarkDispatch(b *testing.B) {
 	for range n {
 		y = F.Relu(y)
 	}
-	cop, err := graph.NewCachedOp(y.(*graph.Symbol), graph.CachedOpOptions{StaticAlloc: true, StaticShape: true, Passes: &graph.PassOptions{}})
-	if err != nil {
-		b.Fatal(err)
-	}
 	x := eager.Ones(4)
+	cop, _ := compileFor(b, y.(*graph.Symbol), map[string]*eager.NDArray{"data": x}, false, graph.CompileOptions{StaticAlloc: true, Passes: &graph.PassOptions{}})
 	if _, err := cop.Forward(false, x); err != nil {
 		b.Fatal(err)
 	}

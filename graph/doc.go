@@ -50,31 +50,44 @@
 // liveness: values whose lives do not overlap share one, and element-wise
 // ops write over their input when it dies there.
 //
-// # The CachedOp
+// # Executables
 //
-// A CachedOp runs a graph many times. For each set of input shapes and
-// dtypes it compiles a program once: concrete shapes inferred, the
-// gradient graph built, the passes run over forward and backward together,
-// buffers planned, every value numbered. A call on the tape whose inputs
-// need no gradient for some of them (the data, as a rule) gets a program
-// of its own, without the backward ops only they need. StaticAlloc keeps
-// the buffers of calls outside the tape across calls; StaticShape holds
-// the op to the first call's input shapes (programs that differ only in
-// the gradients they leave out, or in being hooked, are still allowed).
-// Call runs it as one node of the eager autograd tape (Record and Backward
-// flow through it); Forward and Backward run it directly, Backward on the
-// latest Forward's values. SetOpHook sees every op's output as it runs
-// (programs compiled while a hook is set fuse nothing, so that every
-// op's output is seen). A call that the tape does not record keeps
-// nothing once its outputs are copied out, so its buffers serve the next
-// such call; a call on the tape keeps its buffers until Backward releases
-// it, and they then serve the next call on the tape.
+// Compile turns a graph into an Executable for one Signature: the shapes
+// and dtypes of its inputs (CallInputs names them, in order) and, for
+// calls on the autograd tape, the inputs whose gradients are left out
+// (SignatureOf(args, onTape) reads all three from arrays). Compiling
+// infers every shape, builds the gradient graph, runs the passes over
+// forward and backward together, plans the buffers and numbers every
+// value; a call then runs kernel after kernel with no inference and no
+// maps. An Executable never compiles again and refuses other signatures:
+// the one cache of compiled graphs is the hybridized block's (package
+// nn), which keys them by signature.
+//
+//	e, err := graph.Compile(sym, graph.SignatureOf(args, false), graph.CompileOptions{})
+//	out, err := e.Call(args...)
+//
+// Call runs the graph in the current mode. Inside Record, when an input
+// needs a gradient, the call goes on the eager tape as one node
+// (eager.RecordCall): the tape keeps the call's values, runs the
+// program's backward part when Backward reaches it, and releases it
+// after, so that its buffers serve the next call on the tape. A call the
+// tape does not record keeps nothing once its outputs are copied out, so
+// its buffers serve the next such call. StaticAlloc keeps one set of
+// buffers for the calls outside the tape: their outputs are then the
+// executable's own, valid until the next call, and a call allocates
+// nothing. Forward and Backward run the graph directly, without the
+// tape, Backward on the latest Forward's values. SetOpHook sees every
+// op's output as it runs (compile with Hooked, so that nothing is fused
+// and every op's output is seen).
+//
+// Eval, for one-off runs of a graph on any shapes, infers shapes as it
+// goes and runs each node with eager.Exec, the node runner of eager ops.
 //
 // Memory, measured by BenchmarkLeNetTrainingStep (Forward and Backward,
 // so a fresh frame per call without StaticAlloc): one forward+backward of
 // the tutorial's LeNet at batch 256 allocates about 23 MB eagerly, about
-// 13 MB through a cached graph (the memory plan shares buffers), and
+// 13 MB through an Executable (the memory plan shares buffers), and
 // nothing with StaticAlloc. One forward at batch 16 outside Record (nn's
-// BenchmarkLeNetPredictByMode) allocates about 740 KB eagerly, 2 KB
+// BenchmarkLeNetPredictByMode) allocates about 740 KB eagerly, under 1 KB
 // hybridized and nothing with StaticAlloc.
 package graph

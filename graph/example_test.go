@@ -9,7 +9,7 @@ import (
 )
 
 // The README's graph-mode example.
-func ExampleNewCachedOp() {
+func ExampleCompile() {
 	tr := graph.NewTracer()
 	F := tr.F()
 	x := graph.Var("data", ops.Shape{16, 784}, ops.Float32)
@@ -18,9 +18,10 @@ func ExampleNewCachedOp() {
 	fmt.Println(y)
 	fmt.Print(y.(*graph.Symbol).Graph())
 
-	cop, _ := graph.NewCachedOp(y.(*graph.Symbol), graph.CachedOpOptions{StaticAlloc: true})
-	fmt.Println(cop.InputNames())
-	out, err := cop.Forward(false, eager.Ones(16, 784), eager.Full(0.001, 10, 784), eager.Zeros(10))
+	args := []*eager.NDArray{eager.Ones(16, 784), eager.Full(0.001, 10, 784), eager.Zeros(10)}
+	e, _ := graph.Compile(y.(*graph.Symbol), graph.SignatureOf(args, false), graph.CompileOptions{StaticAlloc: true})
+	fmt.Println(e.InputNames())
+	out, err := e.Call(args...)
 	fmt.Printf("%v %.4f %v\n", out[0].Shape(), out[0].At(0, 0), err)
 	// Output:
 	// <Symbol relu0 16x10 float32>

@@ -61,39 +61,11 @@ func bindVar(n *Node, bindings map[string]*eager.NDArray) (*eager.NDArray, error
 	return a, nil
 }
 
-// runNode runs one op node on concrete inputs, outside the autograd tape.
+// runNode runs one op node on concrete inputs, outside the autograd tape,
+// with the eager node runner.
 func runNode(n *Node, in []*eager.NDArray, training bool) ([]*eager.NDArray, error) {
-	shapes := make([]ops.Shape, len(in))
-	dtypes := make([]ops.DType, len(in))
-	vals := make([]ops.Value, len(in))
-	for i, a := range in {
-		vals[i] = a.Value()
-		shapes[i], dtypes[i] = vals[i].Shape, vals[i].DType
-	}
-	outTypes, err := n.Op.InferDType(n.Attrs, dtypes)
+	out, err := eager.Exec(n.Op, n.Attrs, training, in...)
 	if err != nil {
-		return nil, nodeError(n, err)
-	}
-	outShapes, _, err := n.Op.InferShape(n.Attrs, shapes)
-	if err != nil {
-		return nil, nodeError(n, err)
-	}
-	outVals := make([]ops.Value, len(outShapes))
-	out := make([]*eager.NDArray, len(outShapes))
-	for i, s := range outShapes {
-		if !s.Known() {
-			return nil, nodeError(n, fmt.Errorf("output %d has an unknown shape %v", i, s))
-		}
-		outVals[i] = ops.NewValue(s, outTypes[i])
-		out[i] = eager.FromValue(outVals[i])
-	}
-	env := ops.Env{Training: training}
-	if n.Op.Random() {
-		r, unlock := eager.LockRand()
-		defer unlock()
-		env.Rand = r
-	}
-	if err := n.Op.Forward(&env, n.Attrs, vals, outVals); err != nil {
 		return nil, nodeError(n, err)
 	}
 	return out, nil

@@ -72,12 +72,8 @@ func TestFuseActivationGradients(t *testing.T) {
 	g, bind := layers(t)
 	sym := graph.FromEntries(g.Outputs...)
 	run := func(passes *graph.PassOptions) (outs, grads []*eager.NDArray) {
-		cop, err := graph.NewCachedOp(sym, graph.CachedOpOptions{Passes: passes})
-		if err != nil {
-			t.Fatal(err)
-		}
-		args := argsFor(cop, bind)
-		outs, err = cop.Forward(true, args...)
+		cop, args := compileFor(t, sym, bind, false, graph.CompileOptions{Passes: passes})
+		outs, err := cop.Forward(true, args...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,16 +140,12 @@ func TestCallRecyclesBuffers(t *testing.T) {
 	}
 	y := F.Relu(F.Deconvolution(outs[0], w, nil, []int{3, 3}, 2, ops.Attr{Name: "stride", Value: []int{2, 2}}))
 	y = F.Add(F.Sum(y, ops.Axis(1)), F.MulScalar(F.Sum(y, ops.Axis(1)), 0.5))
-	cop, err := graph.NewCachedOp(y.(*graph.Symbol), graph.CachedOpOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	eager.Seed(9)
 	wv := eager.RandomNormal(3, 2, 3, 3)
 	// Forward, then Backward twice on its values: the second finds the
 	// first's gradients in its buffers.
 	xv := eager.RandomNormal(2, 3, 4, 4)
-	args := argsFor(cop, map[string]*eager.NDArray{"x": xv, "w": wv})
+	cop, args := compileFor(t, y.(*graph.Symbol), map[string]*eager.NDArray{"x": xv, "w": wv}, false, graph.CompileOptions{})
 	if _, err := cop.Forward(true, args...); err != nil {
 		t.Fatal(err)
 	}
@@ -175,13 +167,13 @@ func TestCallRecyclesBuffers(t *testing.T) {
 	for i := range 4 {
 		xv := eager.RandomNormal(2, 3, 4, 4)
 		bind := map[string]*eager.NDArray{"x": xv, "w": wv}
-		got, err := cop.Call(argsFor(cop, bind)...)
+		got, err := cop.Call(argsIn(cop, bind)...)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var want []*eager.NDArray
 		xv.AttachGrad()
-		eager.Record(func() { want, err = cop.Call(argsFor(cop, bind)...) })
+		eager.Record(func() { want, err = cop.Call(argsIn(cop, bind)...) })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -196,7 +188,7 @@ func TestCallRecyclesBuffers(t *testing.T) {
 		g := xv.Grad().Float64s()
 		xv.AttachGrad()
 		var again []*eager.NDArray
-		eager.Record(func() { again, err = cop.Call(argsFor(cop, bind)...) })
+		eager.Record(func() { again, err = cop.Call(argsIn(cop, bind)...) })
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -20,7 +20,7 @@ type program struct {
 	shapes   []ops.Shape
 	dtypes   []ops.DType
 	random   bool
-	varSlot  []int // slot of each input variable, in the CachedOp's input order
+	varSlot  []int // slot of each input variable, in the Executable's input order
 	consts   []constSlot
 	outSlot  []int // forward outputs
 	headSlot []int // head-gradient variables of the backward part
@@ -40,7 +40,7 @@ type program struct {
 	reused     []bool
 	// static holds the planned buffers, as slot values, when the op was
 	// built with StaticAlloc; nil otherwise. It is then also the frame of
-	// every call that does not keep its own (see newFrame).
+	// every call outside the tape (see Executable.Call).
 	static []ops.Value
 	// clearable marks the slots written by a kernel that adds into its
 	// output (ops.Op.Accumulates) and not over its input: a buffer that
@@ -286,7 +286,8 @@ func (p *program) planBuffers(table *slotTable) error {
 }
 
 // accepts reports whether args have the shapes and dtypes p was compiled
-// for, and p leaves out the gradients a call (onTape or not) leaves out.
+// for and, for a call on the tape, whether every input whose gradient p
+// leaves out needs none.
 func (p *program) accepts(args []*eager.NDArray, onTape bool) bool {
 	if len(args) != len(p.varSlot) {
 		return false
@@ -297,40 +298,63 @@ func (p *program) accepts(args []*eager.NDArray, onTape bool) bool {
 		if v.DType != p.dtypes[s] || !v.Shape.Equal(p.shapes[s]) {
 			return false
 		}
-		if skip := onTape && !a.RequiresGrad(); (p.noGrad != nil && p.noGrad[i]) != skip {
+		if onTape && p.noGrad != nil && p.noGrad[i] && a.RequiresGrad() {
 			return false
 		}
 	}
 	return true
 }
 
-// noGradOf says which inputs a call can leave without gradients: on the
-// tape, those that need none; nil (none) otherwise, where Backward may
-// ask for every gradient.
-func noGradOf(args []*eager.NDArray, onTape bool) []bool {
-	if !onTape {
-		return nil
-	}
-	var mask []bool
+// bind puts the inputs into frame.
+func (p *program) bind(frame []ops.Value, args []*eager.NDArray) {
 	for i, a := range args {
-		if !a.RequiresGrad() {
-			if mask == nil {
-				mask = make([]bool, len(args))
-			}
-			mask[i] = true
-		}
+		frame[p.varSlot[i]] = a.Value()
 	}
-	return mask
 }
 
-// newFrame returns the slot values of one run: with StaticAlloc the one
-// static frame itself (the run's inputs are written into it), else freshly
-// allocated planned buffers.
-func (p *program) newFrame() []ops.Value {
-	if p.static == nil {
-		return p.allocate(false)
+// copyOut returns new arrays holding the outputs in frame.
+func (p *program) copyOut(frame []ops.Value) []*eager.NDArray {
+	out := make([]*eager.NDArray, len(p.outSlot))
+	for i, s := range p.outSlot {
+		out[i] = copyValue(frame[s])
 	}
-	return p.static
+	return out
+}
+
+// randFor returns the shared random generator when p draws random
+// numbers, with the function that releases it.
+func (p *program) randFor() (*rand.Rand, func()) {
+	if !p.random {
+		return nil, func() {}
+	}
+	return eager.LockRand()
+}
+
+// backward runs the backward steps on frame, which holds a forward's
+// values, with one head gradient per output. again says that a backward
+// has run on these values before (see rerunForward), dirty that the
+// frame's buffers hold earlier values.
+func (p *program) backward(frame []ops.Value, headGrads []*eager.NDArray, training, again bool, hook *hookSpec, dirty bool) error {
+	if p.gradErr != nil {
+		return fmt.Errorf("graph: this graph cannot be differentiated: %w", p.gradErr)
+	}
+	if len(headGrads) != len(p.headSlot) {
+		return fmt.Errorf("graph: Backward takes %d head gradients (one per output), got %d", len(p.headSlot), len(headGrads))
+	}
+	for i, h := range headGrads {
+		s := p.headSlot[i]
+		v := h.Value()
+		if !v.Shape.Equal(p.shapes[s]) {
+			return fmt.Errorf("graph: head gradient %d has shape %v, output %d has %v", i, v.Shape, i, p.shapes[s])
+		}
+		frame[s] = v
+	}
+	if again {
+		if err := p.rerunForward(frame, training); err != nil {
+			return fmt.Errorf("graph: %w", err)
+		}
+	}
+	return p.run(frame, p.nForward, len(p.steps), true, nil, hook, dirty)
 }
 
 // tapeFrame returns a frame for a call on the autograd tape, which keeps

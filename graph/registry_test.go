@@ -88,21 +88,17 @@ func TestRegistryEagerEqualsGraph(t *testing.T) {
 	}
 }
 
-// checkPlanned runs the graph through a CachedOp — compiled, optimised
+// checkPlanned runs the graph through an Executable — compiled, optimised
 // (or not), memory-planned, with and without static buffers (called twice,
 // so reused buffers are exercised) — and compares with the eager outputs.
 func checkPlanned(t *testing.T, name string, sym *graph.Symbol, bind map[string]*eager.NDArray, want []*eager.NDArray) {
 	t.Helper()
 	none := graph.PassOptions{}
 	all := graph.DefaultPassOptions()
-	for _, opts := range []graph.CachedOpOptions{
+	for _, opts := range []graph.CompileOptions{
 		{Passes: &none}, {Passes: &all}, {Passes: &all, StaticAlloc: true},
 	} {
-		cop, err := graph.NewCachedOp(sym, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		args := argsFor(cop, bind)
+		cop, args := compileFor(t, sym, bind, false, opts)
 		for call := 0; call < 2; call++ {
 			got, err := cop.Forward(false, args...)
 			if err != nil {

@@ -33,12 +33,12 @@ func TestTraceObserver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cop, err := graph.NewCachedOp(sym, graph.CachedOpOptions{})
+	x := eager.Ones(2)
+	x.AttachGrad()
+	cop, err := graph.Compile(sym, graph.SignatureOf([]*eager.NDArray{x}, true), graph.CompileOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := eager.Ones(2)
-	x.AttachGrad()
 	var y []*eager.NDArray
 	eager.Record(func() { y, err = cop.Call(x) })
 	if err != nil {

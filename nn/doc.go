@@ -78,16 +78,54 @@
 //	net.Forward(x) // runs the cached graph: HybridForward is not entered
 //
 // Parameters with unknown dims (0) get them from the data on the first
-// forward, eagerly or while tracing (deferred initialisation). A new input
-// shape or dtype traces again; Cast and changed children clear the cache.
-// Hybridize takes HybridizeOptions: StaticAlloc keeps the graph's buffers
-// across calls, StaticShape keeps one compiled graph (another input shape
-// is still accepted, as in MXNet, and replaces it). Inside Record, a
-// hybridized block is one node of the autograd tape, so Backward reaches
-// its parameters as it does eagerly. Outside Record, a StaticAlloc block
-// returns the graph's own output buffers, as MXNet does: a call allocates
-// nothing, and its output is overwritten by the next call (Copy it to keep
-// it). Calls of one StaticAlloc block must not overlap.
+// forward, eagerly or while tracing (deferred initialisation).
+//
+// A hybridized block keeps one map of compiled graphs (graph.Executable),
+// keyed by the signature of a call: the shape and dtype of each data
+// input, the dtype of each parameter, and, inside Record, which of them
+// need a gradient (a call on the tape leaves out the gradients nobody
+// needs); and whether an op hook is registered. The key is built in a
+// reused buffer, so a repeated signature costs one map lookup and no
+// allocation. A new signature compiles a new graph, tracing the forward
+// again only for new data shapes or dtypes (calls that differ in their
+// gradients or hook share the trace). Cast, loading parameters of another
+// shape or dtype, and Hybridize drop the graphs. Hybridize takes
+// HybridizeOptions: StaticAlloc keeps the graph's buffers across calls;
+// StaticShape keeps the graphs of one set of data shapes, and a call with
+// another still runs, as in MXNet, but replaces them (it traces and plans
+// again). Inside Record, a hybridized block is one node of the autograd
+// tape, so Backward reaches its parameters as it does eagerly. Outside
+// Record, a StaticAlloc block returns the graph's own output buffers, as
+// MXNet does: a call allocates nothing, and its output is overwritten by
+// the next call (Copy it to keep it). Calls of one StaticAlloc block must
+// not overlap.
+//
+// Children and parameters are found in the struct's fields. A block that
+// is not hybridized reads its fields on every call, so a child replaced by
+// assigning a field is used at once. A hybridized block reads them only
+// when it compiles, for a call signature it has not seen (its first call
+// after Hybridize, a call with new data shapes): a call of a compiled
+// graph walks no struct. After replacing a child of a hybridized block,
+// call Hybridize again.
+//
+// # A hybridized call, from Forward to the first kernel
+//
+// A call of a compiled graph reaches its first kernel in six calls, none
+// of them back up the layers:
+//
+//  1. HybridBlock.Forward (or ForwardN) takes the inputs;
+//  2. HybridBlock.ForwardN runs the hooks and, the block being
+//     hybridized, calls cached;
+//  3. HybridBlock.cached finds the graph for the call's signature
+//     (graphFor: one map lookup) and binds the data and the parameters;
+//  4. graph.Executable.Call picks the call's buffers (on the tape, outside
+//     it, or the static ones) and runs the program;
+//  5. graph's program.run runs the steps in order, each on its planned
+//     buffers;
+//  6. ops.Op.Forward calls the op's kernel.
+//
+// On the tape, Call then records itself with eager.RecordCall; Backward
+// later calls back into the same program's backward steps.
 //
 // Reading a tensor's values inside HybridForward works eagerly and fails
 // while tracing with a *graph.HybridizationError that names the block, the

@@ -230,10 +230,21 @@ func TestHybridStaleCache(t *testing.T) {
 	s.Hybridize()
 	x := eager.Ones(2, 3)
 	s.Forward(x)
-	s.Fc2 = nn.NewDense(5) // a new child: the cached graph is stale
+	// A new child: a hybridized block does not walk its fields on each
+	// call, and sees the child when it traces again: Hybridize again
+	// after changing the network.
+	s.Fc2 = nn.NewDense(5)
 	s.Fc2.Initialize()
+	s.Hybridize()
 	if got := s.Forward(x).Shape(); !got.Equal(ops.Shape{2, 5}) {
-		t.Errorf("after replacing a child the output is %v, want 2x5", got)
+		t.Errorf("after replacing a child and hybridizing again the output is %v, want 2x5", got)
+	}
+	// A block that is not hybridized sees a new child at once.
+	s.Hybridize(nn.HybridizeOptions{Off: true})
+	s.Fc2 = nn.NewDense(3)
+	s.Fc2.Initialize()
+	if got := s.Forward(x).Shape(); !got.Equal(ops.Shape{2, 3}) {
+		t.Errorf("after replacing a child of an eager block the output is %v, want 2x3", got)
 	}
 }
 

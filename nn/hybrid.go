@@ -1,8 +1,10 @@
 package nn
 
 import (
+	"encoding/binary"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
@@ -16,7 +18,7 @@ import (
 type HybridizeOptions struct {
 	Off         bool // switch hybridization off again (MXNet's active=False)
 	StaticAlloc bool // keep the graph's buffers across calls; outside Record, outputs are valid until the next call
-	StaticShape bool // keep one compiled graph: other input shapes replace it (slower); requires StaticAlloc
+	StaticShape bool // keep the graphs of one set of input shapes: others replace them (slower); requires StaticAlloc
 	// Passes are the graph optimisations; nil means all of them.
 	Passes *graph.PassOptions
 }
@@ -34,7 +36,14 @@ type HybridBlock struct {
 	mu     sync.Mutex
 	active bool
 	opts   HybridizeOptions
-	cache  map[string]*cachedGraph
+	// cache holds the block's compiled graphs, keyed by the signature of
+	// the calls they serve (see appendKey): the one compiled-graph cache
+	// of the hybridized path.
+	cache map[string]*cachedGraph
+	// params are the parameters the cached graphs bind, whose dtypes and
+	// gradient needs are part of the key; key is the key's scratch.
+	params []*Parameter
+	key    []byte
 	opHook *opHook
 	last   *cachedGraph // the graph of the latest hybridized call (Export writes it)
 	// rewrite, when set, turns each traced graph into the one that runs
@@ -51,15 +60,17 @@ type opHook struct {
 	all bool
 }
 
-// cachedGraph is one traced graph and the runner compiled from it, for
-// inputs of argShapes and argTypes.
+// cachedGraph is one traced graph, for data inputs of argShapes and
+// argTypes, and the executable compiled from it for one call signature.
+// Graphs for one set of data inputs share the trace.
 type cachedGraph struct {
 	argShapes []ops.Shape
 	argTypes  []ops.DType
 	sym       *graph.Symbol // the graph that runs
 	traced    *graph.Symbol // the graph as traced, before any rewrite
-	op        *graph.CachedOp
-	inputs    []binding // how each CachedOp input is bound
+	inputs    []binding     // how each input of the graph is bound
+	exec      *graph.Executable
+	hooked    bool // compiled for the op hook
 	// bound and res are the argument and result lists of a StaticAlloc
 	// call, kept between calls so that the call allocates nothing.
 	bound []*eager.NDArray
@@ -93,7 +104,9 @@ func (b *HybridBlock) bindHybrid(self any, name []string) {
 }
 
 // Hybridize switches the block (and its descendants) to graph mode, or
-// off again with HybridizeOptions{Off: true}. The cache is cleared.
+// off again with HybridizeOptions{Off: true}. The compiled graphs are
+// dropped: the next call traces again, and sees the children and
+// parameters the block's fields hold then.
 func (b *HybridBlock) Hybridize(opts ...HybridizeOptions) {
 	var o HybridizeOptions
 	if len(opts) > 0 {
@@ -104,7 +117,7 @@ func (b *HybridBlock) Hybridize(opts ...HybridizeOptions) {
 	}
 	b.mu.Lock()
 	b.active, b.opts = !o.Off, o
-	b.cache, b.last, b.rewrite = nil, nil, nil
+	b.cache, b.params, b.last, b.rewrite = nil, nil, nil, nil
 	b.mu.Unlock()
 	for _, ch := range b.children {
 		ch.c.hybridize(opts)
@@ -131,18 +144,35 @@ func (b *HybridBlock) LastGraph() *graph.Symbol {
 
 func (b *HybridBlock) clearCache() {
 	b.mu.Lock()
-	b.cache, b.last = nil, nil
+	b.cache, b.params, b.last = nil, nil, nil
 	b.mu.Unlock()
+}
+
+// rescan re-reads the block's fields (and its descendants') for children
+// and parameters; a change drops the compiled graphs. A hybridized block
+// rescans only when it compiles, so that a call of a compiled graph walks
+// no struct.
+func (b *HybridBlock) rescan() {
+	if b.scan() {
+		b.checkHybridChildren()
+		b.clearCache()
+	}
 }
 
 // RegisterOpHook calls fn with the output of every op of the hybridized
 // graph (and its inputs too when monitorAll), named like
-// "dense0_fwd_output".
+// "dense0_fwd_output"; nil removes the hook. A hooked block runs graphs
+// compiled without fusion, so that every op's output is seen.
 func (b *HybridBlock) RegisterOpHook(fn graph.OpHook, monitorAll bool) {
 	b.mu.Lock()
-	b.opHook = &opHook{fn, monitorAll}
+	b.opHook = nil
+	if fn != nil {
+		b.opHook = &opHook{fn, monitorAll}
+	}
 	for _, cg := range b.cache {
-		cg.op.SetOpHook(fn, monitorAll)
+		if cg.hooked {
+			cg.exec.SetOpHook(fn, monitorAll)
+		}
 	}
 	b.mu.Unlock()
 }
@@ -167,14 +197,14 @@ func (b *HybridBlock) ForwardN(xs ...ops.Tensor) []ops.Tensor {
 	if b.self == nil && b.selfN == nil {
 		panic(fmt.Errorf("this hybrid block was not bound: call Bind(self) in its constructor"))
 	}
-	if b.scan() {
-		b.checkHybridChildren()
-		b.clearCache()
+	symbolic := isSymbolic(xs)
+	if symbolic || !b.active {
+		b.rescan() // a hybridized call rescans when it compiles
 	}
 	b.runPreHooks(xs)
 	var out []ops.Tensor
 	switch {
-	case isSymbolic(xs):
+	case symbolic:
 		out = b.traced(xs)
 	case b.active:
 		out = b.cached(xs)
@@ -244,8 +274,8 @@ func (b *HybridBlock) traced(xs []ops.Tensor) []ops.Tensor {
 	return out
 }
 
-// cached runs the block's graph, tracing and compiling it on the first
-// call for these input shapes and dtypes.
+// cached runs the block's compiled graph for the call's signature,
+// compiling it (and tracing, for new input shapes) on first use.
 //
 // With StaticAlloc, outside Record, the lists passed around are kept
 // between calls: the graph then returns its own buffers, so calls cannot
@@ -266,14 +296,8 @@ func (b *HybridBlock) cached(xs []ops.Tensor) []ops.Tensor {
 		panic(inBlock(b.Name(), err))
 	}
 	bound := reuse(&cg.bound, len(cg.inputs), keep)
-	for i, in := range cg.inputs {
-		if in.param != nil {
-			bound[i] = in.param.Data()
-		} else {
-			bound[i] = args[in.data]
-		}
-	}
-	outs, err := cg.op.Call(bound...)
+	cg.bind(bound, args)
+	outs, err := cg.exec.Call(bound...)
 	if err != nil {
 		panic(inBlock(b.Name(), err))
 	}
@@ -303,45 +327,146 @@ func reuse[T any](kept *[]T, n int, keep bool) []T {
 	return s
 }
 
-// graphFor returns the cached graph for these inputs' shapes and dtypes,
-// tracing and compiling it the first time, and remembers it as the last.
+// graphFor returns the compiled graph for a call on these data inputs,
+// compiling it the first time its signature is seen, and remembers it as
+// the last. A repeated signature costs one map lookup and no allocation.
 func (b *HybridBlock) graphFor(args []*eager.NDArray) (*cachedGraph, error) {
-	// The common case: the same input shapes and dtypes as the last call.
 	b.mu.Lock()
-	last := b.last
-	b.mu.Unlock()
-	if last != nil && last.accepts(args) {
-		return last, nil
+	onTape := b.onTape(args)
+	b.key = b.appendKey(b.key[:0], args, onTape)
+	cg := b.cache[string(b.key)]
+	if cg != nil {
+		b.last = cg
 	}
-	var key strings.Builder
+	b.mu.Unlock()
+	if cg != nil {
+		return cg, nil
+	}
+	return b.compile(args, onTape)
+}
+
+// onTape reports whether a call on args goes on the autograd tape:
+// recording is on and a data input or a bound parameter needs a gradient.
+func (b *HybridBlock) onTape(args []*eager.NDArray) bool {
+	if !eager.IsRecording() {
+		return false
+	}
+	if eager.Taped(args) {
+		return true
+	}
+	for _, p := range b.params {
+		if p.data != nil && p.data.RequiresGrad() {
+			return true
+		}
+	}
+	return false
+}
+
+// appendKey appends the signature of a call to key: a flag byte (on the
+// tape, hooked), each data input's dtype, gradient need, rank and dims,
+// and each bound parameter's dtype and gradient need (its shape is fixed
+// once it has values). It holds everything graph.SignatureOf reads, so
+// that one key selects one executable.
+func (b *HybridBlock) appendKey(key []byte, args []*eager.NDArray, onTape bool) []byte {
+	var flags byte
+	if onTape {
+		flags |= 1
+	}
+	if b.opHook != nil {
+		flags |= 2
+	}
+	key = append(key, flags)
 	for _, a := range args {
-		fmt.Fprintf(&key, "%v %v;", a.Shape(), a.DType())
+		v := a.Value()
+		key = append(key, arrayFlags(a, onTape))
+		key = binary.AppendUvarint(key, uint64(len(v.Shape)))
+		for _, d := range v.Shape {
+			key = binary.AppendUvarint(key, uint64(d))
+		}
 	}
+	for _, p := range b.params {
+		if p.data == nil {
+			key = append(key, 0xff)
+			continue
+		}
+		key = append(key, arrayFlags(p.data, onTape))
+	}
+	return key
+}
+
+// arrayFlags is an array's dtype and, on the tape, whether it needs a
+// gradient, in one byte.
+func arrayFlags(a *eager.NDArray, onTape bool) byte {
+	f := byte(a.DType()) << 1
+	if onTape && a.RequiresGrad() {
+		f |= 1
+	}
+	return f
+}
+
+// compile makes the graph for a call signature not seen before. It traces
+// the forward unless a graph for the same data inputs was traced already
+// (calls that differ in the gradients they need, or in being hooked,
+// share the trace), and rescans the block's fields first. With
+// StaticShape one set of data shapes is kept: a call with others replaces
+// the graphs, as MXNet's static_shape re-plans for a new shape.
+func (b *HybridBlock) compile(args []*eager.NDArray, onTape bool) (*cachedGraph, error) {
+	b.rescan()
 	b.mu.Lock()
-	cg := b.cache[key.String()]
+	var traced *cachedGraph
+	for k, cg := range b.cache {
+		switch {
+		case cg.accepts(args):
+			traced = cg
+		case b.opts.StaticShape:
+			delete(b.cache, k)
+		}
+	}
+	hook := b.opHook
 	b.mu.Unlock()
-	if cg == nil {
-		var err error
-		if cg, err = b.build(args); err != nil {
-			return nil, err
-		}
-		for _, a := range args {
-			cg.argShapes = append(cg.argShapes, a.Shape())
-			cg.argTypes = append(cg.argTypes, a.DType())
-		}
-		b.mu.Lock()
-		if b.cache == nil || b.opts.StaticShape {
-			// With StaticShape one graph is kept: other input shapes are
-			// accepted, as in MXNet, but replace it (slower).
-			b.cache = map[string]*cachedGraph{}
-		}
-		b.cache[key.String()] = cg
-		b.mu.Unlock()
+	cg := &cachedGraph{hooked: hook != nil}
+	if traced != nil {
+		cg.argShapes, cg.argTypes = traced.argShapes, traced.argTypes
+		cg.sym, cg.traced, cg.inputs = traced.sym, traced.traced, traced.inputs
+	} else if err := b.build(cg, args); err != nil {
+		return nil, err
 	}
+	bound := make([]*eager.NDArray, len(cg.inputs))
+	cg.bind(bound, args)
+	exec, err := graph.Compile(cg.sym, graph.SignatureOf(bound, onTape), graph.CompileOptions{StaticAlloc: b.opts.StaticAlloc, Passes: b.opts.Passes, Hooked: cg.hooked})
+	if err != nil {
+		return nil, err
+	}
+	if hook != nil {
+		exec.SetOpHook(hook.fn, hook.all)
+	}
+	cg.exec = exec
 	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, in := range cg.inputs {
+		if in.param != nil && !slices.Contains(b.params, in.param) {
+			b.params = append(b.params, in.param)
+		}
+	}
+	if b.cache == nil {
+		b.cache = map[string]*cachedGraph{}
+	}
+	b.key = b.appendKey(b.key[:0], args, onTape) // parameters may have got their values
+	b.cache[string(b.key)] = cg
 	b.last = cg
-	b.mu.Unlock()
 	return cg, nil
+}
+
+// bind fills bound, one array per input of the graph, from the data
+// inputs and the parameters.
+func (cg *cachedGraph) bind(bound, args []*eager.NDArray) {
+	for i, in := range cg.inputs {
+		if in.param != nil {
+			bound[i] = in.param.Data()
+		} else {
+			bound[i] = args[in.data]
+		}
+	}
 }
 
 // Trace traces the block's forward on symbolic inputs of the given shapes
@@ -390,8 +515,9 @@ func (b *HybridBlock) trace(shapes []ops.Shape, dtypes []ops.DType) (sym *graph.
 	return sym, ts, nil
 }
 
-// build traces the forward for these inputs and compiles the graph.
-func (b *HybridBlock) build(args []*eager.NDArray) (*cachedGraph, error) {
+// build traces the forward for these data inputs into cg: the graph that
+// runs, the graph as traced, and how each of its inputs is bound.
+func (b *HybridBlock) build(cg *cachedGraph, args []*eager.NDArray) error {
 	shapes := make([]ops.Shape, len(args))
 	dtypes := make([]ops.DType, len(args))
 	for i, a := range args {
@@ -399,31 +525,27 @@ func (b *HybridBlock) build(args []*eager.NDArray) (*cachedGraph, error) {
 	}
 	sym, ts, err := b.trace(shapes, dtypes)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	traced := sym
 	if b.rewrite != nil {
 		if sym, err = b.rewrite(sym); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	byName := map[string]*Parameter{}
 	for p := range ts.vars {
 		if !p.Initialized() {
-			return nil, p.notReady()
+			return p.notReady()
 		}
 		byName[p.name] = p
 	}
-	o := b.opts
-	cop, err := graph.NewCachedOp(sym, graph.CachedOpOptions{StaticAlloc: o.StaticAlloc, StaticShape: o.StaticShape, Passes: o.Passes})
+	names, err := graph.CallInputs(sym)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if b.opHook != nil {
-		cop.SetOpHook(b.opHook.fn, b.opHook.all)
-	}
-	cg := &cachedGraph{sym: sym, traced: traced, op: cop}
-	for _, name := range cop.InputNames() {
+	cg.argShapes, cg.argTypes, cg.sym, cg.traced = shapes, dtypes, sym, traced
+	for _, name := range names {
 		if p, ok := byName[name]; ok {
 			cg.inputs = append(cg.inputs, binding{data: -1, param: p})
 			continue
@@ -436,14 +558,15 @@ func (b *HybridBlock) build(args []*eager.NDArray) (*cachedGraph, error) {
 			fmt.Sscanf(name, "data%d", &idx)
 		}
 		if idx < 0 || idx >= len(args) {
-			return nil, fmt.Errorf("the traced graph has an input %q that is neither a data input nor a parameter of the block", name)
+			return fmt.Errorf("the traced graph has an input %q that is neither a data input nor a parameter of the block", name)
 		}
 		cg.inputs = append(cg.inputs, binding{data: idx})
 	}
-	return cg, nil
+	return nil
 }
 
-// accepts reports whether args have the shapes and dtypes cg was built for.
+// accepts reports whether cg was traced for data inputs of these shapes
+// and dtypes.
 func (cg *cachedGraph) accepts(args []*eager.NDArray) bool {
 	if len(args) != len(cg.argShapes) {
 		return false

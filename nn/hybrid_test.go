@@ -223,3 +223,50 @@ func (b *branching) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
 	}
 	return F.Negative(x)
 }
+
+// A hybridized block traces once per set of data shapes: calls that
+// differ only in the gradients they need or in being hooked compile
+// another graph from the same trace. With StaticShape the graphs of one
+// set of shapes are kept, so coming back to a shape traces it again.
+func TestHybridTracesOncePerDataShape(t *testing.T) {
+	x4, x2 := eager.RandomNormal(4, 1, 28, 28), eager.RandomNormal(2, 1, 28, 28)
+	train := func(net *Net, x *eager.NDArray) {
+		var y *eager.NDArray
+		eager.Record(func() { y = eager.F.Sum(net.Forward(x)).(*eager.NDArray) })
+		if err := y.Backward(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	predict := func(net *Net, x *eager.NDArray) { net.Forward(x) }
+	for _, c := range []struct {
+		name   string
+		opts   nn.HybridizeOptions
+		traces int
+	}{
+		{"default", nn.HybridizeOptions{}, 2},
+		{"static shape", nn.HybridizeOptions{StaticAlloc: true, StaticShape: true}, 3},
+	} {
+		net := NewNet()
+		net.Initialize()
+		net.Forward(x4) // eager: gives the parameters their shapes
+		for _, p := range net.CollectParams().List() {
+			p.Data().AttachGrad()
+		}
+		net.Hybridize(c.opts)
+		net.seen = nil
+		predict(net, x4)
+		train(net, x4)
+		net.RegisterOpHook(func(string, string, *eager.NDArray) {}, false)
+		predict(net, x4)
+		net.RegisterOpHook(nil, false)
+		x4.AttachGrad()
+		train(net, x4) // the data needs a gradient too
+		x4.AttachGrad(eager.GradNull)
+		predict(net, x2)
+		predict(net, x4)
+		train(net, x4)
+		if len(net.seen) != c.traces {
+			t.Errorf("%s: HybridForward traced %d times, want %d: %q", c.name, len(net.seen), c.traces, net.seen)
+		}
+	}
+}

@@ -35,8 +35,9 @@ func (b *HybridBlock) OptimizeFor(x *eager.NDArray, backend string) error {
 	if !b.Hybridized() {
 		b.Hybridize()
 	}
+	b.clearCache()
 	b.mu.Lock()
-	b.cache, b.last, b.rewrite = nil, nil, rewrite
+	b.rewrite = rewrite
 	b.mu.Unlock()
 	if _, err := b.graphFor([]*eager.NDArray{x}); err != nil {
 		return fmt.Errorf("%s: optimize for %q: %w", b.Name(), backend, err)

@@ -152,7 +152,7 @@ func TestCustomTracedAndJSON(t *testing.T) {
 	want := fn(eager.F, []ops.Tensor{x})[0]
 	run := func(name string, s *graph.Symbol) {
 		t.Helper()
-		cop, err := graph.NewCachedOp(s, graph.CachedOpOptions{})
+		cop, err := graph.Compile(s, graph.SignatureOf([]*eager.NDArray{x}, false), graph.CompileOptions{})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -224,11 +224,12 @@ func TestCustomMXNetFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cop, err := graph.NewCachedOp(sym, graph.CachedOpOptions{})
+	x := eager.Array([]float32{1, -1})
+	cop, err := graph.Compile(sym, graph.SignatureOf([]*eager.NDArray{x}, false), graph.CompileOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := cop.Forward(false, eager.Array([]float32{1, -1}))
+	out, err := cop.Forward(false, x)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,7 +375,7 @@ func TestCustomTwoOutputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cop, err := graph.NewCachedOp(back, graph.CachedOpOptions{})
+	cop, err := graph.Compile(back, graph.SignatureOf([]*eager.NDArray{a, b}, false), graph.CompileOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,6 @@ type Op struct {
 	kernel     func(*Env, Attrs, []Value, []Value) error
 	grad       func(F, Attrs, []Tensor, []Tensor, []Tensor) []Tensor
 	elem       func(Attrs) func([]float64) float64
-	release    func(Attrs)
 }
 
 // Def defines an op for Register. A is the op's attribute struct (NoAttrs
@@ -103,11 +102,6 @@ type Def[A any] struct {
 	// executor may hand it buffers that still hold an earlier call's
 	// values. The registry tests check this of every op not marked.
 	Accumulates bool
-	// Release, when set, is called once the autograd tape lets go of a
-	// recorded call of the op (Backward ran without retainGraph): no
-	// gradient of that call will run again, so what its kernel kept in
-	// the attributes for the gradient may be reused.
-	Release func(a *A)
 
 	Samples []Sample // attribute and shape sets the registry tests walk
 }
@@ -188,9 +182,6 @@ func Define[A any](d Def[A]) *Op {
 	op.kernel = func(env *Env, a Attrs, in, out []Value) error { return d.Kernel(env, typed(a), in, out) }
 	if d.Grad != nil {
 		op.grad = func(f F, a Attrs, in, out, g []Tensor) []Tensor { return d.Grad(f, typed(a), in, out, g) }
-	}
-	if d.Release != nil {
-		op.release = func(a Attrs) { d.Release(typed(a)) }
 	}
 	if d.Elementwise != nil {
 		op.elem = func(a Attrs) func([]float64) float64 { return d.Elementwise(typed(a)) }
@@ -311,14 +302,6 @@ func (op *Op) ElemFunc(a Attrs) (func([]float64) float64, bool) {
 // InPlace reports whether the kernel may write its output into the buffer
 // of input 0.
 func (op *Op) InPlace() bool { return op.inPlace }
-
-// ReleaseRecorded tells the op that the autograd tape let go of a
-// recorded call with attributes a (see Def.Release).
-func (op *Op) ReleaseRecorded(a Attrs) {
-	if op.release != nil {
-		op.release(a)
-	}
-}
 
 // Accumulates reports whether the kernel needs its outputs to start at
 // zero (it adds into them, or writes only some of their elements).

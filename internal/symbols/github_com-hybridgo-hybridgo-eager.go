@@ -18,6 +18,7 @@ func init() {
 		"CopyFrom":           reflect.ValueOf(eager.CopyFrom),
 		"CurrentState":       reflect.ValueOf(eager.CurrentState),
 		"DefaultState":       reflect.ValueOf(eager.DefaultState),
+		"Exec":               reflect.ValueOf(eager.Exec),
 		"Eye":                reflect.ValueOf(eager.Eye),
 		"F":                  reflect.ValueOf(&eager.F).Elem(),
 		"FormatValues":       reflect.ValueOf(eager.FormatValues),
@@ -38,21 +39,41 @@ func init() {
 		"RandomNormal":       reflect.ValueOf(eager.RandomNormal),
 		"RandomUniform":      reflect.ValueOf(eager.RandomUniform),
 		"Record":             reflect.ValueOf(eager.Record),
+		"RecordCall":         reflect.ValueOf(eager.RecordCall),
 		"Run":                reflect.ValueOf(eager.Run),
 		"ScalarArray":        reflect.ValueOf(eager.ScalarArray),
 		"Seed":               reflect.ValueOf(eager.Seed),
 		"SetRecording":       reflect.ValueOf(eager.SetRecording),
 		"SetTraining":        reflect.ValueOf(eager.SetTraining),
+		"Taped":              reflect.ValueOf(eager.Taped),
 		"TrainMode":          reflect.ValueOf(eager.TrainMode),
 		"UseState":           reflect.ValueOf(eager.UseState),
 		"Zeros":              reflect.ValueOf(eager.Zeros),
 		"ZerosOf":            reflect.ValueOf(eager.ZerosOf),
 
 		// type definitions
+		"Call":        reflect.ValueOf((*eager.Call)(nil)),
 		"Context":     reflect.ValueOf((*eager.Context)(nil)),
 		"GradReq":     reflect.ValueOf((*eager.GradReq)(nil)),
 		"Interpreter": reflect.ValueOf((*eager.Interpreter)(nil)),
 		"NDArray":     reflect.ValueOf((*eager.NDArray)(nil)),
 		"State":       reflect.ValueOf((*eager.State)(nil)),
+
+		// interface wrapper definitions
+		"_Call": reflect.ValueOf((*_github_com_hybridgo_hybridgo_eager_Call)(nil)),
 	}
+}
+
+// _github_com_hybridgo_hybridgo_eager_Call is an interface wrapper for Call type
+type _github_com_hybridgo_hybridgo_eager_Call struct {
+	IValue    interface{}
+	WBackward func(outGrads []*eager.NDArray) ([]*eager.NDArray, error)
+	WRelease  func()
+}
+
+func (W _github_com_hybridgo_hybridgo_eager_Call) Backward(outGrads []*eager.NDArray) ([]*eager.NDArray, error) {
+	return W.WBackward(outGrads)
+}
+func (W _github_com_hybridgo_hybridgo_eager_Call) Release() {
+	W.WRelease()
 }

@@ -10,6 +10,8 @@ import (
 func init() {
 	Symbols["github.com/hybridgo/hybridgo/graph/graph"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"CallInputs":                    reflect.ValueOf(graph.CallInputs),
+		"Compile":                       reflect.ValueOf(graph.Compile),
 		"DataVars":                      reflect.ValueOf(graph.DataVars),
 		"DefaultPassOptions":            reflect.ValueOf(graph.DefaultPassOptions),
 		"EliminateCommonSubexpressions": reflect.ValueOf(graph.EliminateCommonSubexpressions),
@@ -24,20 +26,20 @@ func init() {
 		"Group":                         reflect.ValueOf(graph.Group),
 		"InferGraph":                    reflect.ValueOf(graph.InferGraph),
 		"InferShapes":                   reflect.ValueOf(graph.InferShapes),
-		"NewCachedOp":                   reflect.ValueOf(graph.NewCachedOp),
 		"NewGraph":                      reflect.ValueOf(graph.NewGraph),
 		"NewTracer":                     reflect.ValueOf(graph.NewTracer),
 		"Optimize":                      reflect.ValueOf(graph.Optimize),
 		"PlanMemory":                    reflect.ValueOf(graph.PlanMemory),
 		"SetTraceObserver":              reflect.ValueOf(graph.SetTraceObserver),
 		"ShapeString":                   reflect.ValueOf(graph.ShapeString),
+		"SignatureOf":                   reflect.ValueOf(graph.SignatureOf),
 		"Trace":                         reflect.ValueOf(graph.Trace),
 		"Var":                           reflect.ValueOf(graph.Var),
 
 		// type definitions
-		"CachedOp":           reflect.ValueOf((*graph.CachedOp)(nil)),
-		"CachedOpOptions":    reflect.ValueOf((*graph.CachedOpOptions)(nil)),
+		"CompileOptions":     reflect.ValueOf((*graph.CompileOptions)(nil)),
 		"Entry":              reflect.ValueOf((*graph.Entry)(nil)),
+		"Executable":         reflect.ValueOf((*graph.Executable)(nil)),
 		"Graph":              reflect.ValueOf((*graph.Graph)(nil)),
 		"HybridizationError": reflect.ValueOf((*graph.HybridizationError)(nil)),
 		"MemoryPlan":         reflect.ValueOf((*graph.MemoryPlan)(nil)),
@@ -46,6 +48,7 @@ func init() {
 		"PassOptions":        reflect.ValueOf((*graph.PassOptions)(nil)),
 		"PassReport":         reflect.ValueOf((*graph.PassReport)(nil)),
 		"PlannedBuffer":      reflect.ValueOf((*graph.PlannedBuffer)(nil)),
+		"Signature":          reflect.ValueOf((*graph.Signature)(nil)),
 		"Symbol":             reflect.ValueOf((*graph.Symbol)(nil)),
 		"Tracer":             reflect.ValueOf((*graph.Tracer)(nil)),
 	}

@@ -34,13 +34,14 @@ func TestCallOutsideRecordAllocatesLittle(t *testing.T) {
 	x := eager.RandomNormal(64, 784)
 	var bytes [2][3]uint64 // [static][outside, inside Record untaped, on the tape]
 	for i, static := range []bool{false, true} {
-		cop, params := mlpOp(t, graph.CachedOpOptions{StaticAlloc: static, StaticShape: static})
-		call := mlpCall(t, cop, params, x)
+		params := mlpParams()
+		call := mlpCall(t, x, params, false, graph.CompileOptions{StaticAlloc: static})
 		bytes[i][0] = bytesPerCall(func() { call() })
 		bytes[i][1] = bytesPerCall(func() { eager.Record(func() { call() }) })
 		for _, p := range params {
 			p.AttachGrad()
 		}
+		call = mlpCall(t, x, params, true, graph.CompileOptions{StaticAlloc: static})
 		bytes[i][2] = bytesPerCall(func() { eager.Record(func() { call() }) })
 	}
 	const hidden = 64 * 128 * 4 // one 64x128 float32 activation

@@ -33,19 +33,12 @@ func TestRegistryGraphGradientsEqualEager(t *testing.T) {
 		}
 		visible := c.Op.NumVisibleOutputs(c.Attrs)
 		sym = graph.FromEntries(sym.Entries()[:visible]...)
-		cop, err := graph.NewCachedOp(sym, graph.CachedOpOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
 		// Bind by name: the op's inputs are in0, in1, … in some order.
 		byName := map[string]*eager.NDArray{}
 		for i, a := range in {
 			byName[fmt.Sprintf("in%d", i)] = a
 		}
-		args := make([]*eager.NDArray, len(cop.InputNames()))
-		for i, name := range cop.InputNames() {
-			args[i] = byName[name]
-		}
+		cop, args := compileFor(t, sym, byName, false, graph.CompileOptions{})
 		outs, err := cop.Forward(true, args...)
 		if err != nil {
 			t.Errorf("%s: forward: %v", c.Name, err)
@@ -101,45 +94,73 @@ func TestRegistryGraphGradientsEqualEager(t *testing.T) {
 	}
 }
 
-// mlpOp builds a cached two-layer perceptron and its parameters.
-func mlpOp(t *testing.T, opts graph.CachedOpOptions) (*graph.CachedOp, map[string]*eager.NDArray) {
+// compileFor compiles sym for calls on the arrays bound to its inputs by
+// name (on the tape, when onTape), and returns them in the executable's
+// order.
+func compileFor(t testing.TB, sym *graph.Symbol, bind map[string]*eager.NDArray, onTape bool, opts graph.CompileOptions) (*graph.Executable, []*eager.NDArray) {
 	t.Helper()
-	y, _ := mlp()
-	cop, err := graph.NewCachedOp(y, opts)
+	names, err := graph.CallInputs(sym)
 	if err != nil {
 		t.Fatal(err)
 	}
-	eager.Seed(5)
-	params := map[string]*eager.NDArray{
-		"fc1_weight": eager.F.MulScalar(eager.RandomNormal(128, 784), 0.05).(*eager.NDArray),
-		"fc1_bias":   eager.Zeros(128),
-		"fc2_weight": eager.F.MulScalar(eager.RandomNormal(10, 128), 0.1).(*eager.NDArray),
-		"fc2_bias":   eager.Zeros(10),
+	args := make([]*eager.NDArray, len(names))
+	for i, n := range names {
+		args[i] = bind[n]
 	}
-	return cop, params
+	e, err := graph.Compile(sym, graph.SignatureOf(args, onTape), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, args
 }
 
-func argsFor(cop *graph.CachedOp, bind map[string]*eager.NDArray) []*eager.NDArray {
-	args := make([]*eager.NDArray, len(cop.InputNames()))
-	for i, n := range cop.InputNames() {
+// argsIn returns the arrays bound by name in e's input order.
+func argsIn(e *graph.Executable, bind map[string]*eager.NDArray) []*eager.NDArray {
+	args := make([]*eager.NDArray, len(e.InputNames()))
+	for i, n := range e.InputNames() {
 		args[i] = bind[n]
 	}
 	return args
 }
 
-// A call on the eager tape is one node: Record and Backward flow through
-// the graph into parameters, with the same result as the eager ops.
-func TestCallFlowsThroughTheTape(t *testing.T) {
-	cop, params := mlpOp(t, graph.CachedOpOptions{})
-	x := eager.RandomNormal(4, 784)
+// mlpParams returns the parameters of the two-layer perceptron mlp().
+func mlpParams() map[string]*eager.NDArray {
+	eager.Seed(5)
+	return map[string]*eager.NDArray{
+		"fc1_weight": eager.F.MulScalar(eager.RandomNormal(128, 784), 0.05).(*eager.NDArray),
+		"fc1_bias":   eager.Zeros(128),
+		"fc2_weight": eager.F.MulScalar(eager.RandomNormal(10, 128), 0.1).(*eager.NDArray),
+		"fc2_bias":   eager.Zeros(10),
+	}
+}
+
+// withData binds the data x and the parameters by name.
+func withData(x *eager.NDArray, params map[string]*eager.NDArray) map[string]*eager.NDArray {
 	bind := map[string]*eager.NDArray{"data": x}
 	for k, v := range params {
 		bind[k] = v
+	}
+	return bind
+}
+
+// mlpExec compiles mlp() for calls on x with params.
+func mlpExec(t testing.TB, x *eager.NDArray, params map[string]*eager.NDArray, onTape bool, opts graph.CompileOptions) (*graph.Executable, []*eager.NDArray) {
+	y, _ := mlp()
+	return compileFor(t, y, withData(x, params), onTape, opts)
+}
+
+// A call on the eager tape is one node: Record and Backward flow through
+// the graph into parameters, with the same result as the eager ops.
+func TestCallFlowsThroughTheTape(t *testing.T) {
+	params := mlpParams()
+	x := eager.RandomNormal(4, 784)
+	for _, v := range params {
 		v.AttachGrad()
 	}
+	cop, args := mlpExec(t, x, params, true, graph.CompileOptions{})
 	var loss *eager.NDArray
 	eager.Record(func() {
-		out, err := cop.Call(argsFor(cop, bind)...)
+		out, err := cop.Call(args...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,13 +183,9 @@ func TestCallFlowsThroughTheTape(t *testing.T) {
 	}
 }
 
-func TestStaticAllocReusesBuffersAndStaticShapeRefusesNewShapes(t *testing.T) {
-	cop, params := mlpOp(t, graph.CachedOpOptions{StaticAlloc: true, StaticShape: true})
-	bind := map[string]*eager.NDArray{"data": eager.RandomNormal(8, 784)}
-	for k, v := range params {
-		bind[k] = v
-	}
-	args := argsFor(cop, bind)
+func TestStaticAllocReusesBuffersAndOtherShapesAreRefused(t *testing.T) {
+	params := mlpParams()
+	cop, args := mlpExec(t, eager.RandomNormal(8, 784), params, false, graph.CompileOptions{StaticAlloc: true})
 	first, err := cop.Forward(false, args...)
 	if err != nil {
 		t.Fatal(err)
@@ -181,27 +198,26 @@ func TestStaticAllocReusesBuffersAndStaticShapeRefusesNewShapes(t *testing.T) {
 	if d := optest.FirstDiff(second[0].Float64s(), want.Float64s(), 0, 0); d >= 0 {
 		t.Error("the second call gave other values")
 	}
-	bind["data"] = eager.RandomNormal(3, 784)
-	_, err = cop.Forward(false, argsFor(cop, bind)...)
-	if err == nil || !strings.Contains(err.Error(), "StaticShape") || !strings.Contains(err.Error(), "data 8x784") {
-		t.Errorf("a new shape under StaticShape: %v", err)
+	// An executable runs the signature it was compiled for, and names it.
+	other := append([]*eager.NDArray(nil), args...)
+	for i, name := range cop.InputNames() {
+		if name == "data" {
+			other[i] = eager.RandomNormal(3, 784)
+		}
 	}
-	if _, err := graph.NewCachedOp(graph.Var("x", nil, ops.Float32), graph.CachedOpOptions{StaticShape: true}); err == nil {
-		t.Error("StaticShape without StaticAlloc was accepted")
+	_, err = cop.Forward(false, other...)
+	if err == nil || !strings.Contains(err.Error(), "compiled for") || !strings.Contains(err.Error(), "data 8x784") || !strings.Contains(err.Error(), "data 3x784") {
+		t.Errorf("another shape: %v", err)
 	}
 }
 
 func TestOpHookSeesEveryOutput(t *testing.T) {
-	cop, params := mlpOp(t, graph.CachedOpOptions{})
+	cop, args := mlpExec(t, eager.RandomNormal(2, 784), mlpParams(), false, graph.CompileOptions{Hooked: true})
 	var seen []string
 	cop.SetOpHook(func(name, op string, v *eager.NDArray) {
 		seen = append(seen, fmt.Sprintf("%s %s %v", name, op, v.Shape()))
 	}, false)
-	bind := map[string]*eager.NDArray{"data": eager.RandomNormal(2, 784)}
-	for k, v := range params {
-		bind[k] = v
-	}
-	if _, err := cop.Forward(false, argsFor(cop, bind)...); err != nil {
+	if _, err := cop.Forward(false, args...); err != nil {
 		t.Fatal(err)
 	}
 	want := "net0_fc1_fwd_output FullyConnected 2x128|net0_relu0_output relu 2x128|net0_fc2_fwd_output FullyConnected 2x10"
@@ -210,7 +226,7 @@ func TestOpHookSeesEveryOutput(t *testing.T) {
 	}
 	seen = nil
 	cop.SetOpHook(func(name, op string, v *eager.NDArray) { seen = append(seen, name) }, true)
-	cop.Forward(false, argsFor(cop, bind)...)
+	cop.Forward(false, args...)
 	if got := strings.Join(seen[:4], " "); got != "net0_fc1_fwd_data net0_fc1_fwd_weight net0_fc1_fwd_bias net0_fc1_fwd_output" {
 		t.Errorf("monitor all saw %s", got)
 	}
@@ -218,7 +234,7 @@ func TestOpHookSeesEveryOutput(t *testing.T) {
 
 // Training mode updates BatchNorm's moving statistics in place and drops
 // with Dropout; prediction mode uses the statistics and passes through.
-func TestCachedOpRespectsTrainAndPredictModes(t *testing.T) {
+func TestExecutableRespectsTrainAndPredictModes(t *testing.T) {
 	tr := graph.NewTracer()
 	F := tr.F()
 	x := graph.Var("data", ops.Shape{0, 3, 2, 2}, ops.Float32)
@@ -228,16 +244,12 @@ func TestCachedOpRespectsTrainAndPredictModes(t *testing.T) {
 	if got := strings.Join(sym.ListAuxiliaryStates(), " "); got != "mean var" {
 		t.Fatalf("aux states %q", got)
 	}
-	cop, err := graph.NewCachedOp(sym, graph.CachedOpOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	eager.Seed(9)
 	bind := map[string]*eager.NDArray{
 		"data":  eager.F.PlusScalar(eager.RandomNormal(8, 3, 2, 2), 5).(*eager.NDArray),
 		"gamma": eager.Ones(3), "beta": eager.Zeros(3), "mean": eager.Zeros(3), "var": eager.Ones(3),
 	}
-	args := argsFor(cop, bind)
+	cop, args := compileFor(t, sym, bind, false, graph.CompileOptions{})
 	out, err := cop.Forward(false, args...)
 	if err != nil {
 		t.Fatal(err)
@@ -270,30 +282,6 @@ func TestCachedOpRespectsTrainAndPredictModes(t *testing.T) {
 // sqrt1p001 is sqrt(1 + eps) for BatchNorm's default eps.
 const sqrt1p001 = 1.0004998750624610
 
-// A new input shape compiles a new program; both keep working.
-func TestCachedOpRecompilesForNewShapes(t *testing.T) {
-	cop, params := mlpOp(t, graph.CachedOpOptions{StaticAlloc: true})
-	for _, batch := range []int{2, 5, 2} {
-		x := eager.RandomNormal(batch, 784)
-		bind := map[string]*eager.NDArray{"data": x}
-		for k, v := range params {
-			bind[k] = v
-		}
-		out, err := cop.Forward(false, argsFor(cop, bind)...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		F := eager.F
-		want := F.FullyConnected(F.Relu(F.FullyConnected(x, params["fc1_weight"], params["fc1_bias"], 128)), params["fc2_weight"], params["fc2_bias"], 10)
-		if !out[0].Shape().Equal(ops.Shape{batch, 10}) {
-			t.Fatalf("batch %d: shape %v", batch, out[0].Shape())
-		}
-		if d := optest.FirstDiff(out[0].Float64s(), want.Float64s(), 1e-5, 1e-6); d >= 0 {
-			t.Errorf("batch %d: differs at %d", batch, d)
-		}
-	}
-}
-
 // A call outside Record runs the forward alone (in the static buffers
 // with StaticAlloc); a call inside Record keeps its own values, and its
 // backward is right either way.
@@ -301,8 +289,8 @@ func TestCallOutsideRecordWithStaticAlloc(t *testing.T) {
 	x := eager.RandomNormal(64, 784)
 	var results, grads [2][]float64
 	for i, static := range []bool{false, true} {
-		cop, params := mlpOp(t, graph.CachedOpOptions{StaticAlloc: static, StaticShape: static})
-		call := mlpCall(t, cop, params, x)
+		params := mlpParams()
+		call := mlpCall(t, x, params, false, graph.CompileOptions{StaticAlloc: static})
 		results[i] = call()[0].Float64s()
 		if again := call()[0].Float64s(); optest.FirstDiff(again, results[i], 0, 0) >= 0 {
 			t.Errorf("static=%v: a second call gave other values", static)
@@ -326,13 +314,10 @@ func TestCallOutsideRecordWithStaticAlloc(t *testing.T) {
 	}
 }
 
-// mlpCall returns a function that calls cop on x with params, through Call.
-func mlpCall(t *testing.T, cop *graph.CachedOp, params map[string]*eager.NDArray, x *eager.NDArray) func() []*eager.NDArray {
-	bind := map[string]*eager.NDArray{"data": x}
-	for k, v := range params {
-		bind[k] = v
-	}
-	args := argsFor(cop, bind)
+// mlpCall compiles mlp() for x and params, and returns a function that
+// calls it through Call.
+func mlpCall(t *testing.T, x *eager.NDArray, params map[string]*eager.NDArray, onTape bool, opts graph.CompileOptions) func() []*eager.NDArray {
+	cop, args := mlpExec(t, x, params, onTape, opts)
 	return func() []*eager.NDArray {
 		outs, err := cop.Call(args...)
 		if err != nil {
@@ -348,7 +333,7 @@ func mlpCall(t *testing.T, cop *graph.CachedOp, params map[string]*eager.NDArray
 func TestCallLeavesOutGradientsNobodyNeeds(t *testing.T) {
 	x := eager.RandomNormal(8, 784)
 	grads := func(dataNeedsGrad bool) (map[string][]float64, []float64) {
-		cop, params := mlpOp(t, graph.CachedOpOptions{})
+		params := mlpParams()
 		for _, p := range params {
 			p.AttachGrad()
 		}
@@ -356,7 +341,7 @@ func TestCallLeavesOutGradientsNobodyNeeds(t *testing.T) {
 		if dataNeedsGrad {
 			xx.AttachGrad()
 		}
-		call := mlpCall(t, cop, params, xx)
+		call := mlpCall(t, xx, params, true, graph.CompileOptions{})
 		var loss *eager.NDArray
 		eager.Record(func() { loss = eager.F.Sum(call()[0]).(*eager.NDArray) })
 		if err := loss.Backward(); err != nil {
@@ -389,17 +374,20 @@ func TestCallLeavesOutGradientsNobodyNeeds(t *testing.T) {
 }
 
 // Backward differentiates the latest Forward, whatever ran between them:
-// a call with other shapes, or a call on the tape whose program leaves
-// out gradients. Forward keeps every gradient even inside Record.
+// a call outside the tape on other data, or a call on the tape. Forward
+// keeps every gradient even inside Record.
 func TestBackwardFollowsTheLatestForward(t *testing.T) {
-	cop, params := mlpOp(t, graph.CachedOpOptions{})
-	x2, x5 := eager.RandomNormal(2, 784), eager.RandomNormal(5, 784)
+	params := mlpParams()
+	x2, y2 := eager.RandomNormal(2, 784), eager.RandomNormal(2, 784)
+	cop, args := mlpExec(t, x2, params, false, graph.CompileOptions{})
 	argsOf := func(x *eager.NDArray) []*eager.NDArray {
-		bind := map[string]*eager.NDArray{"data": x}
-		for k, v := range params {
-			bind[k] = v
+		a := append([]*eager.NDArray(nil), args...)
+		for i, name := range cop.InputNames() {
+			if name == "data" {
+				a[i] = x
+			}
 		}
-		return argsFor(cop, bind)
+		return a
 	}
 	head := eager.Ones(2, 10)
 	backward := func(between func()) []*eager.NDArray {
@@ -415,12 +403,12 @@ func TestBackwardFollowsTheLatestForward(t *testing.T) {
 	}
 	want := backward(func() {})
 	for name, between := range map[string]func(){
-		"a call with another batch": func() { cop.Call(argsOf(x5)...) },
-		"a call on the tape whose data needs no gradient": func() {
+		"a call on other data": func() { cop.Call(argsOf(y2)...) },
+		"a call on the tape": func() {
 			for _, p := range params {
 				p.AttachGrad()
 			}
-			eager.Record(func() { cop.Call(argsOf(x2)...) })
+			eager.Record(func() { cop.Call(argsOf(y2)...) })
 		},
 	} {
 		got := backward(between)
@@ -459,18 +447,16 @@ func TestSecondBackwardOfARandomGraphIsRefused(t *testing.T) {
 	tr := graph.NewTracer()
 	x := graph.Var("x", ops.Shape{4, 8}, ops.Float32)
 	y := tr.F().Dropout(tr.F().Relu(x), 0.5)
-	cop, err := graph.NewCachedOp(y.(*graph.Symbol), graph.CachedOpOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cop.Forward(true, eager.RandomNormal(4, 8)); err != nil {
+	x2 := eager.RandomNormal(4, 8)
+	cop, _ := compileFor(t, y.(*graph.Symbol), map[string]*eager.NDArray{"x": x2}, false, graph.CompileOptions{})
+	if _, err := cop.Forward(true, x2); err != nil {
 		t.Fatal(err)
 	}
 	head := eager.Ones(4, 8)
 	if _, err := cop.Backward(head); err != nil {
 		t.Fatal(err)
 	}
-	_, err = cop.Backward(head)
+	_, err := cop.Backward(head)
 	if err == nil || !strings.Contains(err.Error(), "random numbers") || !strings.Contains(err.Error(), "run the forward again") {
 		t.Fatalf("a second Backward of a graph with Dropout: got %v, want an error that says why and what to do", err)
 	}

@@ -1,0 +1,348 @@
+package graph
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/hybridgo/hybridgo/eager"
+	"github.com/hybridgo/hybridgo/ops"
+)
+
+// CompileOptions are the flags Hybridize passes on.
+type CompileOptions struct {
+	// StaticAlloc keeps every intermediate buffer across calls instead of
+	// allocating per call (calls on the tape keep theirs until Backward
+	// releases them). Outputs returned by Forward, and by Call outside
+	// the tape, then stay valid only until the next call, and calls must
+	// not overlap.
+	StaticAlloc bool
+	// Passes are the optimisations run on the compiled graph; nil means
+	// DefaultPassOptions (all of them).
+	Passes *PassOptions
+	// Hooked compiles for an op hook (SetOpHook): nothing is fused, so
+	// that the hook sees every op's output.
+	Hooked bool
+}
+
+// A Signature is what a compiled graph is specialised for: the shape and
+// dtype of each input (in CallInputs order) and the inputs whose
+// gradients it leaves out.
+type Signature struct {
+	Shapes []ops.Shape
+	DTypes []ops.DType
+	NoGrad []bool // nil: every input may get a gradient
+}
+
+// SignatureOf is the signature of a call on args. On the autograd tape
+// (onTape), the inputs that need no gradient (the data, as a rule) have
+// theirs left out, so that the backward skips the ops only they need.
+func SignatureOf(args []*eager.NDArray, onTape bool) Signature {
+	s := Signature{Shapes: make([]ops.Shape, len(args)), DTypes: make([]ops.DType, len(args))}
+	for i, a := range args {
+		s.Shapes[i], s.DTypes[i] = a.Shape(), a.DType()
+		if onTape && !a.RequiresGrad() {
+			if s.NoGrad == nil {
+				s.NoGrad = make([]bool, len(args))
+			}
+			s.NoGrad[i] = true
+		}
+	}
+	return s
+}
+
+// CallInputs names the variables a call of sym binds, in the order
+// Compile's signature and the Executable's calls take them: every input
+// but the constants.
+func CallInputs(sym *Symbol) ([]string, error) {
+	var names []string
+	seen := map[string]bool{}
+	for _, n := range sym.Graph().Inputs() {
+		if n.Value != nil {
+			continue
+		}
+		if seen[n.Name] {
+			return nil, fmt.Errorf("graph: two variables are named %q", n.Name)
+		}
+		seen[n.Name] = true
+		names = append(names, n.Name)
+	}
+	return names, nil
+}
+
+// Executable is a graph compiled for one Signature, ready to run many
+// times: MXNet's CachedOp for one set of inputs. Compiling infers every
+// shape, builds the gradient graph, runs the passes over forward and
+// backward together, plans the buffers and numbers every value, so a
+// call runs kernel after kernel with no inference and no maps.
+//
+// Call runs it as one node of the eager autograd tape, so Record and
+// Backward flow through the whole graph. Forward and Backward run it
+// directly, without the tape. An Executable does not compile again: a
+// caller that meets another signature compiles another (a HybridBlock
+// keeps them, keyed by signature).
+type Executable struct {
+	p      *program
+	inputs []string // the variables callers bind, in order (constants excluded)
+	static bool     // StaticAlloc
+
+	mu   sync.Mutex
+	hook *hookSpec
+	// training and frame are the latest Forward's mode and values, which
+	// Backward reads; backwardRan says that a Backward has run on them
+	// already.
+	training    bool
+	frame       []ops.Value
+	backwardRan bool
+}
+
+// Compile compiles sym for calls of signature sig.
+func Compile(sym *Symbol, sig Signature, opts CompileOptions) (*Executable, error) {
+	inputs, err := CallInputs(sym)
+	if err != nil {
+		return nil, err
+	}
+	if len(sig.Shapes) != len(inputs) || len(sig.DTypes) != len(inputs) || sig.NoGrad != nil && len(sig.NoGrad) != len(inputs) {
+		return nil, fmt.Errorf("graph: the graph takes %d inputs (%s); the signature has %d shapes and %d dtypes", len(inputs), strings.Join(inputs, ", "), len(sig.Shapes), len(sig.DTypes))
+	}
+	passes := opts.Passes
+	if passes == nil {
+		d := DefaultPassOptions()
+		passes = &d
+	}
+	p, err := compile(sym.Entries(), inputs, sig.Shapes, sig.DTypes, sig.NoGrad, passes, opts.Hooked)
+	if err != nil {
+		return nil, err
+	}
+	return &Executable{p: p, inputs: inputs, static: opts.StaticAlloc}, nil
+}
+
+// InputNames names the variables a call binds, in the order Call and
+// Forward take their values.
+func (e *Executable) InputNames() []string { return append([]string(nil), e.inputs...) }
+
+// NumOutputs is the number of outputs of a call.
+func (e *Executable) NumOutputs() int { return len(e.p.outSlot) }
+
+// SetOpHook makes every op of the graph report its output (and, with
+// monitorAll, its inputs) to fn as it runs; nil removes the hook. An
+// Executable compiled without CompileOptions.Hooked reports its fused
+// ops as one.
+func (e *Executable) SetOpHook(fn OpHook, monitorAll bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if fn == nil {
+		e.hook = nil
+		return
+	}
+	e.hook = &hookSpec{fn: fn, all: monitorAll}
+}
+
+func (e *Executable) opHook() *hookSpec {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.hook
+}
+
+// check refuses arguments of another signature than the one compiled:
+// other shapes or dtypes, or, on the tape, a gradient that the program
+// leaves out.
+func (e *Executable) check(args []*eager.NDArray, onTape bool) error {
+	if !e.p.accepts(args, onTape) {
+		return fmt.Errorf("graph: the graph was compiled for inputs %s; got %s (compile it again for these)", e.describe(), describeArgs(e.inputs, args))
+	}
+	return nil
+}
+
+// describeArgs names the inputs with the shapes the arrays have.
+func describeArgs(names []string, args []*eager.NDArray) string {
+	parts := make([]string, len(args))
+	for i, a := range args {
+		name := fmt.Sprintf("input %d", i)
+		if i < len(names) {
+			name = names[i]
+		}
+		parts[i] = fmt.Sprintf("%s %v", name, ShapeString(a.Shape(), a.DType()))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (e *Executable) describe() string {
+	p := e.p
+	parts := make([]string, len(p.varSlot))
+	for i, s := range p.varSlot {
+		parts[i] = fmt.Sprintf("%s %v", e.inputs[i], ShapeString(p.shapes[s], p.dtypes[s]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Call runs the graph on the inputs (in InputNames order). Inside Record,
+// when some input needs a gradient, the call is one node of the autograd
+// tape (eager.RecordCall): Backward flows through it into the inputs, and
+// the outputs are new arrays owned by the caller. Any other call runs in
+// the current training mode and keeps nothing: with StaticAlloc its
+// outputs are the executable's own buffers, valid until the next call, as
+// in MXNet, and the call allocates nothing; without, they are new arrays.
+func (e *Executable) Call(args ...*eager.NDArray) ([]*eager.NDArray, error) {
+	onTape := eager.Taped(args)
+	if err := e.check(args, onTape); err != nil {
+		return nil, err
+	}
+	p := e.p
+	training := eager.IsTraining()
+	// A call on the tape keeps its values for its backward, in planned
+	// buffers, even with StaticAlloc, until the tape releases it, and its
+	// frame then goes to a later call on the tape. A call outside the
+	// tape without StaticAlloc keeps nothing once its outputs are copied
+	// out, so its frame serves the next such call at once.
+	var frame []ops.Value
+	dirty := true
+	switch {
+	case onTape:
+		frame, dirty = p.tapeFrame()
+	case e.static:
+		frame = e.staticFrame()
+	default:
+		frame = p.borrowFrame()
+	}
+	p.bind(frame, args)
+	r, unlock := p.randFor()
+	err := p.run(frame, 0, p.nForward, training, r, e.opHook(), dirty)
+	unlock()
+	switch {
+	case onTape:
+		if err != nil {
+			p.returnTapeFrame(frame)
+			return nil, err
+		}
+		out := p.copyOut(frame)
+		eager.RecordCall(&tapeCall{e: e, frame: frame, recycled: dirty, training: training}, args, out)
+		return out, nil
+	case e.static:
+		if err != nil {
+			return nil, err
+		}
+		e.remember(frame, training)
+		return p.arrays(frame, p.outSlot, &p.outArrays), nil
+	default:
+		defer p.returnFrame(frame)
+		if err != nil {
+			return nil, err
+		}
+		return p.copyOut(frame), nil
+	}
+}
+
+// staticFrame returns the one frame of StaticAlloc, made on first use: a
+// program that only ever runs on the tape never needs it.
+func (e *Executable) staticFrame() []ops.Value {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.p.static == nil {
+		e.p.allocateStatic()
+	}
+	return e.p.static
+}
+
+// remember keeps a forward's values for Backward.
+func (e *Executable) remember(frame []ops.Value, training bool) {
+	e.mu.Lock()
+	e.training, e.frame, e.backwardRan = training, frame, false
+	e.mu.Unlock()
+}
+
+// Forward runs the graph on the inputs (in InputNames order) without the
+// autograd tape and returns its outputs. With StaticAlloc the outputs (the
+// slice and its arrays) are the executable's own buffers, valid until the
+// next call, and a call allocates nothing; the values needed by Backward
+// are kept either way.
+func (e *Executable) Forward(training bool, args ...*eager.NDArray) ([]*eager.NDArray, error) {
+	if err := e.check(args, false); err != nil {
+		return nil, err
+	}
+	p := e.p
+	var frame []ops.Value
+	if e.static {
+		frame = e.staticFrame()
+	} else {
+		frame = p.allocate(false) // Backward may follow
+	}
+	p.bind(frame, args)
+	r, unlock := p.randFor()
+	err := p.run(frame, 0, p.nForward, training, r, e.opHook(), e.static)
+	unlock()
+	if err != nil {
+		return nil, err
+	}
+	e.remember(frame, training)
+	return p.arrays(frame, p.outSlot, &p.outArrays), nil
+}
+
+// Backward runs the gradient graph after Forward, with one head gradient
+// per output, and returns the gradient of each input (nil for inputs that
+// get none: integer inputs, auxiliary states and inputs whose gradients
+// the signature leaves out). With StaticAlloc the gradients are the
+// executable's own buffers, valid until the next call, and a call
+// allocates nothing.
+func (e *Executable) Backward(headGrads ...*eager.NDArray) ([]*eager.NDArray, error) {
+	e.mu.Lock()
+	frame, training, again := e.frame, e.training, e.backwardRan
+	e.backwardRan = true
+	e.mu.Unlock()
+	if frame == nil {
+		return nil, fmt.Errorf("graph: Backward needs a Forward first")
+	}
+	p := e.p
+	if err := p.backward(frame, headGrads, training, again, e.opHook(), again || p.static != nil); err != nil {
+		return nil, err
+	}
+	return p.arrays(frame, p.gradSlot, &p.gradArrays), nil
+}
+
+// tapeCall is one call on the autograd tape: its frame holds the
+// forward's values until the tape releases it. recycled says that the
+// frame came from an earlier call, and backwardRan that a backward has
+// run on it (the tape's retainGraph).
+type tapeCall struct {
+	e           *Executable
+	frame       []ops.Value
+	training    bool
+	recycled    bool
+	backwardRan bool
+}
+
+// Backward runs the program's backward part on the call's values and
+// returns copies of the input gradients (the frame serves later calls).
+func (c *tapeCall) Backward(outGrads []*eager.NDArray) ([]*eager.NDArray, error) {
+	if c.frame == nil {
+		return nil, fmt.Errorf("graph: the recorded call was released")
+	}
+	p := c.e.p
+	again := c.backwardRan
+	c.backwardRan = true
+	if err := p.backward(c.frame, outGrads, c.training, again, c.e.opHook(), c.recycled || again); err != nil {
+		return nil, err
+	}
+	grads := make([]*eager.NDArray, len(p.gradSlot))
+	for i, s := range p.gradSlot {
+		if s >= 0 {
+			grads[i] = copyValue(c.frame[s])
+		}
+	}
+	return grads, nil
+}
+
+// Release gives the call's frame to the next call on the tape.
+func (c *tapeCall) Release() {
+	if c.frame != nil {
+		c.e.p.returnTapeFrame(c.frame)
+		c.frame = nil
+	}
+}
+
+// copyValue returns a new array holding v's values.
+func copyValue(v ops.Value) *eager.NDArray {
+	c := ops.NewValue(v.Shape, v.DType)
+	ops.CopyData(c.Data, v.Data)
+	return eager.FromValue(c)
+}
