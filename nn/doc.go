@@ -1,7 +1,8 @@
 // Package nn is MXNet Gluon's block API in Go: blocks, parameters and
 // their initializers, layers, Summary and OptimizeFor, and export and
-// import. It imports ops, eager, graph and format/mxnet (model files), and must not import its
-// sub-packages or anything above it (data, viz, repl).
+// import. It imports ops, eager, graph and format/mxnet (model files),
+// and must not import its sub-packages or anything above it (data, viz,
+// repl).
 //
 // What trains a block lives beside nn, as in Gluon: package nn/loss holds
 // the losses (gluon.loss), nn/optim the Trainer, the optimizers and the
