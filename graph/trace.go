@@ -151,14 +151,19 @@ func (t *Tracer) addNode(op *ops.Op, attrs ops.Attrs, in []Entry) (*Node, error)
 	if err := inferNode(n); err != nil {
 		return nil, err
 	}
-	if fn := traceObserver.Load(); fn != nil && !t.derived {
+	if fn := traceObserver().Load(); fn != nil && !t.derived {
 		(*fn)(n)
 	}
 	return n, nil
 }
 
-// traceObserver is told of every node any tracer records.
-var traceObserver atomic.Pointer[func(*Node)]
+type observerKey struct{}
+
+// traceObserver holds the function told of every node any tracer
+// records, kept in the current eager.State: each REPL session has its own.
+func traceObserver() *atomic.Pointer[func(*Node)] {
+	return eager.CurrentState().Slot(observerKey{}, func() any { return new(atomic.Pointer[func(*Node)]) }).(*atomic.Pointer[func(*Node)])
+}
 
 // SetTraceObserver makes fn see every op node that a Tracer records,
 // once its output shapes and dtypes are inferred, in the order the forward
@@ -166,12 +171,13 @@ var traceObserver atomic.Pointer[func(*Node)]
 // traces. The gradient graphs derived from traced ones are not observed.
 // nil removes the observer. It returns the previous one (nil when
 // there was none). fn runs on the tracing goroutine and must not trace.
+// The observer belongs to the current eager.State, as the names do.
 func SetTraceObserver(fn func(n *Node)) (previous func(n *Node)) {
 	var p *func(*Node)
 	if fn != nil {
 		p = &fn
 	}
-	if old := traceObserver.Swap(p); old != nil {
+	if old := traceObserver().Swap(p); old != nil {
 		return *old
 	}
 	return nil

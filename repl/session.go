@@ -379,6 +379,15 @@ func (s *Session) enter() (leave func()) {
 	}
 }
 
+// InState runs fn with the session's eager.State current, as a cell
+// runs: a front end's command that changes what the session's cells see
+// (the terminal's ":trace on") goes through it.
+func (s *Session) InState(fn func()) {
+	leave := s.enter()
+	defer leave()
+	fn()
+}
+
 // Eval runs a cell: imports, then type and function declarations, then
 // statements (var and const declarations among them) in order. The value
 // of a final expression statement is returned with its display text.

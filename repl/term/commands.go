@@ -241,14 +241,14 @@ func (r *REPL) cmdTrace(c Command) bool {
 	defer r.mu.Unlock()
 	if c.Args[0] == "off" {
 		if r.tracing {
-			graph.SetTraceObserver(nil)
+			r.s.InState(func() { graph.SetTraceObserver(nil) })
 			r.tracing = false
 		}
 		fmt.Fprintln(r.out, "tracing is off")
 		return false
 	}
 	out := r.out
-	graph.SetTraceObserver(func(n *graph.Node) { fmt.Fprintln(out, TraceLine(n)) })
+	r.s.InState(func() { graph.SetTraceObserver(func(n *graph.Node) { fmt.Fprintln(out, TraceLine(n)) }) })
 	r.tracing = true
 	fmt.Fprintln(r.out, "tracing is on: each op is printed as a hybridized block traces it (its first call after Hybridize)")
 	return false
