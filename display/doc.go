@@ -50,7 +50,8 @@
 //
 // # Displaying from a cell
 //
-// The kernel installs a Publisher with SetPublisher; HTML, Markdown, SVG,
+// The kernel installs a Publisher with SetPublisher, in its session's
+// eager.State (each REPL session has its own); HTML, Markdown, SVG,
 // PNG, JSON and Show then send display_data messages, and a Handle sends
 // one display and later replaces it in place (update_display_data with the
 // same display id). Without a publisher (the terminal REPL, go test) each

@@ -10,6 +10,8 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+
+	"github.com/hybridgo/hybridgo/eager"
 )
 
 // Publisher sends bundles to the notebook. The kernel implements it:
@@ -23,21 +25,30 @@ type Publisher interface {
 
 type publisherBox struct{ p Publisher }
 
-var publisher atomic.Pointer[publisherBox]
+type publisherKey struct{}
 
-// SetPublisher installs the publisher that displays go to; nil restores the
-// fallback, which prints each display's text/plain to standard output.
-func SetPublisher(p Publisher) {
-	if p == nil {
-		publisher.Store(nil)
-		return
-	}
-	publisher.Store(&publisherBox{p})
+// publisher holds the current eager.State's publisher: each REPL session
+// (a kernel's, a notebook being written) has its own.
+func publisher() *atomic.Pointer[publisherBox] {
+	return eager.CurrentState().Slot(publisherKey{}, func() any { return new(atomic.Pointer[publisherBox]) }).(*atomic.Pointer[publisherBox])
 }
 
-// CurrentPublisher returns the installed publisher, or nil.
+// SetPublisher installs the publisher that displays go to, in the current
+// eager.State (a REPL session installs it with Session.InState); nil
+// restores the fallback, which prints each display's text/plain to
+// standard output.
+func SetPublisher(p Publisher) {
+	if p == nil {
+		publisher().Store(nil)
+		return
+	}
+	publisher().Store(&publisherBox{p})
+}
+
+// CurrentPublisher returns the publisher installed in the current
+// eager.State, or nil.
 func CurrentPublisher() Publisher {
-	if b := publisher.Load(); b != nil {
+	if b := publisher().Load(); b != nil {
 		return b.p
 	}
 	return nil

@@ -30,9 +30,9 @@
 // own) and the request running; "hybridgo/jupyter" is bound to the kernel
 // when its session starts (repl.Options.Packages), so its functions act
 // on that kernel alone. Package display's publisher, which sends
-// display.HTML, handles and progress bars to the notebook, is still
-// process-wide: New installs one for the kernel it makes, so a process
-// serves one kernel.
+// display.HTML, handles and progress bars to the notebook, lives in the
+// session's state too: New installs one in it, so two kernels in one
+// process publish each to its own notebook.
 //
 // `hybridgo kernel install` writes the kernelspec; Jupyter then starts
 // `hybridgo kernel CONNECTION_FILE`.

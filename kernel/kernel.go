@@ -110,11 +110,11 @@ func New(ci *ConnectionInfo, logger *log.Logger) (*Kernel, error) {
 	}
 	k.out = newStreamWriter(k, "stdout")
 	k.errw = newStreamWriter(k, "stderr")
-	display.SetPublisher(publisher{k})
 	s, err := repl.NewSession(repl.Options{Stdout: k.out, Stderr: k.errw, Packages: k.cellPackage()})
 	if err != nil {
 		return nil, err
 	}
+	s.InState(func() { display.SetPublisher(publisher{k}) })
 	k.repl = s
 	ctx := context.Background()
 	k.shell = zmq4.NewRouter(ctx)

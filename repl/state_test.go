@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	disp "github.com/hybridgo/hybridgo/display"
 	"github.com/hybridgo/hybridgo/eager"
+	"github.com/hybridgo/hybridgo/graph"
 )
 
 const stateNet = `type Net struct {
@@ -79,5 +81,37 @@ func TestSessionsAreIndependent(t *testing.T) {
 	}
 	if err := b.fails("onlyInA"); !strings.Contains(err.Error(), "undefined: onlyInA") {
 		t.Errorf("b reading a's variable: %v, want undefined: onlyInA", err)
+	}
+}
+
+// publishedCount counts the displays a session's publisher receives.
+type publishedCount struct{ n int }
+
+func (p *publishedCount) Display(disp.Bundle, string, bool) { p.n++ }
+
+// What a front end installs in its session with InState (the terminal's
+// trace observer, the kernel's display publisher) reaches that session's
+// cells and no other session's.
+func TestFrontEndSettingsStayInTheirSession(t *testing.T) {
+	a, b := newTestSession(t), newTestSession(t)
+	var traced []string
+	pub := &publishedCount{}
+	a.InState(func() {
+		graph.SetTraceObserver(func(n *graph.Node) { traced = append(traced, n.Op.Name()) })
+		disp.SetPublisher(pub)
+	})
+	hybridRelu := `x := nd.Ones(2, 3); net := nn.NewHybridLambda(func(F ops.F, x ops.Tensor) ops.Tensor { return F.Relu(x) }); net.Hybridize(); _ = net.Forward(x)`
+	b.must(hybridRelu)
+	b.must(`display.HTML("<b>b</b>")`)
+	if len(traced) != 0 || pub.n != 0 {
+		t.Fatalf("b's cells reached a's observer (%v) or publisher (%d displays)", traced, pub.n)
+	}
+	a.must(hybridRelu)
+	a.must(`display.HTML("<b>a</b>")`)
+	if len(traced) != 1 || traced[0] != "relu" || pub.n != 1 {
+		t.Errorf("a's cells: observer saw %v, publisher %d displays; want [relu] and 1", traced, pub.n)
+	}
+	if graph.SetTraceObserver(nil) != nil || disp.CurrentPublisher() != nil {
+		t.Error("a's settings leaked into the process's own state")
 	}
 }

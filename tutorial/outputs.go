@@ -19,19 +19,13 @@ import (
 // and its value as execute_result, a MIME bundle from display.Render.
 // A cell that fails is an error naming its line: a notebook is not
 // written with a broken cell.
-//
-// It installs its own display publisher while it runs, so it must not
-// run beside a Jupyter kernel in the same process.
 func ToNotebookWithOutputs(ctx context.Context, t *Tutorial) ([]byte, error) {
 	rec := &recorder{}
-	prev := display.CurrentPublisher()
-	display.SetPublisher(rec)
-	defer display.SetPublisher(prev)
-
 	s, err := repl.NewSession(repl.Options{Stdout: rec.stream("stdout"), Stderr: rec.stream("stderr")})
 	if err != nil {
 		return nil, err
 	}
+	s.InState(func() { display.SetPublisher(rec) }) // the session's displays are recorded
 	outputs := map[int]*cellOutputs{}
 	count := 0
 	for i, st := range t.Steps {
