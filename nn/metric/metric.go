@@ -31,6 +31,13 @@ func (a *average) Get() (string, float64) {
 
 func (a *average) Reset() { a.sum, a.n = 0, 0 }
 
+// String shows the metric as MXNet prints one: its name and value
+// ("EvalMetric: {'accuracy': 0.75}"), NaN before any update.
+func (a *average) String() string {
+	_, v := a.Get()
+	return fmt.Sprintf("EvalMetric: {'%s': %v}", a.name, v)
+}
+
 func checkBatch(name string, labels, preds *eager.NDArray) error {
 	if labels == nil || preds == nil {
 		return fmt.Errorf("%s: Update needs labels and predictions", name)

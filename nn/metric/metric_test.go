@@ -86,5 +86,9 @@ func ExampleNewAccuracy() {
 	}
 	name, value := acc.Get()
 	fmt.Printf("%s %.3f\n", name, value)
-	// Output: accuracy 0.667
+	acc.Reset()
+	fmt.Println(acc) // as MXNet prints a metric
+	// Output:
+	// accuracy 0.667
+	// EvalMetric: {'accuracy': NaN}
 }
