@@ -9,6 +9,15 @@ import (
 	"github.com/hybridgo/hybridgo/ops"
 )
 
+// The test binary is also the REPL's worker process, as hybridgo is its
+// own (the REPL starts its executable with the argument "worker").
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "worker" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
 func runCmd(args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
 	code = run(args, &out, &errb)

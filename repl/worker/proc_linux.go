@@ -1,0 +1,52 @@
+package worker
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// addressSpace is the process's virtual size (VmSize) in bytes.
+func addressSpace() int64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmSize:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// limitAddressSpace caps the process's address space (RLIMIT_AS) at n
+// bytes more than it has now: an allocation past it fails, and the Go
+// runtime ends the process with "out of memory". What the process has
+// reserved already (the Go runtime's and the C library's reservations,
+// over a gigabyte of address space that uses little memory) does not
+// count against n.
+func limitAddressSpace(n int64) {
+	var old syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_AS, &old) != nil {
+		return
+	}
+	lim := syscall.Rlimit{Cur: uint64(addressSpace() + n), Max: old.Max}
+	if old.Max < lim.Cur {
+		lim.Cur = old.Max
+	}
+	syscall.Setrlimit(syscall.RLIMIT_AS, &lim)
+}
+
+// detach starts the worker in a process group of its own, so that the
+// terminal's Ctrl-C reaches the front end alone (which turns it into an
+// interrupt request).
+func detach(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}
