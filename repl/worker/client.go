@@ -50,9 +50,11 @@ type Client struct {
 
 	mu     sync.Mutex // one request at a time
 	nextID int
-	inputs int      // execute and eval requests sent, numbering the cells
-	last   string   // the last of them
-	cells  []string // the worker session's Cells
+	inputs int    // execute and eval requests sent, numbering the cells
+	last   string // the last of them
+
+	cellsMu sync.Mutex
+	cells   []string // the worker session's Cells, as its messages said
 }
 
 // proc is one worker process.
@@ -63,7 +65,8 @@ type proc struct {
 	enc       *json.Encoder
 	out, errs *stream
 	replies   chan *Message
-	running   atomic.Int64 // the id of the request running, 0 when none
+	running   atomic.Int64  // the id of the request running, 0 when none
+	read      chan struct{} // closed when the messages were all read
 
 	done   chan struct{} // closed when the process ended and was diagnosed
 	cause  Cause
@@ -110,28 +113,51 @@ func (c *Client) spawn() (*proc, error) {
 		}
 		argv = []string{exe, "worker"}
 	}
-	var files [8]*os.File // reqR, reqW, msgR, msgW, outR, outW, errR, errW
-	for i := 0; i < len(files); i += 2 {
-		r, w, err := os.Pipe()
-		if err != nil {
-			closeAll(files[:i])
-			return nil, fmt.Errorf("worker: %w", err)
+	var pipes []*os.File
+	var err error
+	pipe := func() (*os.File, *os.File) {
+		r, w, perr := os.Pipe()
+		if perr != nil {
+			err = perr
+			return nil, nil
 		}
-		files[i], files[i+1] = r, w
+		pipes = append(pipes, r, w)
+		return r, w
 	}
-	reqR, reqW, msgR, msgW, outR, outW, errR, errW := files[0], files[1], files[2], files[3], files[4], files[5], files[6], files[7]
+	reqR, reqW := pipe()
+	msgR, msgW := pipe()
+	errR, errW := pipe()
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdout, cmd.Stderr = outW, errW
-	cmd.ExtraFiles = []*os.File{reqR, msgW} // fds 3 and 4
 	// One arena of the C library's malloc: each takes 64 MiB of the
 	// address space that the memory limit caps.
 	cmd.Env = append(os.Environ(), memoryEnv+"="+strconv.FormatInt(max(c.limit, 0), 10), "MALLOC_ARENA_MAX=1")
+	// A terminal is the worker's own stdout, so that what cells draw
+	// there (progress bars) sees a terminal; the sync marks go to stderr
+	// alone then, and the terminal has the output when the write returns.
+	var outR, outW *os.File
+	if f, ok := c.opts.Stdout.(*os.File); ok && directStdout(f) {
+		cmd.Stdout = f
+		cmd.Env = append(cmd.Env, stdoutEnv+"=terminal")
+	} else {
+		outR, outW = pipe()
+		cmd.Stdout = outW
+	}
+	cmd.Stderr = errW
+	cmd.ExtraFiles = []*os.File{reqR, msgW} // fds 3 and 4
 	detach(cmd)
-	err := cmd.Start()
-	closeAll([]*os.File{reqR, msgW, outW, errW}) // the worker's ends
+	if err == nil {
+		err = cmd.Start()
+	}
 	if err != nil {
-		closeAll([]*os.File{reqW, msgR, outR, errR})
+		for _, f := range pipes {
+			f.Close()
+		}
 		return nil, fmt.Errorf("worker: %w", err)
+	}
+	for _, f := range []*os.File{reqR, msgW, errW, outW} {
+		if f != nil {
+			f.Close() // the worker's ends
+		}
 	}
 	dest := func(w io.Writer) func() io.Writer {
 		return func() io.Writer {
@@ -144,9 +170,13 @@ func (c *Client) spawn() (*proc, error) {
 	p := &proc{
 		cmd: cmd, reqs: reqW, enc: json.NewEncoder(reqW),
 		out: newStream(dest(c.opts.Stdout), false), errs: newStream(dest(c.opts.Stderr), true),
-		replies: make(chan *Message, 4), done: make(chan struct{}),
+		replies: make(chan *Message, 4), done: make(chan struct{}), read: make(chan struct{}),
 	}
-	go func() { p.out.copy(outR); outR.Close() }()
+	if outR != nil {
+		go func() { p.out.copy(outR); outR.Close() }()
+	} else {
+		p.out.copy(strings.NewReader("")) // nothing to copy: the stream has ended
+	}
 	go func() { p.errs.copy(errR); errR.Close() }()
 	go c.readMessages(p, msgR)
 	go p.wait()
@@ -159,14 +189,6 @@ func (c *Client) spawn() (*proc, error) {
 		return p, nil
 	case <-p.done:
 		return nil, c.death(p, origin{})
-	}
-}
-
-func closeAll(fs []*os.File) {
-	for _, f := range fs {
-		if f != nil {
-			f.Close()
-		}
 	}
 }
 
@@ -204,7 +226,8 @@ func (p *proc) send(q Request) error {
 }
 
 // stop ends the process: closing its requests ends it, and if it does not
-// end soon (a compiled call that does not return), it is killed.
+// end soon (a compiled call that does not return), it is killed. Its
+// messages are all read when stop returns.
 func (p *proc) stop() {
 	p.wmu.Lock()
 	p.reqs.Close()
@@ -215,11 +238,13 @@ func (p *proc) stop() {
 		p.cmd.Process.Kill()
 		<-p.done
 	}
+	<-p.read
 }
 
 // readMessages reads the worker's messages, each once the output before
 // it was copied, until the worker ends.
 func (c *Client) readMessages(p *proc, r *os.File) {
+	defer close(p.read)
 	defer r.Close()
 	dec := json.NewDecoder(r)
 	for {
@@ -236,6 +261,11 @@ func (c *Client) readMessages(p *proc, r *os.File) {
 			}
 		case TypeInputRequest:
 			go c.answer(p, m)
+		case TypeCellsChanged:
+			c.cellsMu.Lock()
+			keep := min(m.Cells.Keep, len(c.cells))
+			c.cells = append(c.cells[:keep:keep], m.Cells.Add...)
+			c.cellsMu.Unlock()
 		default:
 			p.replies <- m
 		}
@@ -283,10 +313,6 @@ func (c *Client) call(q Request, o origin) (*Message, error) {
 			return nil, c.death(p, o)
 		}
 	}
-	if d := m.Cells; d != nil {
-		keep := min(d.Keep, len(c.cells))
-		c.cells = append(c.cells[:keep:keep], d.Add...)
-	}
 	return m, nil
 }
 
@@ -294,7 +320,8 @@ func (c *Client) call(q Request, o origin) (*Message, error) {
 func (c *Client) death(p *proc, o origin) *Death {
 	d := &Death{Cause: p.cause, Detail: p.detail, Input: o.n, Text: o.text, During: o.running, Limit: c.limit}
 	if d.Cause == StackOverflow && o.n > 0 {
-		d.Func = recursiveCallee(c.cells, o.text)
+		<-p.read
+		d.Func = recursiveCallee(c.session(), o.text)
 	}
 	return d
 }
@@ -389,11 +416,16 @@ func (c *Client) Vars() []repl.Var {
 	return nil
 }
 
-// Cells returns the worker session's Cells, as of its last reply: what a
-// restart replays.
+// Cells returns the worker session's Cells: what a restart replays.
 func (c *Client) Cells() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.ask(Request{Type: TypeCells}) // the changes before it are in
+	return c.session()
+}
+
+// session is the worker session's Cells as its messages said.
+func (c *Client) session() []string {
+	c.cellsMu.Lock()
+	defer c.cellsMu.Unlock()
 	return append([]string(nil), c.cells...)
 }
 
@@ -505,7 +537,9 @@ func (c *Client) Restart(replay bool) (*Restored, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	start := time.Now()
-	cells := c.cells
+	c.call(Request{Type: TypeCells}, c.lastInput()) // a live worker's last changes
+	c.p.Load().stop()
+	cells := c.session()
 	if !replay {
 		cells = nil
 	}
@@ -514,7 +548,9 @@ func (c *Client) Restart(replay bool) (*Restored, error) {
 	left := map[int]bool{}
 	for deaths := 0; ; {
 		c.p.Load().stop()
+		c.cellsMu.Lock()
 		c.cells = nil
+		c.cellsMu.Unlock()
 		p, err := c.spawn()
 		if err != nil {
 			return nil, err
@@ -527,7 +563,7 @@ func (c *Client) Restart(replay bool) (*Restored, error) {
 			if left[i] {
 				continue
 			}
-			m, err := c.call(Request{Type: TypeEval, Code: cell}, origin{i + 1, cell, true})
+			m, err := c.call(Request{Type: TypeEval, Code: cell, Quiet: true}, origin{i + 1, cell, true})
 			var d *Death
 			switch {
 			case errors.As(err, &d):

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // addressSpace is the process's virtual size (VmSize) in bytes.
@@ -49,4 +51,33 @@ func limitAddressSpace(n int64) {
 // interrupt request).
 func detach(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}
+
+// directStdout reports whether the worker should write to f itself: a
+// terminal, so that what cells draw there (progress bars) sees one.
+func directStdout(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// silenceStdout points file descriptor 1 at /dev/null until restore is
+// called: a replay's output, when stdout is the terminal itself.
+func silenceStdout() (restore func()) {
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		return func() {}
+	}
+	defer null.Close()
+	saved, err := unix.Dup(1)
+	if err != nil {
+		return func() {}
+	}
+	if unix.Dup2(int(null.Fd()), 1) != nil {
+		unix.Close(saved)
+		return func() {}
+	}
+	return func() {
+		unix.Dup2(saved, 1)
+		unix.Close(saved)
+	}
 }

@@ -9,12 +9,13 @@ import (
 // Request types: what the front end asks of the worker (Request.Type).
 const (
 	TypeExecute    = "execute"     // Code: a whole input of the terminal REPL, a command or a cell; reply: Quit
-	TypeEval       = "eval"        // Code: a cell for Session.Eval; Render: its value as a MIME bundle; reply: HasValue, Text, Bundle, Error
+	TypeEval       = "eval"        // Code: a cell for Session.Eval; Render: its value as a MIME bundle; Quiet: no output (a replay); reply: HasValue, Text, Bundle, Error
 	TypeComplete   = "complete"    // Code, Pos; reply: Matches, Start
 	TypeIsComplete = "is_complete" // Code; reply: Status, Indent
 	TypeDoc        = "doc"         // Code: a name; reply: Text, Found
 	TypeVars       = "vars"        // reply: Vars
 	TypeReset      = "reset"       // reply: Error
+	TypeCells      = "cells"       // reply: nothing, after the cells_changed messages of the requests before it
 	TypeInterrupt  = "interrupt"   // no reply: the running execute or eval stops, as when Eval's context ends
 	TypeInputReply = "input_reply" // Value, or Error: the answer to an input_request
 )
@@ -25,6 +26,7 @@ const (
 	TypeReply        = "reply"         // the answer to request ID
 	TypeDisplay      = "display"       // package display's output during request ID: Bundle, DisplayID, Update
 	TypeInputRequest = "input_request" // a cell asks for a line of input: Prompt, Password
+	TypeCellsChanged = "cells_changed" // after the reply to execute, eval or reset that changed the session's Cells: Cells
 )
 
 // Request is a message from the front end to the worker: one JSON object
@@ -35,6 +37,7 @@ type Request struct {
 	Code    string `json:"code,omitempty"`
 	Pos     int    `json:"pos,omitempty"`
 	Render  bool   `json:"render,omitempty"`
+	Quiet   bool   `json:"quiet,omitempty"`
 	Columns int    `json:"columns,omitempty"` // the terminal's width, for what execute draws
 	Value   string `json:"value,omitempty"`
 	Error   string `json:"error,omitempty"`
@@ -111,6 +114,10 @@ func cellError(err error) *CellError {
 	}
 	return &CellError{Kind: kind, Message: err.Error()}
 }
+
+// stdoutEnv says "terminal" to a worker whose stdout is the front end's
+// terminal: it writes sync marks to stderr alone.
+const stdoutEnv = "HYBRIDGO_WORKER_STDOUT"
 
 // syncMark is what the worker writes to its stdout and stderr before each
 // message (see Message.Sync); the front end takes it out of the streams.

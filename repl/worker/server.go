@@ -42,6 +42,10 @@ func Main(setup Setup) int {
 		return 2
 	}
 	srv := &Server{enc: json.NewEncoder(msgs), stdout: os.Stdout, stderr: os.Stderr, inputs: make(chan Request, 1)}
+	if os.Getenv(stdoutEnv) == "terminal" {
+		srv.stdout, srv.direct = io.Discard, true // no marks on the terminal
+	}
+	os.Unsetenv(stdoutEnv)
 	s, in, err := setup(srv)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hybridgo worker:", err)
@@ -62,6 +66,7 @@ type Server struct {
 	wmu            sync.Mutex // one message at a time, with its sync mark
 	enc            *json.Encoder
 	stdout, stderr io.Writer
+	direct         bool // stdout is the front end's terminal
 	syncs          int
 
 	mu        sync.Mutex
@@ -82,6 +87,14 @@ func (srv *Server) serve(r io.Reader) {
 	go func() {
 		for q := range work {
 			srv.send(srv.handle(q))
+			// Cells costs a microsecond a cell: it is reported after the
+			// reply, while the front end shows it.
+			switch q.Type {
+			case TypeExecute, TypeEval, TypeReset:
+				if d := srv.cellsDelta(); d != nil {
+					srv.send(&Message{Type: TypeCellsChanged, ID: q.ID, Cells: d})
+				}
+			}
 		}
 	}()
 	dec := json.NewDecoder(r)
@@ -154,8 +167,10 @@ func (srv *Server) handle(q Request) *Message {
 		_, end := srv.begin(q)
 		m.Quit = srv.in.Execute(q.Code)
 		end()
-		m.Cells = srv.cellsDelta()
 	case TypeEval:
+		if q.Quiet && srv.direct {
+			defer silenceStdout()()
+		}
 		ctx, end := srv.begin(q)
 		res, err := srv.s.Eval(ctx, q.Code)
 		end()
@@ -166,7 +181,6 @@ func (srv *Server) handle(q Request) *Message {
 				m.Bundle = render(res.Value)
 			}
 		}
-		m.Cells = srv.cellsDelta()
 	case TypeComplete:
 		m.Matches, m.Start = srv.s.Complete(q.Code, q.Pos)
 	case TypeIsComplete:
@@ -177,7 +191,7 @@ func (srv *Server) handle(q Request) *Message {
 		m.Vars = srv.s.Vars()
 	case TypeReset:
 		m.Error = cellError(srv.s.Reset())
-		m.Cells = srv.cellsDelta()
+	case TypeCells:
 	default:
 		m.Error = &CellError{Kind: "error", Message: fmt.Sprintf("unknown request %q", q.Type)}
 	}

@@ -102,8 +102,8 @@ func TestFatalCellsRestoreTheSession(t *testing.T) {
 			[]string{"out of memory allocating 40 GiB in cell 3 (b := make([]byte, 40<<30))", "the limit is 1 GiB"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			wk, _, errOut := client(t, worker.Options{})
-			execute(t, wk, `import "hybridgo/crashtest"`)
+			wk, out, errOut := client(t, worker.Options{})
+			execute(t, wk, `import "hybridgo/crashtest"; fmt.Println("printed once")`)
 			execute(t, wk, "x := 41")
 			if c.before != "" {
 				execute(t, wk, c.before)
@@ -130,6 +130,9 @@ func TestFatalCellsRestoreTheSession(t *testing.T) {
 			}
 			if got := value(t, wk, "x + 1"); got != "42" {
 				t.Errorf("x + 1 = %q after the restart", got)
+			}
+			if out.String() != "printed once\n" {
+				t.Errorf("stdout %q: the replay was not silent", out.String())
 			}
 		})
 	}
