@@ -53,7 +53,11 @@
 // Errors carry the line and column within the cell (*CompileError). A
 // panic comes back as *PanicError with the interpreted frames it crossed,
 // and the session carries on. A cancelled context stops a running cell
-// (ErrInterrupted); the variables stay.
+// (ErrInterrupted); the variables stay. What no session can survive (a
+// stack overflow, running out of memory, a panic in a goroutine of
+// compiled code) ends the process: the terminal REPL therefore runs its
+// session in a worker process (package repl/worker), which its front end
+// restarts, replaying Cells.
 //
 // # The interpreter's gaps, and how they are closed
 //

@@ -40,7 +40,7 @@ var stdin = os.Stdin
 
 // run executes one command line and returns the process exit code.
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") && !isHelpOrVersion(args[0]) {
+	if len(args) == 0 {
 		return runREPL(args, stdout, stderr)
 	}
 	switch args[0] {
@@ -73,17 +73,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		printUsage(stdout)
 		return 0
 	}
+	if strings.HasPrefix(args[0], "-") { // the REPL's flags
+		return runREPL(args, stdout, stderr)
+	}
 	fmt.Fprintf(stderr, "hybridgo: unknown command %q\n\n", args[0])
 	printUsage(stderr)
 	return 2
-}
-
-func isHelpOrVersion(arg string) bool {
-	switch arg {
-	case "-h", "-help", "--help", "-version", "--version":
-		return true
-	}
-	return false
 }
 
 // runREPL is the REPL with its flags.
@@ -118,11 +113,9 @@ func printUsage(w io.Writer) {
                            the other hybridgo packages imported (:help inside
                            lists them and its commands); reads
                            statements without prompts when stdin is not a terminal.
-                           Cells run in a worker process: when one ends it (a stack
-                           overflow, out of memory), the REPL says why, starts a new
-                           one and runs the earlier cells again, unless -no-replay.
-                           -memory limits the worker's memory: a size (8GiB), a
-                           percentage of physical memory (default 75%), or off
+                           A cell that ends its worker process is reported and the
+                           cells are replayed in a new one, unless -no-replay;
+                           -memory: the worker's limit (8GiB, 50%, off; default 75%)
   hybridgo repl [flags]    the same
   hybridgo bench [flags]   time the tutorial's LeNet from interpreted code:
                            forward and a training step, eager and hybridized
