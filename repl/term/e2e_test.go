@@ -18,12 +18,7 @@ import (
 // interrupts an endless loop with Ctrl-C, survives a panic, redefines a
 // method, and quits with Ctrl-D.
 func TestTerminalSession(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and drives it in tmux")
-	}
-	if !tmuxtest.Available() {
-		t.Skip("tmux is not installed (apt-get install tmux, or make deps): the terminal end-to-end test is skipped")
-	}
+	skipWithoutTmux(t)
 	dir := t.TempDir()
 	bin := tmuxtest.Build(t, dir)
 	tm := startTmux(t, dir, bin)
@@ -167,6 +162,18 @@ g := Greeter{"gopher"}`)
 	}
 }
 
+// skipWithoutTmux skips the end-to-end tests in -short mode and without
+// tmux, saying why.
+func skipWithoutTmux(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary and drives it in tmux")
+	}
+	if !tmuxtest.Available() {
+		t.Skip("tmux is not installed (apt-get install tmux, or make deps): the terminal end-to-end test is skipped")
+	}
+}
+
 // tmux is the REPL in a tmux pane, with the REPL's prompts understood.
 type tmux struct {
 	*tmuxtest.Pane
@@ -236,12 +243,7 @@ func (tm *tmux) noErrors() {
 // the variables are back after the replay. :restart -no-replay empties
 // the session.
 func TestTerminalSurvivesFatalCells(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and drives it in tmux")
-	}
-	if !tmuxtest.Available() {
-		t.Skip("tmux is not installed (apt-get install tmux, or make deps): the terminal end-to-end test is skipped")
-	}
+	skipWithoutTmux(t)
 	dir := t.TempDir()
 	tm := startTmux(t, dir, tmuxtest.Build(t, dir)+" -memory 2GiB")
 	tm.typeLine("x := 41")

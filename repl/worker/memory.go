@@ -18,19 +18,21 @@ const DefaultMemoryPercent = 75
 
 // PhysicalMemory returns the machine's memory (MemTotal in /proc/meminfo)
 // in bytes, 0 where it is not known.
-func PhysicalMemory() int64 {
-	f, err := os.Open("/proc/meminfo")
+func PhysicalMemory() int64 { return procBytes("/proc/meminfo", "MemTotal:") }
+
+// procBytes reads a "Key:   123 kB" line of a /proc file, in bytes; 0
+// when there is none.
+func procBytes(file, key string) int64 {
+	f, err := os.Open(file)
 	if err != nil {
 		return 0
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "MemTotal:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			if err == nil {
-				return kb << 10
-			}
+		if rest, ok := strings.CutPrefix(sc.Text(), key); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb << 10
 		}
 	}
 	return 0

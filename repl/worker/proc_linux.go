@@ -1,32 +1,15 @@
 package worker
 
 import (
-	"bufio"
 	"os"
 	"os/exec"
-	"strconv"
-	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
 // addressSpace is the process's virtual size (VmSize) in bytes.
-func addressSpace() int64 {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmSize:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
-}
+func addressSpace() int64 { return procBytes("/proc/self/status", "VmSize:") }
 
 // limitAddressSpace caps the process's address space (RLIMIT_AS) at n
 // bytes more than it has now: an allocation past it fails, and the Go
