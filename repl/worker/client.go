@@ -447,10 +447,11 @@ func (c *Client) Reset() error {
 // context stops Session.Eval. It reports whether one was running.
 func (c *Client) Interrupt() bool {
 	p := c.p.Load()
-	if p == nil || p.running.Load() == 0 || p.dead() {
+	id := p.running.Load()
+	if id == 0 || p.dead() {
 		return false
 	}
-	p.send(Request{Type: TypeInterrupt})
+	p.send(Request{Type: TypeInterrupt, ID: int(id)})
 	return true
 }
 

@@ -16,7 +16,7 @@ const (
 	TypeVars       = "vars"        // reply: Vars
 	TypeReset      = "reset"       // reply: Error
 	TypeCells      = "cells"       // reply: nothing, after the cells_changed messages of the requests before it
-	TypeInterrupt  = "interrupt"   // no reply: the running execute or eval stops, as when Eval's context ends
+	TypeInterrupt  = "interrupt"   // ID: the execute or eval request to stop, as when Eval's context ends; no reply
 	TypeInputReply = "input_reply" // Value, or Error: the answer to an input_request
 )
 

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/hybridgo/hybridgo/display"
 	"github.com/hybridgo/hybridgo/repl"
@@ -71,6 +72,7 @@ type Server struct {
 
 	mu        sync.Mutex
 	cur       int // the request running, 0 when none
+	early     int // a request interrupted before it began
 	ctx       context.Context
 	interrupt func()
 	inputs    chan Request // input_reply messages
@@ -106,8 +108,10 @@ func (srv *Server) serve(r io.Reader) {
 		switch q.Type {
 		case TypeInterrupt:
 			srv.mu.Lock()
-			if srv.interrupt != nil {
+			if srv.cur == q.ID && srv.interrupt != nil {
 				srv.interrupt()
+			} else {
+				srv.early = q.ID // the request has not begun yet
 			}
 			srv.mu.Unlock()
 		case TypeInputReply:
@@ -132,22 +136,37 @@ func (srv *Server) send(m *Message) {
 	srv.enc.Encode(m)
 }
 
-// begin makes q the running request; end clears it.
+// begin makes q the running request; end clears it. An interrupt
+// cancels ctx; for an execute request it also interrupts the REPL,
+// trying again until the REPL's cell has started (or the request ended).
 func (srv *Server) begin(q Request) (ctx context.Context, end func()) {
 	ctx, cancel := context.WithCancel(context.Background())
+	ended := make(chan struct{})
 	srv.mu.Lock()
 	srv.cur, srv.ctx = q.ID, ctx
 	srv.interrupt = func() {
 		cancel()
 		if q.Type == TypeExecute && srv.in != nil {
-			srv.in.Interrupt()
+			go func() {
+				for !srv.in.Interrupt() {
+					select {
+					case <-ended:
+						return
+					case <-time.After(10 * time.Millisecond):
+					}
+				}
+			}()
 		}
+	}
+	if srv.early == q.ID {
+		srv.interrupt()
 	}
 	srv.mu.Unlock()
 	return ctx, func() {
 		srv.mu.Lock()
 		srv.cur, srv.ctx, srv.interrupt = 0, nil, nil
 		srv.mu.Unlock()
+		close(ended)
 		cancel()
 	}
 }
