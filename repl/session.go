@@ -83,6 +83,7 @@ type Session struct {
 	history []*record
 	runMode bool        // a func main is renamed (see Run)
 	current *parsedCell // the cell being run
+	cells   int         // the cells evaluated so far, the current one included
 }
 
 // world is one interpreter and what is known about it.
@@ -311,7 +312,7 @@ func (w *world) eval(ctx context.Context, src string) (v reflect.Value, err erro
 		defer close(done)
 		defer func() {
 			if r := recover(); r != nil {
-				err = &PanicError{Value: fmt.Sprintf("%v (inside the interpreter)\n%s", r, debug.Stack())}
+				err = &InternalError{Value: r, Stack: string(debug.Stack())}
 			}
 		}()
 		w.stderr.begin()
@@ -331,7 +332,7 @@ func (w *world) eval(ctx context.Context, src string) (v reflect.Value, err erro
 	}
 	var p interp.Panic
 	if errors.As(err, &p) {
-		return reflect.Value{}, &PanicError{Value: p.Value, Frames: frames}
+		return reflect.Value{}, runPanic(p, frames)
 	}
 	return v, err
 }
@@ -401,29 +402,58 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	defer s.mu.Unlock()
 	leave := s.enter()
 	defer leave()
+	s.cells++
+	snap := snapshot(s.in.in)
+	defer func() {
+		if p := recover(); p != nil {
+			snap.restore()
+			err = &InternalError{Value: p, Stack: string(debug.Stack())}
+		}
+		var ie *InternalError
+		if errors.As(err, &ie) && ie.Cell == "" {
+			ie.Cell = cell
+		}
+	}()
+	res, pc, err := s.evalCell(ctx, cell)
+	if err != nil && !ranPartly(err) {
+		snap.restore()
+	}
+	if err != nil && pc != nil {
+		err = s.plainError(pc, err)
+	}
+	return res, err
+}
+
+// evalCell parses, checks and runs a cell; pc is the parsed cell, nil
+// when it does not parse.
+func (s *Session) evalCell(ctx context.Context, cell string) (Result, *parsedCell, error) {
 	pc, err := parseCell(cell)
 	if err != nil {
-		return Result{}, err
+		return Result{}, nil, err
 	}
 	if err := s.checkUnsupported(pc); err != nil {
-		return Result{}, err
+		return Result{}, pc, err
+	}
+	if err := s.checkAsGo(pc); err != nil {
+		return Result{}, pc, err
 	}
 	if pc, err = typeConstantArgs(pc); err != nil {
-		return Result{}, err
+		return Result{}, pc, err
 	}
 	if s.runMode {
 		renameMain(pc)
 	}
 	redefined, same := s.redefinitions(pc)
 	if len(redefined) > 0 {
-		return s.replay(ctx, pc, redefined)
+		res, err := s.replay(ctx, pc, redefined)
+		return res, pc, err
 	}
-	res, err = s.run(ctx, s.in, pc, nil, nil)
+	res, err := s.run(ctx, s.in, pc, nil, nil)
 	if err != nil {
-		return Result{}, err
+		return Result{}, pc, err
 	}
 	s.commit(pc, same)
-	return res, nil
+	return res, pc, nil
 }
 
 // commit records a cell that ran, marking the declarations it replaced.
@@ -601,8 +631,7 @@ var posRE = regexp.MustCompile(`^(?:[^\s:]*\.go:)?(\d+):(\d+): `)
 // cellRuntimeError maps the positions of an interpreter error to the
 // cell's lines (the text handed over had one header line).
 func cellRuntimeError(err error, src string) error {
-	var pe *PanicError
-	if errors.As(err, &pe) || errors.Is(err, ErrInterrupted) {
+	if passThrough(err) {
 		return err
 	}
 	msg := err.Error()
@@ -612,18 +641,8 @@ func cellRuntimeError(err error, src string) error {
 	}
 	line, _ := strconv.Atoi(m[1])
 	col, _ := strconv.Atoi(m[2])
-	text := strings.TrimSpace(msg[len(m[0]):])
-	if text == "constant definition loop" || text == "variable definition loop" {
-		text += definitionLoopHint
-	}
-	return clampError(line-1, col, text, src)
+	return clampError(line-1, col, strings.TrimSpace(msg[len(m[0]):]), src)
 }
-
-// definitionLoopHint explains the interpreter's "definition loop" error,
-// which it gives for a variable declared at a cell's top level from an
-// index expression, such as n := x.Shape()[0] (yaegi issue 1437).
-const definitionLoopHint = ": the interpreter cannot declare a variable at a cell's top level from an " +
-	"index expression (x := s[i]); declare it first and assign it (var n int; n = s[i]), or index inside a function"
 
 func stripPos(msg string) string {
 	if m := posRE.FindStringSubmatch(msg); m != nil {
