@@ -411,7 +411,7 @@ func embeddedField(f reflect.StructField) bool {
 // exportsOf returns the symbol table of a package the session can import.
 func (s *Session) exportsOf(path string) map[string]reflect.Value {
 	key := path + "/" + packageName(path)
-	for _, table := range []map[string]map[string]reflect.Value{stdlib.Symbols, symbols.Symbols, Symbols, s.opts.Packages} {
+	for _, table := range []map[string]map[string]reflect.Value{stdlib.Symbols, symbols.Symbols, Symbols, s.opts.Packages, s.runtime()} {
 		if m, ok := table[key]; ok {
 			return m
 		}

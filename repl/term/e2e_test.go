@@ -1,11 +1,15 @@
 package term_test
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -165,6 +169,61 @@ g := Greeter{"gopher"}`)
 	if !found {
 		t.Errorf("the history lacks the Net type as one entry:\n%s", hist)
 	}
+}
+
+// Ctrl-C on a REPL reading a pipe (cat | hybridgo, a script): SIGINT
+// stops the running cell, the REPL says so, and the variables are kept.
+func TestPipedInterrupt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and signals it")
+	}
+	bin := tmuxtest.Build(t, t.TempDir())
+	cmd := exec.Command(bin)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errOut := &lockedBuffer{}, &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(stdin, "k := 41\nfmt.Println(\"looping\")\nfor {}\n")
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(out.String(), "looping") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond) // the loop runs
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(stdin, "k + 1\n")
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%v; stderr %q", err, errOut.String())
+	}
+	if out.String() != "looping\n42\n" || errOut.String() != "interrupted (variables are kept)\n" {
+		t.Errorf("stdout %q, stderr %q", out.String(), errOut.String())
+	}
+}
+
+// lockedBuffer is a bytes.Buffer that a running process writes while the
+// test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // tmux is the REPL in a tmux pane, with the REPL's prompts understood.

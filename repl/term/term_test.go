@@ -325,3 +325,24 @@ func TestCompleter(t *testing.T) {
 		t.Errorf("completions of nd.Rand: %q", got)
 	}
 }
+
+// A pasted block after a declaration that failed: the later lines say
+// the name is undefined, and the session goes on.
+func TestBatchFailedDeclaration(t *testing.T) {
+	out, errOut := batch(t, "x := 1\nbad := nn.NewDense(3, nn.DenseOptions{Nope: 1})\nfmt.Println(bad)\nx + 1\nbad\n")
+	if out != "2\n" {
+		t.Errorf("stdout %q", out)
+	}
+	want := "error: 1:39: unknown field Nope in struct literal\nerror: 1:13: undefined: bad\nerror: 1:1: undefined: bad\n"
+	if errOut != want {
+		t.Errorf("stderr %q, want %q", errOut, want)
+	}
+}
+
+// A goroutine's panic is reported; the process and the session go on.
+func TestBatchGoroutinePanic(t *testing.T) {
+	out, errOut := batch(t, "x := 1\ngo func() { panic(\"boom\") }()\ntime.Sleep(100 * time.Millisecond)\nx + 1\n")
+	if out != "2\n" || errOut != "panic in a goroutine started by cell 2: boom\n" {
+		t.Errorf("stdout %q, stderr %q", out, errOut)
+	}
+}
