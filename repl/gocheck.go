@@ -50,12 +50,7 @@ func (s *Session) checkAsGo(pc *parsedCell) error {
 		}
 		return err == nil
 	}
-	for _, d := range pc.decls {
-		ast.Inspect(d, visit)
-	}
-	for _, st := range pc.stmts {
-		ast.Inspect(st, visit)
-	}
+	pc.inspect(visit)
 	return err
 }
 
@@ -130,12 +125,7 @@ func cellNames(pc *parsedCell) map[string]bool {
 		}
 		return true
 	}
-	for _, d := range pc.decls {
-		ast.Inspect(d, visit)
-	}
-	for _, st := range pc.stmts {
-		ast.Inspect(st, visit)
-	}
+	pc.inspect(visit)
 	return names
 }
 

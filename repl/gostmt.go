@@ -3,7 +3,6 @@ package repl
 import (
 	"fmt"
 	"go/ast"
-	"sort"
 	"strings"
 )
 
@@ -29,10 +28,6 @@ import (
 
 // rewriteGo rewrites the go statements of a cell.
 func (s *Session) rewriteGo(pc *parsedCell) (*parsedCell, error) {
-	type edit struct {
-		start, end int // the cell bytes replaced
-		text       string
-	}
 	var edits []edit
 	k := 0
 	visit := func(n ast.Node) bool {
@@ -89,21 +84,8 @@ func (s *Session) rewriteGo(pc *parsedCell) (*parsedCell, error) {
 		edits = append(edits, edit{pc.offset(call.Args[len(call.Args)-1].End()), pc.offset(call.Rparen) + 1, suffix})
 		return true
 	}
-	for _, d := range pc.decls {
-		ast.Inspect(d, visit)
-	}
-	for _, st := range pc.stmts {
-		ast.Inspect(st, visit)
-	}
-	if len(edits) == 0 {
-		return pc, nil
-	}
-	sort.SliceStable(edits, func(i, j int) bool { return edits[i].start > edits[j].start })
-	src := pc.src
-	for _, e := range edits {
-		src = src[:e.start] + e.text + src[e.end:]
-	}
-	return parseCell(src)
+	pc.inspect(visit)
+	return pc.edit(edits)
 }
 
 // funName is the name of a called identifier, or "".

@@ -102,7 +102,7 @@ var messageRules = []messageRule{
 		return "cannot convert " + what + " to type " + m[2]
 	}},
 	{regexp.MustCompile(`^cannot convert (.+) to (.+)$`), func(s *Session, pc *parsedCell, at []ast.Node, m []string) string {
-		x, _ := innermost[ast.Expr](at).(ast.Expr)
+		x := innermost[ast.Expr](at)
 		if x == nil || pc.text(x) != m[1] {
 			return ""
 		}
@@ -119,7 +119,7 @@ var messageRules = []messageRule{
 		return ""
 	}},
 	{regexp.MustCompile(`^cannot use type (.+) as type (\S+)`), func(s *Session, pc *parsedCell, at []ast.Node, m []string) string {
-		x, _ := innermost[ast.Expr](at).(ast.Expr)
+		x := innermost[ast.Expr](at)
 		ctx := useContext(pc, at, x)
 		if x == nil || ctx == "" {
 			return ""
@@ -182,12 +182,7 @@ func nodesAt(pc *parsedCell, off int) []ast.Node {
 		}
 		return false
 	}
-	for _, d := range pc.decls {
-		ast.Inspect(d, visit)
-	}
-	for _, st := range pc.stmts {
-		ast.Inspect(st, visit)
-	}
+	pc.inspect(visit)
 	return path
 }
 
