@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -39,15 +40,27 @@ func TestParseCommand(t *testing.T) {
 func batch(t *testing.T, input string) (string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	s, err := repl.NewSession(repl.Options{Stdout: &out, Stderr: &errOut})
+	var mu sync.Mutex // cells' goroutines write errOut too
+	stderr := writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return errOut.Write(p)
+	})
+	s, err := repl.NewSession(repl.Options{Stdout: &out, Stderr: stderr})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := New(s, &out, &errOut).RunBatch(strings.NewReader(input)); err != nil {
+	if err := New(s, &out, stderr).RunBatch(strings.NewReader(input)); err != nil {
 		t.Fatal(err)
 	}
+	mu.Lock()
+	defer mu.Unlock()
 	return out.String(), errOut.String()
 }
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 func TestBatchPrintsValuesOnly(t *testing.T) {
 	out, errOut := batch(t, "x := nd.Ones(2)\nx\n")
@@ -340,8 +353,10 @@ func TestBatchFailedDeclaration(t *testing.T) {
 }
 
 // A goroutine's panic is reported; the process and the session go on.
+// (The cell waits for it: compiling the next cell would race with the
+// goroutine's unwinding in the interpreter.)
 func TestBatchGoroutinePanic(t *testing.T) {
-	out, errOut := batch(t, "x := 1\ngo func() { panic(\"boom\") }()\ntime.Sleep(100 * time.Millisecond)\nx + 1\n")
+	out, errOut := batch(t, "x := 1\ngo func() { panic(\"boom\") }(); time.Sleep(100 * time.Millisecond)\nx + 1\n")
 	if out != "2\n" || errOut != "panic in a goroutine started by cell 2: boom\n" {
 		t.Errorf("stdout %q, stderr %q", out, errOut)
 	}
