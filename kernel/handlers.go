@@ -243,6 +243,9 @@ func bundle(v reflect.Value, text string) map[string]any {
 	return out
 }
 
+// interruptedText is the message of a cell stopped by an interrupt.
+const interruptedText = "the cell was interrupted; the kernel keeps its variables"
+
 // describeError gives ename, evalue and traceback lines for err.
 func describeError(err error) (ename, evalue string, tb []string) {
 	var ce *repl.CompileError
@@ -258,10 +261,16 @@ func describeError(err error) (ename, evalue string, tb []string) {
 		ename = "Error"
 	}
 	evalue = err.Error()
-	if pe != nil {
+	text := evalue
+	switch {
+	case ename == "Interrupted":
+		// Not the context's "interrupted: context canceled": what happened,
+		// in the words of the Kernel menu.
+		evalue, text = interruptedText, interruptedText
+	case pe != nil:
 		evalue = fmt.Sprint(pe.Value)
 	}
-	lines := strings.Split(strings.TrimRight(err.Error(), "\n"), "\n")
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
 	tb = append(tb, "\x1b[31m"+ename+"\x1b[0m: "+lines[0])
 	tb = append(tb, lines[1:]...)
 	return ename, evalue, tb
