@@ -287,7 +287,9 @@ func (k *Kernel) abortQueued() {
 				continue
 			}
 			k.publish(m, "status", map[string]any{"execution_state": "busy"})
-			k.send(k.shellOut, m, "execute_reply", map[string]any{"status": "aborted", "execution_count": k.count})
+			// No execution_count: the cell did not run, and a front end
+			// shows the count it is given ("In [29]").
+			k.send(k.shellOut, m, "execute_reply", map[string]any{"status": "aborted"})
 			k.publish(m, "status", map[string]any{"execution_state": "idle"})
 		default:
 			return
