@@ -16,14 +16,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hybridgo/hybridgo/internal/echartstest"
 	"github.com/hybridgo/hybridgo/tutorial"
 )
 
 // webuiCells are the cells added after the hybridize tutorial's for
-// TestNotebookWebUI (testdata/webui.py expects these four last): a
+// TestNotebookWebUI (testdata/webui.py expects these five last): the
+// graph drawn interactively with echarts served by the Notebook server, a
 // progress bar, an error, a cell that runs until it is interrupted, and
 // one that checks the kernel and its variables outlived the interrupt.
 var webuiCells = []string{
+	// The server serves the notebook folder's files under /files/; a
+	// path from "/" would name a file on disk (file://), which a page
+	// served over http may not load. *& because the interpreter cannot
+	// assign to a package's variable by name yet (yaegi issue 1623).
+	"*&display.EchartsHost = \"../../files/run/echarts/\"\nsym.Add(s, s)",
 	"p := display.NewProgress(20, \"webui\")\nfor i := 0; i < 20; i++ {\n\ttime.Sleep(100 * time.Millisecond)\n\tp.Step(1 / float64(i+1))\n}\np.Epoch(0.5, math.NaN(), 0.75)\np.Done()",
 	"undefinedName + 1",
 	"for {\n}",
@@ -74,16 +81,24 @@ func TestNotebookWebUI(t *testing.T) {
 	}
 	shots := webuiShotsDir(t, tmp)
 	t.Logf("screenshots: %s", shots)
-
-	base, token, stop := startNotebookServer(t, env, tmp, nbDir)
-	defer stop()
-
 	script, err := filepath.Abs(filepath.Join("testdata", "webui.py"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(python, script, "--url", base+"notebooks/run/webui.ipynb?token="+token,
-		"--screenshots", shots)
+	args := []string{script, "--screenshots", shots}
+	echarts := filepath.Join(run, "echarts")
+	os.MkdirAll(echarts, 0o755)
+	if pkg, err := echartstest.Fetch(echarts); err != nil {
+		t.Logf("the interactive graph is not checked, only its static picture: %v", err)
+	} else {
+		t.Logf("echarts: %s", pkg)
+		args = append(args, "--echarts")
+	}
+
+	base, token, stop := startNotebookServer(t, env, tmp, nbDir)
+	defer stop()
+
+	cmd := exec.Command(python, append(args, "--url", base+"notebooks/run/webui.ipynb?token="+token)...)
 	cmd.Env = env
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -9,7 +9,9 @@ It prints one line per check, "PASS name" or "FAIL name: what was
 expected on screen", and "SHOT path" for each screenshot, and exits 1
 when a check failed.
 
-The notebook it expects: any cells, then a progress cell (a
+The notebook it expects: any cells, then a cell that shows a graph with
+display.EchartsHost set to the server's copy of echarts (drawn only
+with --echarts; else its static picture stays), a progress cell (a
 display.NewProgress bar), an error cell, a cell that loops forever and a
 last cell that prints 1+1 and uses a variable of the first cells.
 """
@@ -59,6 +61,8 @@ document.querySelectorAll('#notebook-container .cell.code_cell').forEach(functio
       svgText: Array.prototype.map.call(o.querySelectorAll('svg text'), function (t) {
         return t.textContent; }).join(' '),
       progress: o.querySelectorAll('.hybridgo-progress').length,
+      canvases: Array.prototype.filter.call(o.querySelectorAll('.hybridgo-chart canvas'), function (c) {
+        return c.getBoundingClientRect().width > 0 && c.getBoundingClientRect().height > 0; }).length,
       // The most lines any table caption is broken into.
       captionLines: Array.prototype.reduce.call(o.querySelectorAll('caption'), function (m, c) {
         var r = document.createRange(); r.selectNodeContents(c);
@@ -74,6 +78,7 @@ return {cells: cells,
         idle: !!icon && icon.classList.contains('kernel_idle_icon'),
         busy: !!icon && icon.classList.contains('kernel_busy_icon'),
         notification: (document.getElementById('notification_kernel') || {}).innerText || '',
+        requirejs: typeof window.define === 'function' && !!window.define.amd,
         kernel: (window.Jupyter && Jupyter.notebook && Jupyter.notebook.kernel) ? Jupyter.notebook.kernel.id : ''};
 """
 
@@ -169,6 +174,7 @@ def main():
     ap.add_argument("--chromium", default="/usr/bin/chromium")
     ap.add_argument("--chromedriver", default="/usr/bin/chromedriver")
     ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("--echarts", action="store_true", help="the server has echarts: check the chart draws")
     args = ap.parse_args()
     os.makedirs(args.screenshots, exist_ok=True)
 
@@ -213,14 +219,13 @@ def run(driver, args):
               lambda d: (lambda s: s if not any(c["outputs"] for c in s["cells"]) else None)(state(d)), 10)
     check("clear outputs", True, "")
     n = len(st["cells"])
-    progress_i, error_i, loop_i, after_i = n - 4, n - 3, n - 2, n - 1
+    chart_i, progress_i, error_i, loop_i, after_i = n - 5, n - 4, n - 3, n - 2, n - 1
     screenshot(driver, out, "cleared")
 
     # Cell > Run All, watching the progress bar while the cells run.
     driver.execute_script(WATCH_PROGRESS, progress_i)
     menu(driver, "Cell", "run_all_cells")
     deadline = time.time() + args.timeout
-    seen_running = False
     shot_progress = False
     while True:
         st = state(driver)
@@ -228,16 +233,19 @@ def run(driver, args):
         if not shot_progress and "*" in cell["prompt"] and any(o["progress"] for o in cell["outputs"]):
             screenshot(driver, out, "progress")
             shot_progress = True
-        seen_running = seen_running or running(st)
-        if seen_running and not running(st) and st["idle"]:
+        # Done when no cell waits and the first one has its number (the
+        # menu's click may return only once the cells have run).
+        if not running(st) and st["idle"] and any(ch.isdigit() for ch in st["cells"][0]["prompt"]):
             break
         if time.time() > deadline:
-            raise TimeoutException("Run All: cells still running (In [*]) after %ds" % args.timeout)
+            raise TimeoutException("Run All: not finished after %ds: cells %s show In [*], kernel %s" % (
+                args.timeout, [i + 1 for i, c in enumerate(st["cells"]) if "*" in c["prompt"]],
+                "idle" if st["idle"] else "busy" if st["busy"] else "neither idle nor busy"))
         time.sleep(0.05)
     screenshot(driver, out, "run-all")
     cells = st["cells"]
 
-    for i, c in enumerate(cells[:progress_i]):
+    for i, c in enumerate(cells[:chart_i]):
         errs = [o["text"] for o in c["outputs"] if "output_error" in o["cls"]]
         check("tutorial cell %d" % (i + 1), not errs,
               "no error output, got %r" % errs)
@@ -248,6 +256,17 @@ def run(driver, args):
     check("graph SVG", any("s" in o["svgText"].split() and "broadcast_add" in o["svgText"] for o in graphs),
           "a visible SVG drawing of the graph with node labels ('s', 'broadcast_add'), got %d SVGs: %r"
           % (len(graphs), [o["svgText"][:200] for o in graphs]))
+
+    chart = cells[chart_i]["outputs"]
+    if args.echarts:
+        check("interactive graph", any(o["canvases"] and not o["svgs"] for o in chart),
+              "the graph drawn by echarts (a canvas) in place of its static SVG, got %r" % [
+                  (o["canvases"], o["svgs"], o["text"][:200]) for o in chart])
+    else:
+        check("static graph", any(o["svgs"] for o in chart),
+              "the graph's static SVG while echarts cannot load, got %r" % [o["text"][:200] for o in chart])
+    check("require.js intact", st["requirejs"],
+          "the notebook's define (require.js) restored after the charts loaded echarts")
 
     wrapped = ["cell %d (%d lines)" % (i + 1, o["captionLines"])
                for i, c in enumerate(cells[:progress_i]) for o in c["outputs"] if o["captionLines"] > 1]
@@ -271,8 +290,9 @@ def run(driver, args):
     check("error shown", any("output_error" in o["cls"] for o in ec["outputs"]) and
           "undefined: undefinedName" in etext and "CompileError" in etext,
           "the error cell shows 'CompileError' and 'undefined: undefinedName', got %r" % etext)
-    check("run all stops at the error", not cells[loop_i]["outputs"] and "*" not in cells[loop_i]["prompt"],
-          "the cells after the error not run, got prompt %r" % cells[loop_i]["prompt"])
+    after = [(c["prompt"], outputs_text(c)) for c in cells[error_i + 1:]]
+    check("run all stops at the error", all(not t and not any(ch.isdigit() for ch in p) for p, t in after),
+          "the cells after the error not run: prompts 'In [ ]' and no outputs, got %r" % after)
 
     # Run the endless cell from the toolbar, then interrupt it.
     select_cell(driver, loop_i)
