@@ -13,12 +13,14 @@ FASHION_MNIST ?= /usr/share/datasets/fashion-mnist
 CHROMIUM_PKGS ?= chromium fonts-liberation
 JUPYTER_PKGS ?= python3-jupyter-client jupyter-client jupyter-nbconvert python3-nbconvert \
 	python3-nbclient python3-nbformat jupyter-console python3-jupyter-console python3-ipykernel
+WEBUI_PKGS ?= jupyter-notebook python3-selenium chromium-driver
 
 # What the tests need beyond Go: the Fashion-MNIST files (the training
 # test uses them), Chromium (the browser test of viz screenshots its pages;
 # it fetches echarts with npm), tmux (the REPL's terminal test types into
-# it) and the Jupyter client (the kernel's conformance test starts the
-# kernel with it). Installed with apt when missing and possible; without them those
+# it), the Jupyter client (the kernel's conformance test starts the
+# kernel with it) and the classic Notebook with Selenium and chromedriver
+# (the kernel's web UI test works a notebook in Chromium). Installed with apt when missing and possible; without them those
 # tests say they are skipped.
 deps:
 	@if command -v tmux >/dev/null 2>&1; then \
@@ -60,6 +62,17 @@ deps:
 		echo "could not install the Jupyter client: the kernel's conformance test will say it is skipped"; \
 	else \
 		echo "the Jupyter client is missing: run 'sudo apt-get install python3-jupyter-client python3-ipykernel' (the kernel's conformance test is skipped without it)"; \
+	fi
+	@if command -v jupyter-notebook >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 && \
+		/usr/bin/python3 -c 'import selenium' >/dev/null 2>&1; then \
+		echo "jupyter-notebook, chromedriver, selenium: $$(command -v jupyter-notebook)"; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		echo "installing the classic Notebook, Selenium and chromedriver"; \
+		(DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(WEBUI_PKGS) >/dev/null 2>&1 || \
+		 (apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(WEBUI_PKGS) >/dev/null 2>&1)) || \
+		echo "could not install $(WEBUI_PKGS): the kernel's web UI test will say it is skipped"; \
+	else \
+		echo "the classic Notebook is missing: run 'sudo apt-get install $(WEBUI_PKGS)' (the kernel's web UI test is skipped without it)"; \
 	fi
 	@command -v npm >/dev/null 2>&1 || echo "npm is missing: the browser test needs it to fetch echarts (apt-get install npm)"
 

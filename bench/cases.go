@@ -2,7 +2,8 @@
 // same workloads: SGEMM, the LeNet of MXNet's hybridize tutorial (forward,
 // also driven from interpreted Go, a training step, the peak memory of
 // training, and a Fashion-MNIST epoch) and a small MLP. The Go side of
-// every case lives here; the Python side is in bench/torch.
+// every case lives here; the Python side is in bench/torch. It may import
+// any library package; only the command imports it.
 package bench
 
 import (

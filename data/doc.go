@@ -1,5 +1,7 @@
 // Package data feeds training loops: datasets, transforms and a batching
 // loader, after MXNet Gluon's gluon.data, plus a reader for Fashion-MNIST.
+// It owns getting samples into NDArray batches; it imports eager and ops,
+// and must not import graph, nn or anything above them.
 //
 // # Datasets
 //

@@ -38,7 +38,9 @@
 //   - Output scripts are inserted dynamically, so a plain <script src> would
 //     load asynchronously, after the drawing code had run; the loader waits
 //     for the load event instead, and charts displayed while the library is
-//     still loading queue behind the first.
+//     still loading queue behind the first. One source loads at a time; one
+//     that fails (offline) fails only the charts that asked for it, and the
+//     next chart's source is tried.
 //   - The chart element is found by a data attribute, not an id, and
 //     marked once drawn, so the same graph shown twice draws twice, and
 //     re-running a cell declares no global that could collide.
@@ -46,7 +48,12 @@
 // An iframe srcdoc would also isolate the page from require.js, but needs
 // a fixed height, and is removed by more sanitizers; untrusted notebooks
 // strip scripts either way and fall back to the image/svg+xml entry.
-// Set EchartsHost to a directory holding echarts.min.js for offline use.
+// Set EchartsHost to a directory holding echarts.min.js for offline use;
+// in a notebook it is a URL the browser loads, such as the Notebook
+// server's /files/ view of the notebook's folder, written relative to the
+// notebook's page ("../../files/assets/" for notebooks/run/x.ipynb): a
+// path from "/" is taken as a file on disk, which a page served over
+// http may not load.
 //
 // # Displaying from a cell
 //

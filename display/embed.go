@@ -76,40 +76,53 @@ func EmbedChart(page []byte, fallback ...string) (string, error) {
 	b.WriteString(option)
 	b.WriteString(`);
   }
-  function later(f) { setTimeout(f, 0); }
-  if (w.echarts && w.echarts.init) { later(draw); return; }
-  if (w.__hybridgoEchartsQueue) { w.__hybridgoEchartsQueue.push(draw); return; }
-  w.__hybridgoEchartsQueue = [draw];
-  // require.js (classic Notebook) would take the UMD bundle as an AMD
-  // module: hide its define while echarts loads.
-  var savedDefine = w.define;
-  w.define = undefined;
-  function finish(ok) {
-    w.define = savedDefine;
-    var q = w.__hybridgoEchartsQueue || [];
-    w.__hybridgoEchartsQueue = null;
-    for (var k = 0; k < q.length; k++) {
-      if (ok) { later(q[k]); }
-    }
-    if (!ok) {
-      var els = document.querySelectorAll("div.hybridgo-chart:not([data-drawn])");
-      for (var k = 0; k < els.length; k++) {
-        var fb = els[k].previousElementSibling;
-        if (fb && fb.className === "hybridgo-fallback") {
-          els[k].style.display = "";
-          els[k].style.height = "auto";
-          els[k].textContent = "(static picture: the interactive view needs " + src + ")";
-        } else {
-          els[k].textContent = "could not load " + src;
-        }
+  // Without echarts: the picture stays, and says why.
+  function fail() {
+    var els = document.querySelectorAll('div[data-hybridgo-chart="' + id + '"]');
+    for (var k = 0; k < els.length; k++) {
+      var el = els[k];
+      if (el.getAttribute("data-drawn")) continue;
+      el.setAttribute("data-drawn", "failed");
+      var fb = el.previousElementSibling;
+      if (fb && fb.className === "hybridgo-fallback") {
+        el.style.display = "";
+        el.style.height = "auto";
+        el.textContent = "(static picture: the interactive view needs " + src + ")";
+      } else {
+        el.textContent = "could not load " + src;
       }
     }
   }
-  var s = document.createElement("script");
-  s.src = src;
-  s.onload = function () { finish(true); };
-  s.onerror = function () { finish(false); };
-  document.head.appendChild(s);
+  function later(f) { setTimeout(f, 0); }
+  if (w.echarts && w.echarts.init) { later(draw); return; }
+  // One load at a time; charts wait in a queue. A failed load fails only
+  // the charts that asked for that source: the next source is tried.
+  var entry = { src: src, draw: draw, fail: fail };
+  if (w.__hybridgoEchartsQueue) { w.__hybridgoEchartsQueue.push(entry); return; }
+  w.__hybridgoEchartsQueue = [entry];
+  load(src);
+  function load(from) {
+    // require.js (classic Notebook) would take the UMD bundle as an AMD
+    // module: hide its define while echarts loads.
+    var savedDefine = w.define;
+    w.define = undefined;
+    function done() {
+      w.define = savedDefine;
+      var loaded = !!(w.echarts && w.echarts.init), q = w.__hybridgoEchartsQueue || [], rest = [];
+      for (var k = 0; k < q.length; k++) {
+        if (loaded) { later(q[k].draw); }
+        else if (q[k].src === from) { later(q[k].fail); }
+        else { rest.push(q[k]); }
+      }
+      w.__hybridgoEchartsQueue = rest.length ? rest : null;
+      if (rest.length) { load(rest[0].src); }
+    }
+    var s = document.createElement("script");
+    s.src = from;
+    s.onload = done;
+    s.onerror = done;
+    document.head.appendChild(s);
+  }
 })();
 </script>
 `)

@@ -14,7 +14,7 @@ func ExampleRender() {
 	// Output:
 	// <div class="hybridgo-ndarray">
 	// <table class="hybridgo-ndarray-table" style="font-family:monospace;text-align:right">
-	// <caption>NDArray 2x3 float32 @cpu(0)</caption>
+	// <caption style="white-space:nowrap;text-align:left">NDArray 2x3 float32 @cpu(0)</caption>
 	// <tr><td>1</td><td>2</td><td>3</td></tr>
 	// <tr><td>4.5</td><td>5</td><td>6</td></tr>
 	// </table>

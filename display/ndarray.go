@@ -90,7 +90,9 @@ func leadIndex(lead ops.Shape, t int) string {
 
 func openTable(b *strings.Builder, caption string) {
 	b.WriteString(`<table class="hybridgo-ndarray-table" style="font-family:monospace;text-align:right">` + "\n")
-	b.WriteString("<caption>" + html.EscapeString(caption) + "</caption>\n")
+	// On one line: a caption wraps to the table's width, which for a
+	// small array is narrower than its name (classic Notebook).
+	b.WriteString(`<caption style="white-space:nowrap;text-align:left">` + html.EscapeString(caption) + "</caption>\n")
 }
 
 // writeMatrix writes rows x cols values starting at off, as table rows.

@@ -54,7 +54,7 @@ func TestRenderNDArray2D(t *testing.T) {
 		t.Errorf("text/plain %q, want the NDArray's String %q", got, a.String())
 	}
 	h := str(t, b, MIMEHTML)
-	if !strings.Contains(h, "<caption>NDArray 2x3 float32 @cpu(0)</caption>") {
+	if !strings.Contains(h, ">NDArray 2x3 float32 @cpu(0)</caption>") {
 		t.Errorf("caption missing:\n%s", h)
 	}
 	want := [][]string{{"1", "2.5", "3"}, {"-4", "5", "6e-07"}}
@@ -102,7 +102,7 @@ func TestRenderNDArray3D(t *testing.T) {
 	if n := strings.Count(h, "<table"); n != 2 {
 		t.Errorf("%d tables, want 2:\n%s", n, h)
 	}
-	for _, s := range []string{"NDArray 2x2x3 float32 @cpu(0)", "<caption>[0, :, :]</caption>", "<caption>[1, :, :]</caption>"} {
+	for _, s := range []string{"NDArray 2x2x3 float32 @cpu(0)", ">[0, :, :]</caption>", ">[1, :, :]</caption>"} {
 		if !strings.Contains(h, s) {
 			t.Errorf("no %q in\n%s", s, h)
 		}

@@ -1,5 +1,9 @@
 // Package eager runs ops at once, on NDArrays: the imperative half of
-// hybridgo, and the one a block uses before it is hybridized.
+// hybridgo, and the one a block uses before it is hybridized. It owns
+// NDArray, the node runner (Exec), the autograd tape and the state a
+// session sees (State: modes and the random generator). It imports only
+// ops (and accel through it), and must not import graph, nn or anything
+// above them.
 //
 // # NDArray
 //

@@ -36,4 +36,24 @@
 //
 // `hybridgo kernel install` writes the kernelspec; Jupyter then starts
 // `hybridgo kernel CONNECTION_FILE`.
+//
+// # Tests against real front ends
+//
+// The conformance test drives the kernel with jupyter_client, feature by
+// feature; TestNotebooksRun executes every notebook with nbconvert; and
+// TestNotebookWebUI works a notebook as a person would, in Debian's
+// classic Notebook server (jupyter-notebook) from headless Chromium
+// driven by Selenium (testdata/webui.py): it clears the outputs, runs all
+// cells from the Cell menu, checks that the page shows the NDArray table,
+// the graph's SVG, a progress bar updated in place and an error's
+// message, then interrupts an endless cell from the toolbar and checks
+// that the same kernel answers with its variables. Each step is saved as
+// a full-page screenshot, in the directory the test logs
+// ($HYBRIDGO_ARTIFACTS/kernel-webui when that is set):
+//
+//	HYBRIDGO_ARTIFACTS=/tmp/shots go test -count=1 -run NotebookWebUI -v ./kernel/
+//
+// The browser is kept offline, so an interactive chart shows its static
+// SVG, as for a notebook without internet. These tests need Debian
+// packages that `make deps` installs, and say so when they are missing.
 package kernel

@@ -243,6 +243,9 @@ func bundle(v reflect.Value, text string) map[string]any {
 	return out
 }
 
+// interruptedText is the message of a cell stopped by an interrupt.
+const interruptedText = "the cell was interrupted; the kernel keeps its variables"
+
 // describeError gives ename, evalue and traceback lines for err.
 func describeError(err error) (ename, evalue string, tb []string) {
 	var ce *repl.CompileError
@@ -258,10 +261,16 @@ func describeError(err error) (ename, evalue string, tb []string) {
 		ename = "Error"
 	}
 	evalue = err.Error()
-	if pe != nil {
+	text := evalue
+	switch {
+	case ename == "Interrupted":
+		// Not the context's "interrupted: context canceled": what happened,
+		// in the words of the Kernel menu.
+		evalue, text = interruptedText, interruptedText
+	case pe != nil:
 		evalue = fmt.Sprint(pe.Value)
 	}
-	lines := strings.Split(strings.TrimRight(err.Error(), "\n"), "\n")
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
 	tb = append(tb, "\x1b[31m"+ename+"\x1b[0m: "+lines[0])
 	tb = append(tb, lines[1:]...)
 	return ename, evalue, tb
@@ -278,7 +287,9 @@ func (k *Kernel) abortQueued() {
 				continue
 			}
 			k.publish(m, "status", map[string]any{"execution_state": "busy"})
-			k.send(k.shellOut, m, "execute_reply", map[string]any{"status": "aborted", "execution_count": k.count})
+			// No execution_count: the cell did not run, and a front end
+			// shows the count it is given ("In [29]").
+			k.send(k.shellOut, m, "execute_reply", map[string]any{"status": "aborted"})
 			k.publish(m, "status", map[string]any{"execution_state": "idle"})
 		default:
 			return

@@ -73,12 +73,7 @@ func (s *Session) checkUnsupported(pc *parsedCell) error {
 		}
 		return true
 	}
-	for _, d := range pc.decls {
-		ast.Inspect(d, visit)
-	}
-	for _, st := range pc.stmts {
-		ast.Inspect(st, visit)
-	}
+	pc.inspect(visit)
 	return err
 }
 
@@ -411,7 +406,7 @@ func embeddedField(f reflect.StructField) bool {
 // exportsOf returns the symbol table of a package the session can import.
 func (s *Session) exportsOf(path string) map[string]reflect.Value {
 	key := path + "/" + packageName(path)
-	for _, table := range []map[string]map[string]reflect.Value{stdlib.Symbols, symbols.Symbols, Symbols, s.opts.Packages} {
+	for _, table := range []map[string]map[string]reflect.Value{stdlib.Symbols, symbols.Symbols, Symbols, s.opts.Packages, s.runtime()} {
 		if m, ok := table[key]; ok {
 			return m
 		}
@@ -482,12 +477,7 @@ func (s *Session) usedPackages(w *world, pc *parsedCell) []string {
 		}
 		return true
 	}
-	for _, d := range pc.decls {
-		ast.Inspect(d, visit)
-	}
-	for _, st := range pc.stmts {
-		ast.Inspect(st, visit)
-	}
+	pc.inspect(visit)
 	return out
 }
 
@@ -529,10 +519,6 @@ const mainAlias = "_hgm"
 // interpreter cannot infer a type parameter from untyped constants alone.
 // Only columns after the call on its line move.
 func typeConstantArgs(pc *parsedCell) (*parsedCell, error) {
-	type edit struct {
-		off  int
-		text string
-	}
 	var edits []edit
 	visit := func(n ast.Node) bool {
 		call, ok := n.(*ast.CallExpr)
@@ -556,22 +542,10 @@ func typeConstantArgs(pc *parsedCell) (*parsedCell, error) {
 			}
 		}
 		conv := map[token.Token]string{token.INT: "int", token.FLOAT: "float64", token.STRING: "string", token.CHAR: "rune"}[kind]
-		edits = append(edits, edit{pc.offset(call.Args[0].Pos()), conv + "("}, edit{pc.offset(call.Args[0].End()), ")"})
+		start, end := pc.offset(call.Args[0].Pos()), pc.offset(call.Args[0].End())
+		edits = append(edits, edit{start, start, conv + "("}, edit{end, end, ")"})
 		return true
 	}
-	for _, d := range pc.decls {
-		ast.Inspect(d, visit)
-	}
-	for _, st := range pc.stmts {
-		ast.Inspect(st, visit)
-	}
-	if len(edits) == 0 {
-		return pc, nil
-	}
-	sort.SliceStable(edits, func(i, j int) bool { return edits[i].off > edits[j].off })
-	src := pc.src
-	for _, e := range edits {
-		src = src[:e.off] + e.text + src[e.off:]
-	}
-	return parseCell(src)
+	pc.inspect(visit)
+	return pc.edit(edits)
 }

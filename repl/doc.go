@@ -23,8 +23,8 @@
 // once and returns an *eager.NDArray, sym.Relu(s) adds a graph node and
 // returns a *graph.Symbol with its inferred shape. nd adds the creation
 // functions with shapes as trailing ints (nd.RandomNormal(16, 1, 28, 28),
-// nd.Zeros, nd.Array); sym adds Var and Group. F is eager.F, and Go runs
-// a goroutine whose panic is reported rather than fatal.
+// nd.Zeros, nd.Array); sym adds Var and Group. F is eager.F, and Go(fn)
+// runs fn in a goroutine as a go statement does.
 //
 // # Cells
 //
@@ -50,6 +50,8 @@
 // after it ends sees whichever state is current then. Reset starts a
 // fresh state with the fresh interpreter.
 //
+// # Errors
+//
 // Errors carry the line and column within the cell (*CompileError). A
 // panic comes back as *PanicError with the interpreted frames it crossed,
 // and the session carries on. A cancelled context stops a running cell
@@ -58,6 +60,48 @@
 // compiled code) ends the process: the terminal REPL therefore runs its
 // session in a worker process (package repl/worker), which its front end
 // restarts, replaying Cells.
+//
+// A cell is compiled whole, as Go compiles a file: a compile error
+// anywhere in it runs none of it, and leaves the session exactly as it
+// was. The interpreter does not do that by itself: it declares a cell's
+// names while it analyses the cell, and an error stops it before it
+// makes room for the new variables, so the names stayed half declared
+// (the next statement panicked with "index out of range [5] with length
+// 5", a later use of the name read garbage instead of "undefined: bad").
+// The session takes a snapshot of the interpreter's package scope before
+// each cell and, when the cell fails to compile, removes the names it
+// added, puts back the ones it replaced and cuts the method lists of the
+// session's types back (rollback.go). That costs a copy of the symbol
+// table per cell, where rebuilding the interpreter would run every
+// earlier cell again. A cell that panics is not rolled back: what it did
+// before the panic stays. In the terminal each statement of a pasted
+// block is a cell of its own, so each later line that uses a failed name
+// reports "undefined: bad".
+//
+// Messages are worded as the Go compiler words them. The interpreter's
+// own wordings are mapped (messages.go): "undefined: x" rather than a
+// "constant definition loop", "too many arguments in call to f",
+// "p.Nope undefined (type P has no field or method Nope)", "invalid
+// operation: x + f (mismatched types int and float64)", "cannot use f
+// (variable of type float64) as int value in assignment" and more.
+// What gc rejects and the interpreter accepts is checked before a cell
+// runs (gocheck.go): a missing return, calling a variable that is not a
+// function, an assignment whose variables and results do not match in
+// number. Unused variables and imports are accepted, as a cell's
+// top-level names belong to the session and later cells use them.
+//
+// A Go runtime error raised by the interpreter's own code (not by the
+// cell's code, nor by compiled code it calls) is an *InternalError:
+// "internal error in hybridgo's interpreter (please report it, with the
+// cell)", then the cell. The user's panics read as panics.
+//
+// A goroutine that panics ends a Go program, and a cell's goroutines are
+// the process's: so each go statement of a cell (in its functions and
+// closures too) is rewritten to start its goroutine through the session
+// (gostmt.go), which recovers a panic and reports "panic in a goroutine
+// started by cell N: boom" on the session's stderr, N counting the
+// cells the session evaluated. The function and its arguments are still
+// evaluated when the go statement runs. os.Exit in a cell is a panic.
 //
 // # The interpreter's gaps, and how they are closed
 //

@@ -17,7 +17,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/traefik/yaegi/interp"
 	"github.com/traefik/yaegi/stdlib"
@@ -81,8 +80,9 @@ type Session struct {
 	state   *eager.State // modes, random stream, names: current while a cell runs
 	in      *world
 	history []*record
-	runMode bool        // a func main is renamed (see Run)
-	current *parsedCell // the cell being run
+	runMode bool         // a func main is renamed (see Run)
+	current *parsedCell  // the cell being run
+	cells   atomic.Int64 // the cells evaluated so far, the current one included
 }
 
 // world is one interpreter and what is known about it.
@@ -204,12 +204,7 @@ func (s *Session) newWorld() (*world, error) {
 	}
 	w.stderr = &frameFilter{out: s.opts.Stderr}
 	w.in = interp.New(interp.Options{Stdout: w.stdout, Stderr: w.stderr, Args: []string{"hybridgo"}})
-	stderr := s.opts.Stderr
-	rt := interp.Exports{runtimePath + "/replrt": {
-		"Go":    reflect.ValueOf(func(fn func()) { goReport(stderr, fn) }),
-		"Clear": reflect.ValueOf(Clear),
-	}}
-	for _, e := range []interp.Exports{stdlib.Symbols, symbols.Symbols, Symbols, s.opts.Packages, rt} {
+	for _, e := range []interp.Exports{stdlib.Symbols, symbols.Symbols, Symbols, s.opts.Packages, s.runtime()} {
 		if err := w.in.Use(e); err != nil {
 			return nil, err
 		}
@@ -230,16 +225,30 @@ func (s *Session) newWorld() (*world, error) {
 	return w, nil
 }
 
+// runtime is the package of the session's own helpers (runtimePath),
+// imported as __hgrt: Go starts the goroutines of cells' go statements
+// (see rewriteGo), Clear is the clear builtin.
+func (s *Session) runtime() interp.Exports {
+	return interp.Exports{runtimePath + "/replrt": {
+		"Go": reflect.ValueOf(func(fn func()) {
+			goReport(s.opts.Stderr, fmt.Sprintf("a goroutine started by cell %d", s.cells.Load()), fn)
+		}),
+		"Clear": reflect.ValueOf(Clear),
+	}}
+}
+
 // Go runs fn in a new goroutine and reports a panic in it to os.Stderr
 // instead of ending the program. In a session, cells get a Go that
 // reports to the session's Stderr.
-func Go(fn func()) { goReport(os.Stderr, fn) }
+func Go(fn func()) { goReport(os.Stderr, "a goroutine started with Go", fn) }
 
-func goReport(w io.Writer, fn func()) {
+// goReport runs fn in a goroutine and reports a panic in it to w as
+// "panic in WHAT: value".
+func goReport(w io.Writer, what string, fn func()) {
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
-				fmt.Fprintf(w, "panic in a goroutine started with Go: %v\n", r)
+				fmt.Fprintf(w, "panic in %s: %v\n", what, r)
 			}
 		}()
 		fn()
@@ -311,7 +320,7 @@ func (w *world) eval(ctx context.Context, src string) (v reflect.Value, err erro
 		defer close(done)
 		defer func() {
 			if r := recover(); r != nil {
-				err = &PanicError{Value: fmt.Sprintf("%v (inside the interpreter)\n%s", r, debug.Stack())}
+				err = &InternalError{Value: r, Stack: string(debug.Stack())}
 			}
 		}()
 		w.stderr.begin()
@@ -331,7 +340,7 @@ func (w *world) eval(ctx context.Context, src string) (v reflect.Value, err erro
 	}
 	var p interp.Panic
 	if errors.As(err, &p) {
-		return reflect.Value{}, &PanicError{Value: p.Value, Frames: frames}
+		return reflect.Value{}, runPanic(p, frames)
 	}
 	return v, err
 }
@@ -343,23 +352,23 @@ func (w *world) eval(ctx context.Context, src string) (v reflect.Value, err erro
 // reached through reflect; if they are not found, nothing is stopped.
 func stopInterp(in *interp.Interpreter) {
 	v := reflect.ValueOf(in).Elem()
-	idField, muField, doneField := v.FieldByName("id"), v.FieldByName("mutex"), v.FieldByName("done")
-	if !idField.IsValid() || idField.Kind() != reflect.Uint64 || !muField.IsValid() ||
-		muField.Type() != reflect.TypeOf(sync.RWMutex{}) || !doneField.IsValid() || doneField.Type() != reflect.TypeOf((chan struct{})(nil)) {
+	id, mu, done := unexported(v, "id"), unexported(v, "mutex"), unexported(v, "done")
+	if !id.IsValid() || id.Kind() != reflect.Uint64 || !mu.IsValid() || mu.Type() != reflect.TypeOf(sync.RWMutex{}) ||
+		!done.IsValid() || done.Type() != reflect.TypeOf((chan struct{})(nil)) {
 		return
 	}
-	atomic.AddUint64((*uint64)(unsafe.Pointer(idField.UnsafeAddr())), 1)
-	mu := (*sync.RWMutex)(unsafe.Pointer(muField.UnsafeAddr()))
-	mu.Lock()
-	defer mu.Unlock()
-	done := *(*chan struct{})(unsafe.Pointer(doneField.UnsafeAddr()))
-	if done == nil {
+	atomic.AddUint64(id.Addr().Interface().(*uint64), 1)
+	m := mu.Addr().Interface().(*sync.RWMutex)
+	m.Lock()
+	defer m.Unlock()
+	ch := done.Interface().(chan struct{})
+	if ch == nil {
 		return
 	}
 	select {
-	case <-done:
+	case <-ch:
 	default:
-		close(done)
+		close(ch)
 	}
 }
 
@@ -401,29 +410,61 @@ func (s *Session) Eval(ctx context.Context, cell string) (res Result, err error)
 	defer s.mu.Unlock()
 	leave := s.enter()
 	defer leave()
+	s.cells.Add(1)
+	snap := snapshot(s.in.in)
+	defer func() {
+		if p := recover(); p != nil {
+			snap.restore()
+			err = &InternalError{Value: p, Stack: string(debug.Stack())}
+		}
+		var ie *InternalError
+		if errors.As(err, &ie) && ie.Cell == "" {
+			ie.Cell = cell
+		}
+	}()
+	res, pc, err := s.evalCell(ctx, cell)
+	if err != nil && !ranPartly(err) {
+		snap.restore()
+	}
+	if err != nil && pc != nil {
+		err = s.plainError(pc, err)
+	}
+	return res, err
+}
+
+// evalCell parses, checks and runs a cell; pc is the parsed cell, nil
+// when it does not parse.
+func (s *Session) evalCell(ctx context.Context, cell string) (Result, *parsedCell, error) {
 	pc, err := parseCell(cell)
 	if err != nil {
-		return Result{}, err
+		return Result{}, nil, err
 	}
 	if err := s.checkUnsupported(pc); err != nil {
-		return Result{}, err
+		return Result{}, pc, err
+	}
+	if err := s.checkAsGo(pc); err != nil {
+		return Result{}, pc, err
 	}
 	if pc, err = typeConstantArgs(pc); err != nil {
-		return Result{}, err
+		return Result{}, pc, err
+	}
+	if pc, err = s.rewriteGo(pc); err != nil {
+		return Result{}, pc, err
 	}
 	if s.runMode {
 		renameMain(pc)
 	}
 	redefined, same := s.redefinitions(pc)
 	if len(redefined) > 0 {
-		return s.replay(ctx, pc, redefined)
+		res, err := s.replay(ctx, pc, redefined)
+		return res, pc, err
 	}
-	res, err = s.run(ctx, s.in, pc, nil, nil)
+	res, err := s.run(ctx, s.in, pc, nil, nil)
 	if err != nil {
-		return Result{}, err
+		return Result{}, pc, err
 	}
 	s.commit(pc, same)
-	return res, nil
+	return res, pc, nil
 }
 
 // commit records a cell that ran, marking the declarations it replaced.
@@ -601,8 +642,7 @@ var posRE = regexp.MustCompile(`^(?:[^\s:]*\.go:)?(\d+):(\d+): `)
 // cellRuntimeError maps the positions of an interpreter error to the
 // cell's lines (the text handed over had one header line).
 func cellRuntimeError(err error, src string) error {
-	var pe *PanicError
-	if errors.As(err, &pe) || errors.Is(err, ErrInterrupted) {
+	if passThrough(err) {
 		return err
 	}
 	msg := err.Error()
@@ -612,18 +652,8 @@ func cellRuntimeError(err error, src string) error {
 	}
 	line, _ := strconv.Atoi(m[1])
 	col, _ := strconv.Atoi(m[2])
-	text := strings.TrimSpace(msg[len(m[0]):])
-	if text == "constant definition loop" || text == "variable definition loop" {
-		text += definitionLoopHint
-	}
-	return clampError(line-1, col, text, src)
+	return clampError(line-1, col, strings.TrimSpace(msg[len(m[0]):]), src)
 }
-
-// definitionLoopHint explains the interpreter's "definition loop" error,
-// which it gives for a variable declared at a cell's top level from an
-// index expression, such as n := x.Shape()[0] (yaegi issue 1437).
-const definitionLoopHint = ": the interpreter cannot declare a variable at a cell's top level from an " +
-	"index expression (x := s[i]); declare it first and assign it (var n int; n = s[i]), or index inside a function"
 
 func stripPos(msg string) string {
 	if m := posRE.FindStringSubmatch(msg); m != nil {

@@ -6,6 +6,7 @@ import (
 	"go/parser"
 	"go/scanner"
 	"go/token"
+	"sort"
 	"strings"
 )
 
@@ -360,4 +361,34 @@ func (p *parsedCell) chunkAt(pos token.Pos) int {
 		}
 	}
 	return -1
+}
+
+// inspect walks the syntax of the cell's declarations and statements.
+func (p *parsedCell) inspect(visit func(ast.Node) bool) {
+	for _, d := range p.decls {
+		ast.Inspect(d, visit)
+	}
+	for _, st := range p.stmts {
+		ast.Inspect(st, visit)
+	}
+}
+
+// edit replaces the bytes [start, end) of a cell's text with text.
+type edit struct {
+	start, end int
+	text       string
+}
+
+// edit applies edits that do not overlap to the cell's text and parses
+// the result; the cell itself when there are none.
+func (p *parsedCell) edit(edits []edit) (*parsedCell, error) {
+	if len(edits) == 0 {
+		return p, nil
+	}
+	sort.SliceStable(edits, func(i, j int) bool { return edits[i].start > edits[j].start })
+	src := p.src
+	for _, e := range edits {
+		src = src[:e.start] + e.text + src[e.end:]
+	}
+	return parseCell(src)
 }

@@ -1,7 +1,6 @@
 package repl
 
 import (
-	"errors"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -99,8 +98,7 @@ func needsWrap(st ast.Stmt) bool {
 // unwrapError maps the position in an interpreter error about the wrapped
 // text back to the text before wrapping.
 func unwrapError(err error, wrapped string, ins []insertion) error {
-	var pe *PanicError
-	if err == nil || len(ins) == 0 || errors.As(err, &pe) || errors.Is(err, ErrInterrupted) {
+	if err == nil || len(ins) == 0 || passThrough(err) {
 		return err
 	}
 	msg := err.Error()

@@ -1,5 +1,7 @@
 // Package tutorial checks hybridgo's Markdown tutorials and turns them
-// into notebooks.
+// into notebooks. It runs cells through repl and renders values with
+// display, as the kernel does, and must not import kernel (a notebook is
+// written without a running kernel).
 //
 // A tutorial is a Markdown file read as a sequence of steps:
 //

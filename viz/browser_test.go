@@ -1,14 +1,11 @@
 package viz_test
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
-	"fmt"
+	"errors"
 	"image"
 	"image/png"
-	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -18,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hybridgo/hybridgo/internal/echartstest"
 	"github.com/hybridgo/hybridgo/viz"
 )
 
@@ -138,63 +136,19 @@ func artifactsDir(t *testing.T) string {
 	return abs
 }
 
-// installEcharts fetches the echarts package from the npm registry into a
-// temporary directory (npm keeps its own cache; nothing is written to the
-// repository) and returns the directory holding echarts.min.js.
+// installEcharts puts echarts.min.js into a temporary directory and
+// returns it; the test skips when npm cannot fetch it.
 func installEcharts(t *testing.T) string {
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		t.Skip("skipped: npm is not on PATH (it installs echarts for the pages)")
-	}
 	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, npm, "pack", "--silent", "--pack-destination", dir, "echarts@5")
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		t.Skipf("skipped: npm pack echarts@5 failed (no registry?): %v\n%s", err, stderr.String())
+	pkg, err := echartstest.Fetch(dir)
+	if errors.Is(err, echartstest.ErrUnavailable) {
+		t.Skipf("skipped: %v", err)
 	}
-	tgz, _ := filepath.Glob(filepath.Join(dir, "echarts-*.tgz"))
-	if len(tgz) != 1 {
-		t.Fatalf("npm pack echarts@5 left %v in %s", tgz, dir)
-	}
-	js, err := extract(tgz[0], "package/dist/echarts.min.js")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "echarts.min.js"), js, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("echarts: %s (%d bytes of echarts.min.js)", filepath.Base(tgz[0]), len(js))
+	t.Logf("echarts: %s", pkg)
 	return dir
-}
-
-// extract reads one file out of a .tgz.
-func extract(tgz, name string) ([]byte, error) {
-	f, err := os.Open(tgz)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, err
-	}
-	r := tar.NewReader(z)
-	for {
-		h, err := r.Next()
-		if err == io.EOF {
-			return nil, fmt.Errorf("%s has no %s", tgz, name)
-		}
-		if err != nil {
-			return nil, err
-		}
-		if h.Name == name {
-			return io.ReadAll(r)
-		}
-	}
 }
 
 // browser runs headless Chromium on files in dir.

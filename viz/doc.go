@@ -1,6 +1,7 @@
 // Package viz draws computation graphs: as static SVG, as Unicode boxes
 // for a terminal, and as a before/after view of the graph optimizer. It
-// reads package graph and nothing reads it back.
+// reads package graph and nothing reads it back: it must not import nn,
+// display, repl or kernel.
 //
 // # Layout
 //

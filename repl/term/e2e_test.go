@@ -1,8 +1,12 @@
 package term_test
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -171,6 +175,50 @@ func skipWithoutTmux(t *testing.T) {
 	}
 	if !tmuxtest.Available() {
 		t.Skip("tmux is not installed (apt-get install tmux, or make deps): the terminal end-to-end test is skipped")
+	}
+}
+
+// Ctrl-C on a REPL reading a pipe (cat | hybridgo, a script): SIGINT
+// stops the running cell, the REPL says so, and the variables are kept.
+func TestPipedInterrupt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and signals it")
+	}
+	bin := tmuxtest.Build(t, t.TempDir())
+	cmd := exec.Command(bin)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(stdout)
+	io.WriteString(stdin, "k := 41\nfmt.Println(\"looping\")\nfor {}\n")
+	if !lines.Scan() || lines.Text() != "looping" {
+		t.Fatalf("the first line is %q", lines.Text())
+	}
+	time.Sleep(200 * time.Millisecond) // the loop runs
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(stdin, "k + 1\n")
+	stdin.Close()
+	var rest []string
+	for lines.Scan() {
+		rest = append(rest, lines.Text())
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%v; stderr %q", err, errOut.String())
+	}
+	if strings.Join(rest, "\n") != "42" || errOut.String() != "interrupted (variables are kept)\n" {
+		t.Errorf("stdout after the loop %q, stderr %q", rest, errOut.String())
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -39,15 +40,27 @@ func TestParseCommand(t *testing.T) {
 func batch(t *testing.T, input string) (string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	s, err := repl.NewSession(repl.Options{Stdout: &out, Stderr: &errOut})
+	var mu sync.Mutex // cells' goroutines write errOut too
+	stderr := writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return errOut.Write(p)
+	})
+	s, err := repl.NewSession(repl.Options{Stdout: &out, Stderr: stderr})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := RunBatch(New(s, &out, &errOut), strings.NewReader(input)); err != nil {
+	if err := RunBatch(New(s, &out, stderr), strings.NewReader(input)); err != nil {
 		t.Fatal(err)
 	}
+	mu.Lock()
+	defer mu.Unlock()
 	return out.String(), errOut.String()
 }
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 func TestBatchPrintsValuesOnly(t *testing.T) {
 	out, errOut := batch(t, "x := nd.Ones(2)\nx\n")
@@ -323,5 +336,28 @@ func TestCompleter(t *testing.T) {
 	joined := strings.Join(got, " ")
 	if !strings.Contains(joined, "RandomNormal") || !strings.Contains(joined, "RandomUniform") {
 		t.Errorf("completions of nd.Rand: %q", got)
+	}
+}
+
+// A pasted block after a declaration that failed: the later lines say
+// the name is undefined, and the session goes on.
+func TestBatchFailedDeclaration(t *testing.T) {
+	out, errOut := batch(t, "x := 1\nbad := nn.NewDense(3, nn.DenseOptions{Nope: 1})\nfmt.Println(bad)\nx + 1\nbad\n")
+	if out != "2\n" {
+		t.Errorf("stdout %q", out)
+	}
+	want := "error: 1:39: unknown field Nope in struct literal\nerror: 1:13: undefined: bad\nerror: 1:1: undefined: bad\n"
+	if errOut != want {
+		t.Errorf("stderr %q, want %q", errOut, want)
+	}
+}
+
+// A goroutine's panic is reported; the process and the session go on.
+// (The cell waits for it: compiling the next cell would race with the
+// goroutine's unwinding in the interpreter.)
+func TestBatchGoroutinePanic(t *testing.T) {
+	out, errOut := batch(t, "x := 1\ngo func() { panic(\"boom\") }(); time.Sleep(100 * time.Millisecond)\nx + 1\n")
+	if out != "2\n" || errOut != "panic in a goroutine started by cell 2: boom\n" {
+		t.Errorf("stdout %q, stderr %q", out, errOut)
 	}
 }

@@ -1,5 +1,6 @@
 // Package walk is `hybridgo tutorial`: an interactive walkthrough of a
-// tutorial in the terminal.
+// tutorial in the terminal. It sits on repl/term and tutorial, and nothing
+// but the command imports it.
 //
 //	$ hybridgo tutorial             # lists the tutorials
 //	$ hybridgo tutorial hybridize   # walks through tutorials/hybridize.md
