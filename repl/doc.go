@@ -55,7 +55,11 @@
 // Errors carry the line and column within the cell (*CompileError). A
 // panic comes back as *PanicError with the interpreted frames it crossed,
 // and the session carries on. A cancelled context stops a running cell
-// (ErrInterrupted); the variables stay.
+// (ErrInterrupted); the variables stay. What no session can survive (a
+// stack overflow, running out of memory, a panic in a goroutine of
+// compiled code) ends the process: the terminal REPL therefore runs its
+// session in a worker process (package repl/worker), which its front end
+// restarts, replaying Cells.
 //
 // A cell is compiled whole, as Go compiles a file: a compile error
 // anywhere in it runs none of it, and leaves the session exactly as it

@@ -1,8 +1,8 @@
 // Command hybridgo is the front door of hybridgo: MXNet Gluon's hybrid
 // programming model in Go.
 //
-//	hybridgo              the REPL: Go with the framework imported
-//	hybridgo repl         the same
+//	hybridgo [-no-replay] [-memory SIZE]  the REPL: Go with the framework imported
+//	hybridgo repl [flags] the same
 //	hybridgo bench        time the tutorial's LeNet, eager and hybridized, from interpreted code
 //	hybridgo ops [NAME…]  list the registered operators, or describe some
 //	hybridgo graph FILE   draw a symbol file for the terminal, as SVG or as HTML
@@ -15,12 +15,16 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/hybridgo/hybridgo/ops"
 	"github.com/hybridgo/hybridgo/repl/term"
+	"github.com/hybridgo/hybridgo/repl/worker"
 	"github.com/hybridgo/hybridgo/tutorial/walk"
 )
 
@@ -37,15 +41,13 @@ var stdin = os.Stdin
 // run executes one command line and returns the process exit code.
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		return term.Main(stdin, stdout, stderr)
+		return runREPL(args, stdout, stderr)
 	}
 	switch args[0] {
 	case "repl":
-		if len(args) > 1 {
-			fmt.Fprintf(stderr, "hybridgo repl takes no arguments\n")
-			return 2
-		}
-		return term.Main(stdin, stdout, stderr)
+		return runREPL(args[1:], stdout, stderr)
+	case "worker": // the REPL's worker process, which the REPL starts
+		return term.Worker()
 	case "bench":
 		return runBench(args[1:], stdout, stderr)
 	case "ops":
@@ -71,18 +73,50 @@ func run(args []string, stdout, stderr io.Writer) int {
 		printUsage(stdout)
 		return 0
 	}
+	if strings.HasPrefix(args[0], "-") { // the REPL's flags
+		return runREPL(args, stdout, stderr)
+	}
 	fmt.Fprintf(stderr, "hybridgo: unknown command %q\n\n", args[0])
 	printUsage(stderr)
 	return 2
 }
 
+// runREPL is the REPL with its flags.
+func runREPL(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("hybridgo repl", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	noReplay := fs.Bool("no-replay", false, "when a cell ends the worker process, start the new one empty instead of replaying the cells")
+	memory := fs.String("memory", "", "the worker's memory limit: a size (8GiB), a percentage of physical memory (50%) or off; default "+strconv.Itoa(worker.DefaultMemoryPercent)+"%")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "hybridgo repl takes flags only, not %q\n", fs.Arg(0))
+		return 2
+	}
+	opts := term.Options{NoReplay: *noReplay}
+	if *memory != "" {
+		n, err := worker.ParseMemory(*memory)
+		if err != nil {
+			fmt.Fprintln(stderr, "hybridgo:", err)
+			return 2
+		}
+		opts.MemoryLimit = n
+	}
+	return term.Main(stdin, stdout, stderr, opts)
+}
+
 func printUsage(w io.Writer) {
 	fmt.Fprint(w, `Usage:
-  hybridgo                 the REPL: Go statements with nd, nn, ops, graph and
+  hybridgo [-no-replay] [-memory SIZE]
+                           the REPL: Go statements with nd, nn, ops, graph and
                            the other hybridgo packages imported (:help inside
                            lists them and its commands); reads
-                           statements without prompts when stdin is not a terminal
-  hybridgo repl            the same
+                           statements without prompts when stdin is not a terminal.
+                           A cell that ends its worker process is reported and the
+                           cells are replayed in a new one, unless -no-replay;
+                           -memory: the worker's limit (8GiB, 50%, off; default 75%)
+  hybridgo repl [flags]    the same
   hybridgo bench [flags]   time the tutorial's LeNet from interpreted code:
                            forward and a training step, eager and hybridized
   hybridgo bench compare [-threads 1,2] [-out docs/benchmarks.md] [-quick]

@@ -9,6 +9,15 @@ import (
 	"github.com/hybridgo/hybridgo/ops"
 )
 
+// The test binary is also the REPL's worker process, as hybridgo is its
+// own (the REPL starts its executable with the argument "worker").
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "worker" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
 func runCmd(args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
 	code = run(args, &out, &errb)
@@ -70,19 +79,39 @@ func TestVersionAndDefault(t *testing.T) {
 // a terminal it evaluates the statements it reads, without prompts.
 func TestDefaultIsTheREPL(t *testing.T) {
 	for _, args := range [][]string{nil, {"repl"}} {
-		f, err := os.CreateTemp(t.TempDir(), "in")
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.WriteString("x := nd.Ones(2)\nx.Shape()\n")
-		f.Seek(0, 0)
-		stdin = f
+		withStdin(t, "x := nd.Ones(2)\nx.Shape()\n")
 		code, out, errOut := runCmd(args...)
-		stdin = os.Stdin
-		f.Close()
 		if code != 0 || out != "2\n" || errOut != "" {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, errOut)
 		}
+	}
+}
+
+// withStdin makes text the REPL's input until the test ends.
+func withStdin(t *testing.T, text string) {
+	t.Helper()
+	f, err := os.CreateTemp(t.TempDir(), "in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(text)
+	f.Seek(0, 0)
+	stdin = f
+	t.Cleanup(func() { stdin = os.Stdin; f.Close() })
+}
+
+// The REPL's flags: after a cell ends the worker, -no-replay starts the
+// new one empty; a bad -memory is refused.
+func TestREPLFlags(t *testing.T) {
+	withStdin(t, "x := 41\nfunc f(n int) int { return f(n+1) + 1 }\nf(0)\nx\n")
+	code, out, errOut := runCmd("-no-replay", "-memory", "2GiB")
+	want := "stack overflow in f, called in cell 3 (f(0)): infinite recursion? session restarted empty (-no-replay)\n"
+	if code != 0 || out != "" || !strings.HasPrefix(errOut, want) || !strings.Contains(errOut, "undefined: x") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	code, _, errOut = runCmd("repl", "-memory", "lots")
+	if code != 2 || !strings.Contains(errOut, `memory limit "lots"`) {
+		t.Errorf("-memory lots: exit %d, stderr %q", code, errOut)
 	}
 }
 

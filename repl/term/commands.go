@@ -66,6 +66,7 @@ func init() {
 		{"load", ":load FILE.go", "evaluate a Go file (its declarations, then main's body)", (*REPL).cmdLoad},
 		{"save", ":save FILE.go", "write the session's cells as a Go file", (*REPL).cmdSave},
 		{"reset", ":reset", "forget every variable, type and function", (*REPL).cmdReset},
+		{"restart", ":restart [-no-replay]", "start a new worker process and run the session's cells in it again (-no-replay: start empty)", (*REPL).cmdRestart},
 		{"doc", ":doc NAME", "show the documentation of a name (nn.Dense, net.Forward, x)", (*REPL).cmdDoc},
 		{"vars", ":vars", "list the variables with their types and values", (*REPL).cmdVars},
 		{"quit", ":quit", "leave (Ctrl-D on an empty line does too)", func(*REPL, Command) bool { return true }},
@@ -410,7 +411,7 @@ func (r *REPL) cmdLoad(c Command) bool {
 	cells, ok := fileCells(string(src))
 	if !ok {
 		// Not a Go file: statements as typed at the prompt.
-		r.RunBatch(strings.NewReader(string(src)))
+		RunBatch(r, strings.NewReader(string(src)))
 		return false
 	}
 	for _, cell := range cells {
@@ -598,6 +599,13 @@ func (r *REPL) cmdReset(Command) bool {
 		return false
 	}
 	fmt.Fprintln(r.out, "the session was reset")
+	return false
+}
+
+// cmdRestart is :restart in a REPL without a worker process (the one in
+// the worker, or the tutorial walkthrough's); Main's front end runs it.
+func (r *REPL) cmdRestart(Command) bool {
+	fmt.Fprintln(r.errOut, "error: :restart restarts the worker process of hybridgo's REPL; this session has none")
 	return false
 }
 

@@ -26,5 +26,23 @@
 //	:time EXPR                  median time per run of EXPR over about a second
 //	:load FILE.go, :save FILE.go
 //	                            evaluate a Go file; write the cells as one
+//	:restart [-no-replay]       a new worker process, the cells replayed or not
 //	:reset, :doc NAME, :vars, :quit
+//
+// # The worker process
+//
+// Main runs the session in a worker process (package repl/worker): the
+// same binary, started as `hybridgo worker`, where Worker serves a REPL
+// on the session. The front end keeps line editing, history, completion
+// and Ctrl-C (RunInteractive, RunBatch), and forwards each whole input;
+// REPL.Execute runs it in the worker, commands included. When a cell
+// ends the worker (a stack overflow, out of memory, a panic in a
+// goroutine), the front end prints one line saying why, starts a new
+// worker and replays the cells ("restored 12 cells in 40 ms"), unless
+// Options.NoReplay. Both RunInteractive and RunBatch take a Backend: the
+// worker's client (Main), or a *REPL in this process (the tutorial
+// walkthrough, tests).
+//
+// Package term imports repl and repl/worker; repl/worker must not import
+// it.
 package term

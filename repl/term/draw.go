@@ -1,15 +1,22 @@
 package term
 
 import (
+	"os"
+	"strconv"
+
 	"github.com/chzyer/readline"
 
 	"github.com/hybridgo/hybridgo/graph"
 	"github.com/hybridgo/hybridgo/viz"
 )
 
-// screenWidth is the terminal's width in columns, 100 when unknown.
+// screenWidth is the terminal's width in columns: the terminal's own, or
+// COLUMNS (what the front end tells a worker process), or 100.
 func screenWidth() int {
 	if w := readline.GetScreenWidth(); w > 20 {
+		return w
+	}
+	if w, _ := strconv.Atoi(os.Getenv("COLUMNS")); w > 20 {
 		return w
 	}
 	return 100

@@ -22,12 +22,7 @@ import (
 // interrupts an endless loop with Ctrl-C, survives a panic, redefines a
 // method, and quits with Ctrl-D.
 func TestTerminalSession(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and drives it in tmux")
-	}
-	if !tmuxtest.Available() {
-		t.Skip("tmux is not installed (apt-get install tmux, or make deps): the terminal end-to-end test is skipped")
-	}
+	skipWithoutTmux(t)
 	dir := t.TempDir()
 	bin := tmuxtest.Build(t, dir)
 	tm := startTmux(t, dir, bin)
@@ -171,6 +166,18 @@ g := Greeter{"gopher"}`)
 	}
 }
 
+// skipWithoutTmux skips the end-to-end tests in -short mode and without
+// tmux, saying why.
+func skipWithoutTmux(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary and drives it in tmux")
+	}
+	if !tmuxtest.Available() {
+		t.Skip("tmux is not installed (apt-get install tmux, or make deps): the terminal end-to-end test is skipped")
+	}
+}
+
 // Ctrl-C on a REPL reading a pipe (cat | hybridgo, a script): SIGINT
 // stops the running cell, the REPL says so, and the variables are kept.
 func TestPipedInterrupt(t *testing.T) {
@@ -276,5 +283,47 @@ func (tm *tmux) noErrors() {
 		if strings.Contains(s, bad) {
 			tm.t.Fatalf("the screen shows %q:\n%s", bad, s)
 		}
+	}
+}
+
+// A cell that kills the worker process, typed at the real binary: the
+// screen shows one line saying why, never the runtime's stack trace, and
+// the variables are back after the replay. :restart -no-replay empties
+// the session.
+func TestTerminalSurvivesFatalCells(t *testing.T) {
+	skipWithoutTmux(t)
+	dir := t.TempDir()
+	tm := startTmux(t, dir, tmuxtest.Build(t, dir)+" -memory 2GiB")
+	tm.typeLine("x := 41")
+	tm.typeLine(`fmt.Println("printed once")`)
+	tm.typeLine("func f(n int) int { return f(n+1) + 1 }")
+	for _, c := range []struct{ cell, want, restored string }{
+		{"f(0)", "stack overflow in f, called in cell 4 (f(0)): infinite recursion? session restarted", "restored 3 cells in"},
+		{"b := make([]byte, 40<<30)", "out of memory allocating 40 GiB in cell 6 (b := make([]byte, 40<<30)) (the limit is 2 GiB; hybridgo -memory changes it), session restarted",
+			"restored 4 cells in"}, // x + 1 is the fourth
+	} {
+		tm.mark()
+		tm.typeLine(c.cell)
+		tm.waitFor(func(string) bool { return strings.Contains(tm.sinceMark(), "restored ") }, "the restored session")
+		since := tm.sinceMark()
+		if !strings.Contains(since, "\n"+c.want+"\n") || !strings.Contains(since, c.restored) {
+			t.Errorf("%s printed:\n%s\nwant the line %q", c.cell, since, c.want)
+		}
+		for _, bad := range []string{"goroutine ", "runtime.", "fatal error", "printed once"} {
+			if strings.Contains(since, bad) {
+				t.Errorf("%s printed %q:\n%s", c.cell, bad, since)
+			}
+		}
+		tm.mark()
+		tm.typeLine("x + 1")
+		if got := tm.sinceMark(); !strings.Contains(got, "\n42\n") {
+			t.Fatalf("after the restart, x + 1 printed:\n%s", got)
+		}
+	}
+	tm.mark()
+	tm.typeLine(":restart -no-replay")
+	tm.typeLine("x")
+	if got := tm.sinceMark(); !strings.Contains(got, "the session was restarted empty") || !strings.Contains(got, "undefined: x") {
+		t.Errorf(":restart -no-replay, then x printed:\n%s", got)
 	}
 }

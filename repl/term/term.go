@@ -61,21 +61,28 @@ func New(s *repl.Session, out, errOut io.Writer) *REPL {
 // Session returns the REPL's session.
 func (r *REPL) Session() *repl.Session { return r.s }
 
+// Options configure the terminal REPL of Main.
+type Options struct {
+	NoReplay    bool  // a restarted worker starts empty (hybridgo -no-replay)
+	MemoryLimit int64 // the worker's memory limit in bytes: 0 for the default, negative for none
+}
+
 // Main runs the REPL on the given streams (the process's, in the
 // command): interactive, with line editing, when stdin is a terminal, and
-// statement by statement without prompts otherwise. It returns the exit
-// code.
-func Main(stdin *os.File, stdout, stderr io.Writer) int {
-	s, err := repl.NewSession(repl.Options{Stdout: stdout, Stderr: stderr})
+// statement by statement without prompts otherwise. The session lives in
+// a worker process (see Worker), which is restarted when a cell ends it.
+// It returns the exit code.
+func Main(stdin *os.File, stdout, stderr io.Writer, opts Options) int {
+	b, err := startRemote(stdout, stderr, opts)
 	if err != nil {
 		fmt.Fprintln(stderr, "hybridgo:", err)
 		return 1
 	}
-	r := New(s, stdout, stderr)
-	stop := r.catchInterrupts()
+	defer b.c.Close()
+	stop := CatchInterrupts(b)
 	defer stop()
 	if !IsTerminal(stdin) {
-		if err := r.RunBatch(stdin); err != nil {
+		if err := RunBatch(b, stdin); err != nil {
 			fmt.Fprintln(stderr, "hybridgo:", err)
 			return 1
 		}
@@ -85,7 +92,7 @@ func Main(stdin *os.File, stdout, stderr io.Writer) int {
 	if home, err := os.UserHomeDir(); err == nil {
 		history = filepath.Join(home, HistoryName)
 	}
-	if err := r.RunInteractive(stdin, history); err != nil {
+	if err := RunInteractive(b, stdin, stdout, stderr, history); err != nil {
 		fmt.Fprintln(stderr, "hybridgo:", err)
 		return 1
 	}
@@ -98,19 +105,30 @@ func IsTerminal(f *os.File) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// CatchInterrupts makes Ctrl-C (SIGINT) interrupt the cell that runs
-// rather than the process, until stop is called. Front ends other than
-// Main that read their own input (the tutorial walkthrough) call it.
-func (r *REPL) CatchInterrupts() (stop func()) { return r.catchInterrupts() }
+// Backend runs the whole inputs that a front end reads: a *REPL in this
+// process, or the REPL of a worker process (Main's).
+type Backend interface {
+	Execute(input string) (quit bool)
+	Interrupt() bool
+	IsComplete(code string) (status, indent string)
+	Complete(code string, cursor int) (candidates []string, start int)
+}
 
-// Completer is tab completion on the REPL's session, for a line editor.
-func (r *REPL) Completer() readline.AutoCompleter { return &completer{r: r} }
+// IsComplete is the session's IsComplete.
+func (r *REPL) IsComplete(code string) (status, indent string) { return r.s.IsComplete(code) }
 
-// catchInterrupts turns SIGINT into the interruption of the running cell
+// Complete is the session's Complete.
+func (r *REPL) Complete(code string, cursor int) ([]string, int) { return r.s.Complete(code, cursor) }
+
+// Completer is tab completion on b, for a line editor.
+func Completer(b Backend) readline.AutoCompleter { return &completer{b: b} }
+
+// CatchInterrupts turns Ctrl-C (SIGINT) into the interruption of the cell
+// that b runs rather than the end of the process, until stop is called
 // (the terminal is in cooked mode while a cell runs; at the prompt line
 // editing reads Ctrl-C itself). With no cell running, the process exits
 // as an interrupted program does.
-func (r *REPL) catchInterrupts() (stop func()) {
+func CatchInterrupts(b Backend) (stop func()) {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, os.Interrupt)
 	done := make(chan struct{})
@@ -118,7 +136,7 @@ func (r *REPL) catchInterrupts() (stop func()) {
 		for {
 			select {
 			case <-ch:
-				if !r.Interrupt() {
+				if !b.Interrupt() {
 					os.Exit(130)
 				}
 			case <-done:
@@ -213,9 +231,9 @@ func (r *REPL) printError(err error) {
 }
 
 // RunBatch reads statements and commands from in without prompts or line
-// editing, evaluating each as soon as it is whole, until the end of in
+// editing, running each in b as soon as it is whole, until the end of in
 // or ":quit".
-func (r *REPL) RunBatch(in io.Reader) error {
+func RunBatch(b Backend, in io.Reader) error {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 64*1024), 16<<20)
 	var pending strings.Builder
@@ -226,7 +244,7 @@ func (r *REPL) RunBatch(in io.Reader) error {
 				continue
 			}
 			if _, ok := ParseCommand(line); ok {
-				if r.Execute(line) {
+				if b.Execute(line) {
 					return nil
 				}
 				continue
@@ -235,36 +253,36 @@ func (r *REPL) RunBatch(in io.Reader) error {
 		pending.WriteString(line)
 		pending.WriteString("\n")
 		code := pending.String()
-		if status, _ := r.s.IsComplete(code); status == "incomplete" {
+		if status, _ := b.IsComplete(code); status == "incomplete" {
 			continue
 		}
 		pending.Reset()
-		if r.Execute(strings.TrimSuffix(code, "\n")) {
+		if b.Execute(strings.TrimSuffix(code, "\n")) {
 			return nil
 		}
 	}
 	if pending.Len() > 0 {
-		r.Execute(strings.TrimSuffix(pending.String(), "\n"))
+		b.Execute(strings.TrimSuffix(pending.String(), "\n"))
 	}
 	return sc.Err()
 }
 
 // RunInteractive reads statements with line editing, history (kept in
-// historyPath unless it is empty) and tab completion until Ctrl-D on an
-// empty line or ":quit".
-func (r *REPL) RunInteractive(stdin io.ReadCloser, historyPath string) error {
+// historyPath unless it is empty) and tab completion, and runs them in
+// b, until Ctrl-D on an empty line or ":quit".
+func RunInteractive(b Backend, stdin io.ReadCloser, out, errOut io.Writer, historyPath string) error {
 	h := &history{path: historyPath}
 	entries := h.load()
 	rl, err := readline.NewEx(&readline.Config{
 		Prompt:                 Prompt,
 		DisableAutoSaveHistory: true,
 		HistoryLimit:           historyLimit,
-		AutoComplete:           &completer{r: r},
+		AutoComplete:           Completer(b),
 		InterruptPrompt:        "^C",
 		EOFPrompt:              "",
 		Stdin:                  stdin,
-		Stdout:                 r.out,
-		Stderr:                 r.errOut,
+		Stdout:                 out,
+		Stderr:                 errOut,
 	})
 	if err != nil {
 		return err
@@ -275,7 +293,7 @@ func (r *REPL) RunInteractive(stdin io.ReadCloser, historyPath string) error {
 	for _, e := range entries {
 		rl.SaveHistory(e)
 	}
-	fmt.Fprintln(r.out, "hybridgo: Go with nd, nn, ops, graph imported. :help lists the commands; Ctrl-D quits.")
+	fmt.Fprintln(out, "hybridgo: Go with nd, nn, ops, graph imported. :help lists the commands; Ctrl-D quits.")
 	var pending []string
 	for {
 		if len(pending) == 0 {
@@ -291,7 +309,7 @@ func (r *REPL) RunInteractive(stdin io.ReadCloser, historyPath string) error {
 		case errors.Is(err, io.EOF):
 			if len(pending) > 0 {
 				pending = nil
-				fmt.Fprintln(r.out)
+				fmt.Fprintln(out)
 				continue
 			}
 			return nil
@@ -304,7 +322,7 @@ func (r *REPL) RunInteractive(stdin io.ReadCloser, historyPath string) error {
 			}
 			if _, ok := ParseCommand(line); ok {
 				h.add(rl, line)
-				if r.Execute(line) {
+				if b.Execute(line) {
 					return nil
 				}
 				continue
@@ -312,12 +330,12 @@ func (r *REPL) RunInteractive(stdin io.ReadCloser, historyPath string) error {
 		}
 		pending = append(pending, line)
 		code := strings.Join(pending, "\n")
-		if status, _ := r.s.IsComplete(code); status == "incomplete" {
+		if status, _ := b.IsComplete(code); status == "incomplete" {
 			continue
 		}
 		pending = nil
 		h.add(rl, code)
-		if r.Execute(code) {
+		if b.Execute(code) {
 			return nil
 		}
 	}
@@ -376,16 +394,16 @@ func (h *history) add(rl *readline.Instance, entry string) {
 	f.WriteString(strconv.Quote(entry) + "\n")
 }
 
-// completer adapts Session.Complete to the line editor.
+// completer adapts a Backend's Complete to the line editor.
 type completer struct {
-	r *REPL
+	b Backend
 }
 
 // Do returns the completions of the word before pos in line, as the
 // suffixes to insert, and the length of the word typed so far.
 func (c *completer) Do(line []rune, pos int) ([][]rune, int) {
 	code := string(line[:pos])
-	cands, start := c.r.s.Complete(code, len(code))
+	cands, start := c.b.Complete(code, len(code))
 	if start < 0 || start > len(code) {
 		return nil, 0
 	}

@@ -50,7 +50,7 @@ func batch(t *testing.T, input string) (string, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := New(s, &out, stderr).RunBatch(strings.NewReader(input)); err != nil {
+	if err := RunBatch(New(s, &out, stderr), strings.NewReader(input)); err != nil {
 		t.Fatal(err)
 	}
 	mu.Lock()
@@ -323,7 +323,7 @@ func TestCompleter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &completer{r: New(s, &bytes.Buffer{}, &bytes.Buffer{})}
+	c := &completer{b: New(s, &bytes.Buffer{}, &bytes.Buffer{})}
 	line := []rune("x := nd.Rand")
 	cands, n := c.Do(line, len(line))
 	if n != len("Rand") {

@@ -82,7 +82,7 @@ func New(t *tutorial.Tutorial, name string, opt Options) (*Walk, error) {
 // :quit, when the input is a terminal. It returns the process exit code: 0, also when the reader quits
 // early.
 func (w *Walk) Run() int {
-	stop := w.r.CatchInterrupts()
+	stop := term.CatchInterrupts(w.r)
 	defer stop()
 	in, err := newLineReader(w.opt, w.r)
 	if err != nil {
@@ -429,7 +429,7 @@ func newLineReader(opt Options, r *term.REPL) (lineReader, error) {
 	}
 	rl, err := readline.NewEx(&readline.Config{
 		Prompt:          term.Prompt,
-		AutoComplete:    r.Completer(),
+		AutoComplete:    term.Completer(r),
 		InterruptPrompt: "^C",
 		EOFPrompt:       "",
 		Stdin:           opt.In,
