@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/hybridgo/hybridgo/display"
@@ -77,14 +78,14 @@ func (k *Kernel) input(prompt string, password bool) (string, error) {
 
 // display sends a display message of the worker (package display's
 // outputs, jupyter.Display and Update) as display_data or
-// update_display_data of the cell that runs; outside a cell its text
-// goes to the log, as in the terminal.
+// update_display_data of the cell that runs; outside a cell (a
+// goroutine's display after its cell ended) its text is printed, as in
+// the terminal, to the last cell's stdout.
 func (k *Kernel) display(w *worker.Message) {
-	b := display.Bundle(w.Bundle)
 	m, _, _ := k.currentCell()
 	if m == nil {
-		if t := b.Text(); t != "" {
-			k.log.Print(t)
+		if t := display.Bundle(w.Bundle).Text(); t != "" {
+			fmt.Fprintln(k.out, t)
 		}
 		return
 	}

@@ -198,7 +198,13 @@ func (k *Kernel) execute(m *Message) bool {
 	k.errw.begin(m, req.Silent)
 	k.setCell(m, req.AllowStdin, ctx)
 	k.revive()
-	res, err := k.worker.Eval(req.Code, true)
+	var res *worker.Message
+	err := ctx.Err()
+	if err == nil {
+		res, err = k.worker.Eval(req.Code, true)
+	} else { // interrupted before it began (during a restart)
+		err = &worker.CellError{Kind: "interrupted", Message: err.Error()}
+	}
 	var tail []string // after the error's first line
 	var d *worker.Death
 	if errors.As(err, &d) {
@@ -231,6 +237,11 @@ func (k *Kernel) execute(m *Message) bool {
 // replayed unless the kernel was told not to; it returns the lines that
 // say what was restored, for the cell's error.
 func (k *Kernel) restart() []string {
+	select {
+	case <-k.done: // the worker was ended by a shutdown
+		return nil
+	default:
+	}
 	r, err := k.worker.Restart(k.replay)
 	switch {
 	case err != nil:
