@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"reflect"
+	"fmt"
 	"sync"
 
 	"github.com/hybridgo/hybridgo/display"
 	"github.com/hybridgo/hybridgo/repl"
+	"github.com/hybridgo/hybridgo/repl/worker"
 )
 
 // CellPackage is the import path under which cells reach the notebook:
@@ -16,21 +17,8 @@ import (
 // jupyter.Update, jupyter.HTML.
 const CellPackage = "hybridgo/jupyter"
 
-// cellPackage is the symbol table of "hybridgo/jupyter" in k's session:
-// its functions act on k and the cell it runs.
-func (k *Kernel) cellPackage() map[string]map[string]reflect.Value {
-	return map[string]map[string]reflect.Value{CellPackage + "/jupyter": {
-		"Input":      reflect.ValueOf(k.input),
-		"Display":    reflect.ValueOf(k.display),
-		"NewDisplay": reflect.ValueOf(k.newDisplay),
-		"Update":     reflect.ValueOf(k.update),
-		"HTML":       reflect.ValueOf(HTML),
-		"Markdown":   reflect.ValueOf(Markdown),
-	}}
-}
-
-// runningCell is the request being executed, for the functions cells
-// call; m is nil between cells.
+// runningCell is the request being executed, for the worker's displays
+// and input requests; m is nil between cells.
 type runningCell struct {
 	mu         sync.Mutex
 	m          *Message
@@ -53,10 +41,10 @@ func (k *Kernel) currentCell() (*Message, bool, context.Context) {
 // ErrNoStdin is returned by Input when the frontend does not take input.
 var ErrNoStdin = errors.New("jupyter: the frontend does not accept input (allow_stdin is false)")
 
-// input is jupyter.Input: it asks the frontend for a line of text,
-// showing prompt, and waits for it (an input_request on the stdin
-// channel).
-func (k *Kernel) input(prompt string) (string, error) {
+// input answers a cell's jupyter.Input: it asks the frontend for a line
+// of text, showing prompt, and waits for it (an input_request on the
+// stdin channel).
+func (k *Kernel) input(prompt string, password bool) (string, error) {
 	m, allow, ctx := k.currentCell()
 	if m == nil {
 		return "", errors.New("jupyter: Input is only available while a notebook cell runs")
@@ -73,7 +61,7 @@ func (k *Kernel) input(prompt string) (string, error) {
 		}
 		break
 	}
-	k.send(k.stdinOut, m, "input_request", map[string]any{"prompt": prompt, "password": false})
+	k.send(k.stdinOut, m, "input_request", map[string]any{"prompt": prompt, "password": password})
 	select {
 	case r := <-k.inputReplys:
 		var c struct {
@@ -88,48 +76,29 @@ func (k *Kernel) input(prompt string) (string, error) {
 	}
 }
 
-// display is jupyter.Display: it shows v below the cell as
-// display_data. v is rendered with renderMIME; a display.Bundle, or a
-// map[string]any given here, is a MIME bundle already.
-func (k *Kernel) display(v any) {
-	k.publishDisplay("display_data", v, newID())
-}
-
-// newDisplay is jupyter.NewDisplay: Display that returns the id by which
-// Update replaces the output (progress, live charts).
-func (k *Kernel) newDisplay(v any) string {
-	id := newID()
-	k.publishDisplay("display_data", v, id)
-	return id
-}
-
-// update is jupyter.Update: it replaces the output that NewDisplay(…)
-// returned id for.
-func (k *Kernel) update(id string, v any) {
-	k.publishDisplay("update_display_data", v, id)
-}
-
-func (k *Kernel) publishDisplay(msgType string, v any, id string) {
+// display sends a display message of the worker (package display's
+// outputs, jupyter.Display and Update) as display_data or
+// update_display_data of the cell that runs; outside a cell (a
+// goroutine's display after its cell ended) its text is printed, as in
+// the terminal, to the last cell's stdout.
+func (k *Kernel) display(w *worker.Message) {
 	m, _, _ := k.currentCell()
 	if m == nil {
+		if t := display.Bundle(w.Bundle).Text(); t != "" {
+			fmt.Fprintln(k.out, t)
+		}
 		return
 	}
 	k.flushOutput()
-	if m, ok := v.(map[string]any); ok {
-		v = display.Bundle(m)
+	msgType := "display_data"
+	if w.Update {
+		msgType = "update_display_data"
 	}
-	rv := reflect.ValueOf(v)
-	text := ""
-	if s, ok := v.(string); ok {
-		text = s
-	} else if v != nil {
-		b, _ := json.Marshal(v)
-		text = string(b)
-		if st, ok := v.(interface{ String() string }); ok {
-			text = st.String()
-		}
+	content := map[string]any{"data": w.Bundle, "metadata": map[string]any{}}
+	if w.DisplayID != "" {
+		content["transient"] = map[string]any{"display_id": w.DisplayID}
 	}
-	k.publish(m, msgType, map[string]any{"data": bundle(rv, text), "metadata": map[string]any{}, "transient": map[string]any{"display_id": id}})
+	k.publish(m, msgType, content)
 }
 
 // HTML is a bundle showing html (and the markup as text elsewhere), for

@@ -12,8 +12,9 @@ import (
 // jupyterSetup builds hybridgo, installs its kernelspec under a temporary
 // prefix, and returns the environment that makes the Jupyter client find
 // it (and keep its files out of the user's home), and the directory.
-// It skips the test when the Debian Jupyter client is missing.
-func jupyterSetup(t *testing.T) (env []string, tmp string) {
+// It skips the test when the Debian Jupyter client is missing. flags go
+// to hybridgo kernel install, and so into the kernel's command line.
+func jupyterSetup(t *testing.T, flags ...string) (env []string, tmp string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("skipped with -short: builds hybridgo and runs the Jupyter client")
@@ -38,7 +39,7 @@ func jupyterSetup(t *testing.T) (env []string, tmp string) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	prefix := filepath.Join(tmp, "prefix")
-	out, err := exec.Command(bin, "kernel", "install", "--prefix", prefix).CombinedOutput()
+	out, err := exec.Command(bin, append([]string{"kernel", "install", "--prefix", prefix}, flags...)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("hybridgo kernel install: %v\n%s", err, out)
 	}

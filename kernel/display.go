@@ -1,18 +1,17 @@
 package kernel
 
 import (
-	"fmt"
 	"reflect"
 
 	"github.com/hybridgo/hybridgo/display"
 )
 
-// renderMIME turns the value of a cell into a MIME bundle (mimetype ->
-// data) for execute_result and display_data, with package display: an
-// NDArray as a table, a Symbol or a hybridized block as a graph picture
-// (SVG, and an interactive page), an image as PNG; a display.Bundle is a
-// bundle already, a plain map[string]any a value like any other. A nil
-// or empty result means text/plain alone.
+// renderMIME turns a value into a MIME bundle (mimetype -> data) for
+// display_data, with package display: an NDArray as a table, a Symbol or
+// a hybridized block as a graph picture (SVG, and an interactive page),
+// an image as PNG; a display.Bundle is a bundle already, a plain
+// map[string]any a value like any other. A nil or empty result means
+// text/plain alone.
 func renderMIME(v reflect.Value) map[string]any {
 	if !v.IsValid() || !v.CanInterface() {
 		return nil
@@ -20,30 +19,19 @@ func renderMIME(v reflect.Value) map[string]any {
 	return display.Render(v.Interface())
 }
 
-// publisher sends package display's outputs (display.HTML, display.Show,
-// handles, training progress) as display_data and update_display_data
-// of the cell that k is running; outside a cell they print as text, as
-// in the terminal. New installs it: a process that links the kernel but
-// runs the terminal REPL keeps display's terminal behaviour.
-type publisher struct{ k *Kernel }
+// bundle is the MIME bundle of a value, with text/plain always present.
+func bundle(v reflect.Value, text string) map[string]any {
+	return withText(renderMIME(v), text)
+}
 
-func (p publisher) Display(b display.Bundle, id string, update bool) {
-	k := p.k
-	m, _, _ := k.currentCell()
-	if m == nil {
-		if t := b.Text(); t != "" {
-			fmt.Println(t)
-		}
-		return
+// withText is b with text as its text/plain when it has none.
+func withText(b map[string]any, text string) map[string]any {
+	out := map[string]any{}
+	for mt, d := range b {
+		out[mt] = d
 	}
-	k.flushOutput()
-	msgType := "display_data"
-	if update {
-		msgType = "update_display_data"
+	if _, ok := out["text/plain"]; !ok {
+		out["text/plain"] = text
 	}
-	content := map[string]any{"data": map[string]any(b), "metadata": map[string]any{}}
-	if id != "" {
-		content["transient"] = map[string]any{"display_id": id}
-	}
-	k.publish(m, msgType, content)
+	return out
 }

@@ -18,6 +18,37 @@
 // cell runs: interrupt_request and SIGINT stop the cell (the session
 // keeps its variables), shutdown_request replies and exits.
 //
+// # The worker process
+//
+// The kernel process holds the sockets, the heartbeat, the message loop
+// and the protocol; the session runs in a worker process (package
+// repl/worker), the kernel's executable started with WorkerArgs
+// (`hybridgo kernel worker`, whose main is Worker). Cells, completion,
+// inspection and is_complete are requests to the worker's Client. What a
+// cell writes to its stdout and stderr (the session's writers and the
+// worker's file descriptors 1 and 2) comes back as stream messages of
+// the cell's request, its displays as display_data and
+// update_display_data, jupyter.Input as an input_request on stdin whose
+// answer goes back to the worker, and its value as the MIME bundle that
+// display.Render made in the worker (execute_result). An interrupt
+// (interrupt_request, or SIGINT: the kernelspec's interrupt_mode is
+// "signal") stops the worker's cell, which ends with the Interrupted
+// error.
+//
+// No cell can end the kernel: when the worker dies during a cell (a
+// stack overflow, an allocation past the memory limit, a panic in a
+// goroutine of compiled code), the cell's error names the cause
+// (StackOverflow, OutOfMemory, GoroutinePanic, FatalError, WorkerKilled,
+// WorkerExited) and says what happened in one line, the kernel starts a
+// new worker and replays the cells that succeeded, and the traceback
+// ends with what was restored ("restored 12 cells in 0.8 s"). A worker
+// that died between cells is replaced before the next cell, which says
+// so on its stderr. The execution count goes on. The kernel's command
+// line sets the worker's memory limit (-memory 8GiB, 50% or off; by
+// default worker.DefaultMemoryPercent of physical memory) and turns
+// replay off (-no-replay); `hybridgo kernel install -memory 8GiB
+// -no-replay` writes them into the kernelspec's argv.
+//
 // Cells reach the notebook through the package "hybridgo/jupyter":
 //
 //	import "hybridgo/jupyter"
@@ -26,16 +57,17 @@
 //	id := jupyter.NewDisplay(jupyter.HTML("<b>0%</b>"))
 //	jupyter.Update(id, jupyter.HTML("<b>100%</b>")) // update_display_data
 //
-// The kernel owns its session (a repl.Session, with an eager.State of its
-// own) and the request running; "hybridgo/jupyter" is bound to the kernel
-// when its session starts (repl.Options.Packages), so its functions act
-// on that kernel alone. Package display's publisher, which sends
-// display.HTML, handles and progress bars to the notebook, lives in the
-// session's state too: New installs one in it, so two kernels in one
-// process publish each to its own notebook.
+// The kernel owns its worker and the request running; in the worker,
+// "hybridgo/jupyter" is bound to the worker's server when the session
+// starts (repl.Options.Packages), and the server is package display's
+// publisher in the session's state, so display.HTML, handles and
+// progress bars reach the notebook as jupyter.Display does.
 //
 // `hybridgo kernel install` writes the kernelspec; Jupyter then starts
 // `hybridgo kernel CONNECTION_FILE`.
+//
+// Package kernel imports repl, repl/worker and display; it must not
+// import repl/term.
 //
 // # Tests against real front ends
 //

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -13,7 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/hybridgo/hybridgo/repl"
+	"github.com/hybridgo/hybridgo/repl/worker"
 )
 
 // Version is the kernel's implementation version, in kernel_info.
@@ -93,7 +92,7 @@ func (k *Kernel) handleShell(m *Message) {
 			Code string `json:"code"`
 		}
 		_ = json.Unmarshal(m.Content, &req)
-		status, indent := k.repl.IsComplete(req.Code)
+		status, indent := k.worker.IsComplete(req.Code)
 		c := map[string]any{"status": status}
 		if status == "incomplete" {
 			c["indent"] = indent
@@ -118,8 +117,8 @@ func (k *Kernel) handleShell(m *Message) {
 	}
 }
 
-// replyPanic answers a request whose handling panicked (outside the
-// cell's own code, which evalSafely guards) with an error reply, so that
+// replyPanic answers a request whose handling panicked (a bug of the
+// kernel's: cells run in the worker) with an error reply, so that
 // the kernel lives on.
 func (k *Kernel) replyPanic(m *Message, r any) {
 	k.log.Printf("shell: %s panicked: %v", m.Header.MsgType, r)
@@ -198,7 +197,19 @@ func (k *Kernel) execute(m *Message) bool {
 	k.out.begin(m, req.Silent)
 	k.errw.begin(m, req.Silent)
 	k.setCell(m, req.AllowStdin, ctx)
-	res, err := k.evalSafely(ctx, req.Code)
+	k.revive()
+	var res *worker.Message
+	err := ctx.Err()
+	if err == nil {
+		res, err = k.worker.Eval(req.Code, true)
+	} else { // interrupted before it began (during a restart)
+		err = &worker.CellError{Kind: "interrupted", Message: err.Error()}
+	}
+	var tail []string // after the error's first line
+	var d *worker.Death
+	if errors.As(err, &d) {
+		tail = k.restart()
+	}
 	k.setCell(nil, false, nil)
 	k.flushOutput()
 	k.mu.Lock()
@@ -207,6 +218,7 @@ func (k *Kernel) execute(m *Message) bool {
 	cancel()
 	if err != nil {
 		ename, evalue, tb := describeError(err)
+		tb = append(tb, tail...)
 		content := map[string]any{"status": "error", "execution_count": n, "ename": ename, "evalue": evalue, "traceback": tb}
 		if !req.Silent {
 			k.publish(m, "error", map[string]any{"ename": ename, "evalue": evalue, "traceback": tb})
@@ -215,65 +227,90 @@ func (k *Kernel) execute(m *Message) bool {
 		return !stopOnError
 	}
 	if res.HasValue && !req.Silent {
-		k.publish(m, "execute_result", map[string]any{"execution_count": n, "data": bundle(res.Value, res.Text), "metadata": map[string]any{}})
+		k.publish(m, "execute_result", map[string]any{"execution_count": n, "data": withText(res.Bundle, res.Text), "metadata": map[string]any{}})
 	}
 	k.send(k.shellOut, m, "execute_reply", map[string]any{"status": "ok", "execution_count": n, "user_expressions": map[string]any{}, "payload": []any{}})
 	return true
 }
 
-// evalSafely runs a cell, turning a panic of the session into an error.
-func (k *Kernel) evalSafely(ctx context.Context, code string) (res repl.Result, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = &repl.PanicError{Value: r}
-		}
-	}()
-	return k.repl.Eval(ctx, code)
+// restart starts a new worker after one died in a cell, with the cells
+// replayed unless the kernel was told not to; it returns the lines that
+// say what was restored, for the cell's error.
+func (k *Kernel) restart() []string {
+	select {
+	case <-k.done: // the worker was ended by a shutdown
+		return nil
+	default:
+	}
+	r, err := k.worker.Restart(k.replay)
+	switch {
+	case err != nil:
+		return []string{"the worker could not start again: " + err.Error()}
+	case !k.replay:
+		return []string{"the session restarted empty (the kernel runs with -no-replay)"}
+	}
+	return strings.Split(strings.TrimRight(r.Report(), "\n"), "\n")
 }
 
-// bundle is the MIME bundle of a value, with text/plain always present.
-func bundle(v reflect.Value, text string) map[string]any {
-	out := map[string]any{}
-	for mt, d := range renderMIME(v) {
-		out[mt] = d
+// revive restarts a worker that died between cells (a goroutine's panic
+// after its cell ended), saying so on the cell's stderr.
+func (k *Kernel) revive() {
+	d := k.worker.Dead()
+	if d == nil {
+		return
 	}
-	if _, ok := out["text/plain"]; !ok {
-		out["text/plain"] = text
+	fmt.Fprintln(k.errw, d.Restarted("session restarted"))
+	for _, l := range k.restart() {
+		fmt.Fprintln(k.errw, l)
 	}
-	return out
+}
+
+// deathNames are the error names of a worker's deaths, by cause.
+var deathNames = map[worker.Cause]string{
+	worker.StackOverflow:  "StackOverflow",
+	worker.OutOfMemory:    "OutOfMemory",
+	worker.GoroutinePanic: "GoroutinePanic",
+	worker.FatalError:     "FatalError",
+	worker.Killed:         "WorkerKilled",
+	worker.Exited:         "WorkerExited",
 }
 
 // interruptedText is the message of a cell stopped by an interrupt.
 const interruptedText = "the cell was interrupted; the kernel keeps its variables"
 
-// describeError gives ename, evalue and traceback lines for err.
+// describeError gives ename, evalue and traceback lines for err: a
+// cell's *worker.CellError, or the *worker.Death of the worker that ran
+// it, whose evalue says in one line what happened.
 func describeError(err error) (ename, evalue string, tb []string) {
-	var ce *repl.CompileError
-	var pe *repl.PanicError
+	var ce *worker.CellError
+	var d *worker.Death
+	text := err.Error()
+	evalue = text
 	switch {
-	case errors.Is(err, repl.ErrInterrupted):
-		ename = "Interrupted"
-	case errors.As(err, &ce):
-		ename = "CompileError"
-	case errors.As(err, &pe):
-		ename = "Panic"
-	default:
-		ename = "Error"
-	}
-	evalue = err.Error()
-	text := evalue
-	switch {
-	case ename == "Interrupted":
+	case errors.As(err, &d):
+		ename, evalue = deathNames[d.Cause], d.Restarted("session restarted")
+		text = evalue
+	case errors.As(err, &ce) && ce.Kind == "interrupted":
 		// Not the context's "interrupted: context canceled": what happened,
 		// in the words of the Kernel menu.
-		evalue, text = interruptedText, interruptedText
-	case pe != nil:
-		evalue = fmt.Sprint(pe.Value)
+		ename, evalue, text = "Interrupted", interruptedText, interruptedText
+	case errors.As(err, &ce) && ce.Kind == "compile":
+		ename = "CompileError"
+	case errors.As(err, &ce) && ce.Kind == "panic":
+		ename = "Panic"
+		evalue = strings.TrimPrefix(firstLine(text), "panic: ")
+	default:
+		ename = "Error"
 	}
 	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
 	tb = append(tb, "\x1b[31m"+ename+"\x1b[0m: "+lines[0])
 	tb = append(tb, lines[1:]...)
 	return ename, evalue, tb
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
 }
 
 // abortQueued answers the execute requests already queued with status
@@ -336,7 +373,7 @@ func (k *Kernel) complete(m *Message) {
 	var req cursorRequest
 	_ = json.Unmarshal(m.Content, &req)
 	cur := req.cursor()
-	matches, start := k.repl.Complete(req.Code, cur)
+	matches, start := k.worker.Complete(req.Code, cur)
 	if matches == nil {
 		matches = []string{}
 	}
@@ -375,7 +412,7 @@ func (k *Kernel) inspect(m *Message) {
 	doc, found := "", false
 	// The longest prefix of the dotted name that has documentation.
 	for w := word; w != "" && !found; {
-		doc, found = k.repl.Doc(w)
+		doc, found = k.worker.Doc(w)
 		i := strings.LastIndex(w, ".")
 		if i < 0 {
 			break

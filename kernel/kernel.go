@@ -13,8 +13,7 @@ import (
 
 	"github.com/go-zeromq/zmq4"
 
-	"github.com/hybridgo/hybridgo/display"
-	"github.com/hybridgo/hybridgo/repl"
+	"github.com/hybridgo/hybridgo/repl/worker"
 )
 
 // ConnectionInfo is the connection file a frontend writes for a kernel.
@@ -72,13 +71,12 @@ type Kernel struct {
 	shellIn     chan *Message // requests waiting for the shell loop
 	inputReplys chan *Message // input_reply messages from stdin
 
-	repl *repl.Session
-	cell runningCell
-	out  *streamWriter
-	errw *streamWriter
-
-	capOut, capErr *fdCapture // fds 1 and 2, when captured
-	logOut         io.Writer  // where output outside cells goes
+	worker *worker.Client // the session's process
+	replay bool           // a new worker replays the cells of the one that died
+	cell   runningCell
+	out    *streamWriter
+	errw   *streamWriter
+	logOut io.Writer // where output outside cells goes
 
 	mu       sync.Mutex
 	cancel   context.CancelFunc // of the running cell
@@ -89,8 +87,24 @@ type Kernel struct {
 	doneOnce sync.Once
 }
 
-// New binds the sockets of ci and starts a session.
-func New(ci *ConnectionInfo, logger *log.Logger) (*Kernel, error) {
+// Options configure a Kernel.
+type Options struct {
+	// Log receives the kernel's log; nil discards it.
+	Log *log.Logger
+	// MemoryLimit is the worker's memory limit in bytes, as
+	// worker.Options.MemoryLimit: 0 for the default, negative for none.
+	MemoryLimit int64
+	// NoReplay starts the worker that replaces one a cell ended with an
+	// empty session, instead of replaying the cells that succeeded.
+	NoReplay bool
+	// WorkerCommand is the worker's command line; by default this
+	// executable with WorkerArgs.
+	WorkerCommand []string
+}
+
+// New binds the sockets of ci and starts the session's worker process.
+func New(ci *ConnectionInfo, opts Options) (*Kernel, error) {
+	logger := opts.Log
 	if logger == nil {
 		logger = log.New(io.Discard, "", 0)
 	}
@@ -107,15 +121,24 @@ func New(ci *ConnectionInfo, logger *log.Logger) (*Kernel, error) {
 		inputReplys: make(chan *Message, 4),
 		done:        make(chan struct{}),
 		logOut:      os.Stderr,
+		replay:      !opts.NoReplay,
 	}
 	k.out = newStreamWriter(k, "stdout")
 	k.errw = newStreamWriter(k, "stderr")
-	s, err := repl.NewSession(repl.Options{Stdout: k.out, Stderr: k.errw, Packages: k.cellPackage()})
-	if err != nil {
-		return nil, err
+	command := opts.WorkerCommand
+	if len(command) == 0 {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("kernel: %w", err)
+		}
+		command = append([]string{exe}, WorkerArgs...)
 	}
-	s.InState(func() { display.SetPublisher(publisher{k}) })
-	k.repl = s
+	c, err := worker.Start(worker.Options{Command: command, Stdout: k.out, Stderr: k.errw,
+		MemoryLimit: opts.MemoryLimit, OnDisplay: k.display, OnInput: k.input})
+	if err != nil {
+		return nil, fmt.Errorf("kernel: %w", err)
+	}
+	k.worker = c
 	ctx := context.Background()
 	k.shell = zmq4.NewRouter(ctx)
 	k.control = zmq4.NewRouter(ctx)
@@ -128,6 +151,7 @@ func New(ci *ConnectionInfo, logger *log.Logger) (*Kernel, error) {
 	}{{k.shell, ci.ShellPort}, {k.control, ci.ControlPort}, {k.stdin, ci.StdinPort}, {k.iopub, ci.IOPubPort}, {k.hb, ci.HBPort}} {
 		if err := b.s.Listen(ci.endpoint(b.port)); err != nil {
 			k.closeSockets()
+			c.Close()
 			return nil, fmt.Errorf("kernel: listen on %s: %w", ci.endpoint(b.port), err)
 		}
 	}
@@ -179,9 +203,15 @@ func (k *Kernel) Run() error {
 	return nil
 }
 
-// stop ends Run once the replies queued so far are written.
+// stop ends Run once the replies queued so far are written, and the
+// worker.
 func (k *Kernel) stop() {
-	k.doneOnce.Do(func() { close(k.done) })
+	k.doneOnce.Do(func() {
+		close(k.done)
+		if k.worker != nil {
+			k.worker.Close()
+		}
+	})
 }
 
 // writer owns the writes of s.
@@ -263,50 +293,19 @@ func (k *Kernel) publish(parent *Message, msgType string, content any) {
 	k.iopubOut <- m
 }
 
-// interrupt cancels the running cell, if any.
+// interrupt stops the running cell, if any: the worker's, or a wait for
+// input.
 func (k *Kernel) interrupt() {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.cancel != nil {
 		k.cancel()
-	}
-}
-
-// CaptureOutput redirects the process's file descriptors 1 and 2 to the
-// running cell's stream messages, so that writes to os.Stdout and
-// os.Stderr (not only the session's writers) reach the notebook. The
-// kernel's log then goes to the original stderr.
-func (k *Kernel) CaptureOutput() error {
-	errCap, err := captureFD(2, k.errw)
-	if err != nil {
-		return err
-	}
-	k.capErr = errCap
-	k.logOut = errCap.orig
-	if k.log.Writer() != io.Discard {
-		k.log.SetOutput(errCap.orig)
-	}
-	outCap, err := captureFD(1, k.out)
-	if err != nil {
-		return err
-	}
-	k.capOut = outCap
-	return nil
-}
-
-// syncOutput passes on what the cell wrote to the captured descriptors.
-func (k *Kernel) syncOutput() {
-	if k.capOut != nil {
-		k.capOut.sync()
-	}
-	if k.capErr != nil {
-		k.capErr.sync()
+		k.worker.Interrupt()
 	}
 }
 
 // flushOutput sends the cell's output so far as stream messages.
 func (k *Kernel) flushOutput() {
-	k.syncOutput()
 	k.out.end()
 	k.errw.end()
 }

@@ -72,7 +72,7 @@ func (c *client) recv(s zmq4.Socket) *Message {
 func TestKernelOverSockets(t *testing.T) {
 	ci := &ConnectionInfo{Transport: "tcp", IP: "127.0.0.1", Key: "test-key", SignatureScheme: "hmac-sha256",
 		ShellPort: freePort(t), ControlPort: freePort(t), StdinPort: freePort(t), IOPubPort: freePort(t), HBPort: freePort(t)}
-	k, err := New(ci, nil)
+	k, err := New(ci, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

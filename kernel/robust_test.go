@@ -18,7 +18,7 @@ func startKernel(t *testing.T) *ConnectionInfo {
 	t.Helper()
 	ci := &ConnectionInfo{Transport: "tcp", IP: "127.0.0.1", Key: "robust-key", SignatureScheme: "hmac-sha256",
 		ShellPort: freePort(t), ControlPort: freePort(t), StdinPort: freePort(t), IOPubPort: freePort(t), HBPort: freePort(t)}
-	k, err := New(ci, nil)
+	k, err := New(ci, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,10 +10,13 @@ import (
 	"path/filepath"
 )
 
-// Spec is the kernelspec (kernel.json) that starts exe as the kernel.
-func Spec(exe string) map[string]any {
+// Spec is the kernelspec (kernel.json) that starts exe as the kernel,
+// with flags (hybridgo kernel's -memory and -no-replay) before the
+// connection file.
+func Spec(exe string, flags ...string) map[string]any {
+	argv := append(append([]string{exe, "kernel"}, flags...), "{connection_file}")
 	return map[string]any{
-		"argv":           []string{exe, "kernel", "{connection_file}"},
+		"argv":           argv,
 		"display_name":   "Go (hybridgo)",
 		"language":       "go",
 		"interrupt_mode": "signal",
@@ -21,12 +24,12 @@ func Spec(exe string) map[string]any {
 	}
 }
 
-// InstallSpec writes kernel.json and the logos into dir.
-func InstallSpec(dir, exe string) error {
+// InstallSpec writes kernel.json (Spec) and the logos into dir.
+func InstallSpec(dir, exe string, flags ...string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	b, err := json.MarshalIndent(Spec(exe), "", " ")
+	b, err := json.MarshalIndent(Spec(exe, flags...), "", " ")
 	if err != nil {
 		return err
 	}

@@ -12,32 +12,45 @@ import (
 	"github.com/hybridgo/hybridgo/kernel"
 )
 
-// runKernel is `hybridgo kernel CONNECTION_FILE` and
-// `hybridgo kernel install [--user | --prefix DIR]`.
+// runKernel is `hybridgo kernel [-memory SIZE] [-no-replay]
+// CONNECTION_FILE`, `hybridgo kernel install [--user | --prefix DIR]
+// [-memory SIZE] [-no-replay]` and the kernel's worker process
+// (`hybridgo kernel worker`, which the kernel starts).
 func runKernel(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "install" {
 		return installKernel(args[1:], stdout, stderr)
 	}
-	if len(args) != 1 {
-		fmt.Fprintln(stderr, "usage: hybridgo kernel CONNECTION_FILE | hybridgo kernel install [--user | --prefix DIR]")
+	if len(args) == 1 && args[0] == kernel.WorkerArgs[1] {
+		return kernel.Worker()
+	}
+	fs := flag.NewFlagSet("hybridgo kernel", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	wf := workerFlags(fs)
+	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	ci, err := kernel.ReadConnectionFile(args[0])
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "usage: hybridgo kernel [-memory SIZE] [-no-replay] CONNECTION_FILE | hybridgo kernel install [--user | --prefix DIR] [-memory SIZE] [-no-replay]")
+		return 2
+	}
+	limit, err := wf.limit()
+	if err != nil {
+		fmt.Fprintln(stderr, "hybridgo kernel:", err)
+		return 2
+	}
+	ci, err := kernel.ReadConnectionFile(fs.Arg(0))
 	if err != nil {
 		fmt.Fprintf(stderr, "hybridgo kernel: %v\n", err)
 		return 1
 	}
-	var logger *log.Logger
+	opts := kernel.Options{MemoryLimit: limit, NoReplay: *wf.noReplay}
 	if os.Getenv("HYBRIDGO_KERNEL_LOG") != "" {
-		logger = log.New(stderr, "hybridgo kernel: ", log.LstdFlags)
+		opts.Log = log.New(stderr, "hybridgo kernel: ", log.LstdFlags)
 	}
-	k, err := kernel.New(ci, logger)
+	k, err := kernel.New(ci, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "hybridgo kernel: %v\n", err)
 		return 1
-	}
-	if err := k.CaptureOutput(); err != nil {
-		fmt.Fprintf(stderr, "hybridgo kernel: output of os.Stdout and os.Stderr is not captured: %v\n", err)
 	}
 	if err := k.Run(); err != nil {
 		fmt.Fprintf(stderr, "hybridgo kernel: %v\n", err)
@@ -51,11 +64,16 @@ func installKernel(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	user := fs.Bool("user", false, "install for the current user ($HOME/.local/share/jupyter/kernels, or $JUPYTER_DATA_DIR/kernels)")
 	prefix := fs.String("prefix", "", "install under `DIR`/share/jupyter/kernels (default /usr/local)")
+	wf := workerFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if fs.NArg() > 0 || (*user && *prefix != "") {
-		fmt.Fprintln(stderr, "usage: hybridgo kernel install [--user | --prefix DIR]")
+		fmt.Fprintln(stderr, "usage: hybridgo kernel install [--user | --prefix DIR] [-memory SIZE] [-no-replay]")
+		return 2
+	}
+	if _, err := wf.limit(); err != nil {
+		fmt.Fprintln(stderr, "hybridgo kernel install:", err)
 		return 2
 	}
 	var dir string
@@ -94,7 +112,7 @@ func installKernel(args []string, stdout, stderr io.Writer) int {
 			"install the command with `go install ./cmd/hybridgo` and run the installed binary: hybridgo kernel install\n", exe)
 		return 1
 	}
-	if err := kernel.InstallSpec(dir, exe); err != nil {
+	if err := kernel.InstallSpec(dir, exe, wf.args()...); err != nil {
 		fmt.Fprintf(stderr, "hybridgo kernel install: %v\n", err)
 		return 1
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,5 +62,43 @@ func TestKernelInstallRefusesGoRunBuild(t *testing.T) {
 	spec, err := os.ReadFile(filepath.Join(data, "kernels", "hybridgo", "kernel.json"))
 	if err != nil || !strings.Contains(string(spec), exe) {
 		t.Errorf("kernel.json %s (%v) does not name %s", spec, err, exe)
+	}
+}
+
+// kernel install writes the worker's flags into the kernelspec's command
+// line, before the connection file, and refuses a bad memory limit.
+func TestKernelInstallFlags(t *testing.T) {
+	exe := filepath.Join(t.TempDir(), "hybridgo")
+	if err := os.WriteFile(exe, nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	defer func(prev func() (string, error)) { executable = prev }(executable)
+	executable = func() (string, error) { return exe, nil }
+	for _, c := range []struct {
+		flags []string
+		code  int
+		argv  []string
+	}{
+		{nil, 0, []string{exe, "kernel", "{connection_file}"}},
+		{[]string{"-memory", "1GiB", "-no-replay"}, 0, []string{exe, "kernel", "-memory", "1GiB", "-no-replay", "{connection_file}"}},
+		{[]string{"-memory", "lots"}, 2, nil},
+	} {
+		prefix := t.TempDir()
+		var so, se bytes.Buffer
+		if code := run(append([]string{"kernel", "install", "--prefix", prefix}, c.flags...), &so, &se); code != c.code {
+			t.Errorf("%v: exit %d, want %d: %s", c.flags, code, c.code, se.String())
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(prefix, "share", "jupyter", "kernels", "hybridgo", "kernel.json"))
+		if c.argv == nil {
+			if err == nil {
+				t.Errorf("%v: a kernelspec was written", c.flags)
+			}
+			continue
+		}
+		var spec struct{ Argv []string }
+		if err := json.Unmarshal(b, &spec); err != nil || strings.Join(spec.Argv, " ") != strings.Join(c.argv, " ") {
+			t.Errorf("%v: argv %q (%v), want %q", c.flags, spec.Argv, err, c.argv)
+		}
 	}
 }

@@ -85,8 +85,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 func runREPL(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("hybridgo repl", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	noReplay := fs.Bool("no-replay", false, "when a cell ends the worker process, start the new one empty instead of replaying the cells")
-	memory := fs.String("memory", "", "the worker's memory limit: a size (8GiB), a percentage of physical memory (50%) or off; default "+strconv.Itoa(worker.DefaultMemoryPercent)+"%")
+	wf := workerFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -94,16 +93,46 @@ func runREPL(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hybridgo repl takes flags only, not %q\n", fs.Arg(0))
 		return 2
 	}
-	opts := term.Options{NoReplay: *noReplay}
-	if *memory != "" {
-		n, err := worker.ParseMemory(*memory)
-		if err != nil {
-			fmt.Fprintln(stderr, "hybridgo:", err)
-			return 2
-		}
-		opts.MemoryLimit = n
+	limit, err := wf.limit()
+	if err != nil {
+		fmt.Fprintln(stderr, "hybridgo:", err)
+		return 2
 	}
-	return term.Main(stdin, stdout, stderr, opts)
+	return term.Main(stdin, stdout, stderr, term.Options{NoReplay: *wf.noReplay, MemoryLimit: limit})
+}
+
+// workerFlagSet is the flags of the worker process that runs the cells,
+// for the REPL and the kernel.
+type workerFlagSet struct {
+	noReplay *bool
+	memory   *string
+}
+
+func workerFlags(fs *flag.FlagSet) workerFlagSet {
+	return workerFlagSet{
+		noReplay: fs.Bool("no-replay", false, "when a cell ends the worker process, start the new one empty instead of replaying the cells"),
+		memory:   fs.String("memory", "", "the worker's memory limit: a size (8GiB), a percentage of physical memory (50%) or off; default "+strconv.Itoa(worker.DefaultMemoryPercent)+"%"),
+	}
+}
+
+// limit is the -memory flag in bytes, 0 when not given.
+func (f workerFlagSet) limit() (int64, error) {
+	if *f.memory == "" {
+		return 0, nil
+	}
+	return worker.ParseMemory(*f.memory)
+}
+
+// args are the flags as given, for the kernelspec's command line.
+func (f workerFlagSet) args() []string {
+	var a []string
+	if *f.memory != "" {
+		a = append(a, "-memory", *f.memory)
+	}
+	if *f.noReplay {
+		a = append(a, "-no-replay")
+	}
+	return a
 }
 
 func printUsage(w io.Writer) {
@@ -143,11 +172,13 @@ func printUsage(w io.Writer) {
   hybridgo notebook FILE.md -o FILE.ipynb
                            turn a Markdown tutorial (tutorials/) into a
                            notebook: prose as Markdown cells, go blocks as code
-  hybridgo kernel CONNECTION_FILE
-                           the Jupyter kernel, which Jupyter starts
-  hybridgo kernel install [--user | --prefix DIR]
+  hybridgo kernel [-memory SIZE] [-no-replay] CONNECTION_FILE
+                           the Jupyter kernel, which Jupyter starts; its cells
+                           run in a worker process, as the REPL's
+  hybridgo kernel install [--user | --prefix DIR] [-memory SIZE] [-no-replay]
                            register the kernel with Jupyter (kernel.json and
-                           logos in DIR/share/jupyter/kernels/hybridgo)
+                           logos in DIR/share/jupyter/kernels/hybridgo); the
+                           flags go into the kernel's command line
   hybridgo version         print the version
 `)
 }
