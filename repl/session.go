@@ -397,6 +397,12 @@ func (s *Session) InState(fn func()) {
 	fn()
 }
 
+// NumberNextCell makes n the number of the next cell Eval runs, the
+// number messages give it ("a goroutine started by cell 12"), for a front
+// end whose numbering outlives the session (a worker restarted and
+// replayed goes on counting the inputs the person typed).
+func (s *Session) NumberNextCell(n int) { s.cells.Store(int64(n - 1)) }
+
 // Eval runs a cell: imports, then type and function declarations, then
 // statements (var and const declarations among them) in order. The value
 // of a final expression statement is returned with its display text.

@@ -342,11 +342,12 @@ func (c *Client) lastInput() origin { return origin{c.inputs, c.last, false} }
 func (c *Client) Execute(input string) (quit bool, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	q := Request{Type: TypeExecute, Code: input}
+	o := c.input(input)
+	q := Request{Type: TypeExecute, Code: input, Cell: o.n}
 	if c.opts.Columns != nil {
 		q.Columns = c.opts.Columns()
 	}
-	m, err := c.call(q, c.input(input))
+	m, err := c.call(q, o)
 	if err != nil {
 		return false, err
 	}
@@ -362,7 +363,8 @@ func (c *Client) Execute(input string) (quit bool, err error) {
 func (c *Client) Eval(cell string, render bool) (*Message, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	m, err := c.call(Request{Type: TypeEval, Code: cell, Render: render}, c.input(cell))
+	o := c.input(cell)
+	m, err := c.call(Request{Type: TypeEval, Code: cell, Render: render, Cell: o.n}, o)
 	if err != nil {
 		return nil, err
 	}

@@ -39,6 +39,7 @@ type Request struct {
 	Render  bool   `json:"render,omitempty"`
 	Quiet   bool   `json:"quiet,omitempty"`
 	Columns int    `json:"columns,omitempty"` // the terminal's width, for what execute draws
+	Cell    int    `json:"cell,omitempty"`    // the front end's number of the input, which messages name ("cell 12")
 	Value   string `json:"value,omitempty"`
 	Error   string `json:"error,omitempty"`
 }

@@ -174,6 +174,11 @@ func (srv *Server) begin(q Request) (ctx context.Context, end func()) {
 // handle answers one request.
 func (srv *Server) handle(q Request) *Message {
 	m := &Message{Type: TypeReply, ID: q.ID}
+	if q.Cell > 0 {
+		// The session numbers its cells as the front end does, which
+		// a restarted worker's replay alone would not.
+		srv.s.NumberNextCell(q.Cell)
+	}
 	switch q.Type {
 	case TypeExecute:
 		if srv.in == nil {

@@ -141,6 +141,29 @@ func TestFatalCellsRestoreTheSession(t *testing.T) {
 	}
 }
 
+// After a restart and its replay, the session numbers cells as the front
+// end does: a goroutine's panic names the input that started it.
+func TestCellNumbersOutliveARestart(t *testing.T) {
+	wk, _, errOut := client(t, worker.Options{})
+	execute(t, wk, "x := 41")                                 // 1
+	execute(t, wk, "func f(n int) int { return f(n+1) + 1 }") // 2
+	if _, err := wk.Execute("f(0)"); err == nil {             // 3
+		t.Fatal("f(0): no error")
+	}
+	if _, err := wk.Restart(true); err != nil {
+		t.Fatal(err)
+	}
+	execute(t, wk, `done := make(chan bool); go func() { defer close(done); panic("boom") }(); <-done`) // 4
+	want := "panic in a goroutine started by cell 4: boom"
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(errOut.String(), want) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !strings.Contains(errOut.String(), want) {
+		t.Errorf("stderr %q lacks %q", errOut.String(), want)
+	}
+}
+
 // os.Exit in a cell is caught in the session: the worker lives on.
 func TestExitIsCaughtInTheSession(t *testing.T) {
 	wk, _, errOut := client(t, worker.Options{})
