@@ -51,7 +51,9 @@ var models = []model{
 	}, ops.Shape{2, 4, 6, 6}, []int{2}},
 	{"pooling", func() *graph.Symbol {
 		x := data(0, 2, 7, 7)
-		p := func(kind string, attrs ...ops.Attr) ops.Tensor { return F.Flatten(F.Pooling(x, []int{3, 3}, kind, attrs...)) }
+		p := func(kind string, attrs ...ops.Attr) ops.Tensor {
+			return F.Flatten(F.Pooling(x, []int{3, 3}, kind, attrs...))
+		}
 		s2 := ops.Attr{Name: "stride", Value: []int{2, 2}}
 		pad := ops.Attr{Name: "pad", Value: []int{1, 1}}
 		return F.Concat(1,
