@@ -66,7 +66,7 @@ func TestModelRoundTrip(t *testing.T) {
 func TestDecodeSkipsUnknownFields(t *testing.T) {
 	// Field 14 of ModelProto (metadata_props), a length-delimited field,
 	// and field 15 as a varint, before the IR version.
-	b := append([]byte{14<<3 | 2, 2, 'h', 'i', 15<<3 | 0, 0x81, 1}, (&onnx.Model{IRVersion: 8}).Encode()...)
+	b := append([]byte{14<<3 | 2, 2, 'h', 'i', 15 << 3, 0x81, 1}, (&onnx.Model{IRVersion: 8}).Encode()...)
 	m, err := onnx.DecodeModel(b)
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +85,7 @@ func TestDecodeMalformed(t *testing.T) {
 	}{
 		{"bad tag", []byte{0}, "model: byte 0: bad field tag"},
 		{"length past the end", []byte{7<<3 | 2, 100, 1, 2}, "model"},
-		{"wrong wire type", []byte{7<<3 | 0, 1}, "field 7: unexpected wire type"},
+		{"wrong wire type", []byte{7 << 3, 1}, "field 7: unexpected wire type"},
 		{"bad nested node", []byte{7<<3 | 2, 3, 1<<3 | 2, 1, 0}, "node: byte 0: bad field tag"},
 		{"floats not a multiple of 4", []byte{7<<3 | 2, 7, 5<<3 | 2, 5, 4<<3 | 2, 3, 1, 2, 3}, "not a multiple of 4"},
 		{"truncated varint", []byte{1 << 3, 0x80}, "model"},
