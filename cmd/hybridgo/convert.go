@@ -44,17 +44,9 @@ func runConvert(args []string, stdout, stderr io.Writer) int {
 			"model. `hybridgo ops NAME` says what an op becomes in ONNX.\n\nFlags:")
 		fs.PrintDefaults()
 	}
-	// Flags may come before or after the file names.
-	var files []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return 2
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		files = append(files, fs.Arg(0))
-		args = fs.Args()[1:]
+	files, err := parseInterspersed(fs, args)
+	if err != nil {
+		return 2
 	}
 	if len(files) < 1 || len(files) > 2 {
 		fs.Usage()

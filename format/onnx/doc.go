@@ -21,7 +21,9 @@
 // variable is an input, whose shape comes from the graph or from
 // Options.InputShapes. The first dim of the inputs and of the outputs
 // that share it is the symbolic BatchDim "N", so the model runs at any
-// batch size; Options.StaticBatch writes the traced number instead.
+// batch size; Options.StaticBatch writes the traced number instead. (A
+// Reshape that spells the batch out, Reshape(x, 16, -1) rather than
+// Reshape(x, 0, -1), still fixes it, in ONNX as in MXNet.)
 // Values keep hybridgo's names: the input "data", the initializer
 // "conv0_weight", the output of node "dense2_fwd" is "dense2_fwd".
 //

@@ -1,6 +1,7 @@
 package onnx
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -406,43 +407,44 @@ func getInts(typ protowire.Type, b []byte, dst *[]int64) (int, error) {
 
 // getFloats reads a repeated float field, packed or not.
 func getFloats(typ protowire.Type, b []byte, dst *[]float32) (int, error) {
-	if typ == protowire.Fixed32Type {
-		v, n := protowire.ConsumeFixed32(b)
-		*dst = append(*dst, math.Float32frombits(v))
-		return n, nil
-	}
-	var p []byte
-	n, err := getBytes(typ, b, &p)
-	if n < 0 || err != nil {
-		return n, err
-	}
-	if len(p)%4 != 0 {
-		return 0, fmt.Errorf("packed floats of %d bytes, not a multiple of 4", len(p))
-	}
-	for ; len(p) > 0; p = p[4:] {
-		*dst = append(*dst, math.Float32frombits(uint32(p[0])|uint32(p[1])<<8|uint32(p[2])<<16|uint32(p[3])<<24))
-	}
-	return n, nil
+	return getFixed(typ, b, dst, 4, func(v uint64) float32 { return math.Float32frombits(uint32(v)) })
 }
 
 // getDoubles reads a repeated double field, packed or not.
 func getDoubles(typ protowire.Type, b []byte, dst *[]float64) (int, error) {
-	if typ == protowire.Fixed64Type {
-		v, n := protowire.ConsumeFixed64(b)
-		*dst = append(*dst, math.Float64frombits(v))
-		return n, nil
+	return getFixed(typ, b, dst, 8, math.Float64frombits)
+}
+
+// getFixed reads a repeated field of size-byte fixed-width values (4 or
+// 8), packed or not, converting each from its bits.
+func getFixed[T any](typ protowire.Type, b []byte, dst *[]T, size int, fromBits func(uint64) T) (int, error) {
+	value := func(p []byte) uint64 {
+		if size == 4 {
+			return uint64(binary.LittleEndian.Uint32(p))
+		}
+		return binary.LittleEndian.Uint64(p)
+	}
+	wire := protowire.Fixed32Type
+	if size == 8 {
+		wire = protowire.Fixed64Type
+	}
+	if typ == wire {
+		if len(b) < size {
+			return 0, fmt.Errorf("%d bytes left for a %d-byte value", len(b), size)
+		}
+		*dst = append(*dst, fromBits(value(b)))
+		return size, nil
 	}
 	var p []byte
 	n, err := getBytes(typ, b, &p)
 	if n < 0 || err != nil {
 		return n, err
 	}
-	if len(p)%8 != 0 {
-		return 0, fmt.Errorf("packed doubles of %d bytes, not a multiple of 8", len(p))
+	if len(p)%size != 0 {
+		return 0, fmt.Errorf("packed values of %d bytes, not a multiple of %d", len(p), size)
 	}
-	for ; len(p) > 0; p = p[8:] {
-		v, _ := protowire.ConsumeFixed64(p)
-		*dst = append(*dst, math.Float64frombits(v))
+	for ; len(p) > 0; p = p[size:] {
+		*dst = append(*dst, fromBits(value(p)))
 	}
 	return n, nil
 }
