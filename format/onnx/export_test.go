@@ -43,12 +43,13 @@ var models = []model{
 		x = F.Pooling(x, nil, "avg", ops.Attr{Name: "global_pool", Value: true})
 		return F.FullyConnected(x, v("fc_weight", 3, 0), v("fc_bias"), 3).(*graph.Symbol)
 	}, ops.Shape{2, 3, 9, 9}, []int{2, 3}},
-	{"residual", func() *graph.Symbol {
-		x := data(0, 4, 6, 6)
-		y := F.Relu(F.Convolution(x, v("c1_weight", 4, 0, 3, 3), v("c1_bias"), []int{3, 3}, 4, ops.Attr{Name: "pad", Value: []int{1, 1}}))
-		y = F.Convolution(y, v("c2_weight", 4, 0, 3, 3), v("c2_bias"), []int{3, 3}, 4, ops.Attr{Name: "pad", Value: []int{1, 1}})
-		return F.Relu(F.ElemwiseAdd(y, x)).(*graph.Symbol)
-	}, ops.Shape{2, 4, 6, 6}, []int{2}},
+	{"residual", residual, ops.Shape{2, 4, 6, 6}, []int{2}},
+	{"fused", func() *graph.Symbol {
+		// The residual block after graph.FuseActivation: the first
+		// convolution and its relu are one node, which Export unfuses.
+		g, _ := graph.FuseActivation(residual().Graph())
+		return graph.FromEntries(g.Outputs...)
+	}, ops.Shape{2, 4, 6, 6}, []int{3}},
 	{"pooling", func() *graph.Symbol {
 		x := data(0, 2, 7, 7)
 		p := func(kind string, attrs ...ops.Attr) ops.Tensor {
@@ -77,6 +78,14 @@ var models = []model{
 		c = F.DivScalar(F.BroadcastSub(c, v("shift", 1, 5)), 3)
 		return graph.Group(F.LogSoftmax(c).(*graph.Symbol), F.Softmax(c, ops.Attr{Name: "axis", Value: 0}).(*graph.Symbol))
 	}, ops.Shape{2, 3, 4, 4}, []int{2, 3}},
+}
+
+// residual is a residual block: two convolutions, the input added back.
+func residual() *graph.Symbol {
+	x := data(0, 4, 6, 6)
+	y := F.Relu(F.Convolution(x, v("c1_weight", 4, 0, 3, 3), v("c1_bias"), []int{3, 3}, 4, ops.Attr{Name: "pad", Value: []int{1, 1}}))
+	y = F.Convolution(y, v("c2_weight", 4, 0, 3, 3), v("c2_bias"), []int{3, 3}, 4, ops.Attr{Name: "pad", Value: []int{1, 1}})
+	return F.Relu(F.ElemwiseAdd(y, x)).(*graph.Symbol)
 }
 
 // bind returns random values for every variable of sym but "data", of the
@@ -290,5 +299,23 @@ func TestSaveModel(t *testing.T) {
 	}
 	if got := opTypes(m); got != "Conv Relu Conv Add Relu" {
 		t.Errorf("the failed save changed the file: %s", got)
+	}
+}
+
+func TestExportUnfuses(t *testing.T) {
+	g, _ := graph.FuseActivation(residual().Graph())
+	fused := 0
+	for _, n := range g.Nodes {
+		if !n.IsVar() && strings.HasPrefix(n.Op.Name(), "_fused_") {
+			fused++
+		}
+	}
+	if fused != 1 {
+		t.Fatalf("the fused residual block has %d fused nodes, want 1", fused)
+	}
+	sym := graph.FromEntries(g.Outputs...)
+	m := exportModel(t, sym, bind(t, sym, ops.Shape{2, 4, 6, 6}), onnx.Options{InputShapes: map[string]ops.Shape{"data": {2, 4, 6, 6}}})
+	if got := opTypes(m); got != "Conv Relu Conv Add Relu" {
+		t.Errorf("nodes %s, want the unfused Conv Relu Conv Add Relu", got)
 	}
 }
