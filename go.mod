@@ -14,4 +14,5 @@ require (
 	github.com/go-zeromq/goczmq/v4 v4.2.2 // indirect
 	golang.org/x/sync v0.7.0 // indirect
 	golang.org/x/text v0.15.0 // indirect
+	google.golang.org/protobuf v1.36.12 // indirect
 )

@@ -26,17 +26,9 @@ func runGraph(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "Usage: hybridgo graph FILE-symbol.json [flags]\n\nDraws a model's graph for the terminal, as text (.txt), as SVG (.svg) or\nas an interactive page (.html).\n\nFlags:")
 		fs.PrintDefaults()
 	}
-	// Flags may come before or after the file name.
-	var files []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return 2
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		files = append(files, fs.Arg(0))
-		args = fs.Args()[1:]
+	files, err := parseInterspersed(fs, args)
+	if err != nil {
+		return 2
 	}
 	if len(files) != 1 {
 		fs.Usage()
@@ -140,4 +132,20 @@ func passesText(g *graph.Graph, o viz.Options, width int) (string, error) {
 	b.WriteString("after:\n" + strings.TrimRight(afterText, "\n") + "\n\n")
 	b.WriteString(report)
 	return b.String(), nil
+}
+
+// parseInterspersed parses args with fs, letting flags come before, after
+// or between the file names, which it returns.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var files []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return files, nil
+		}
+		files = append(files, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
 }

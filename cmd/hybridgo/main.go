@@ -6,6 +6,7 @@
 //	hybridgo bench        time the tutorial's LeNet, eager and hybridized, from interpreted code
 //	hybridgo ops [NAME…]  list the registered operators, or describe some
 //	hybridgo graph FILE   draw a symbol file for the terminal, as SVG or as HTML
+//	hybridgo convert FILE-symbol.json [FILE.params] -o FILE.onnx  an MXNet model as ONNX
 //	hybridgo train        train the tutorial's LeNet on Fashion-MNIST
 //	hybridgo run FILE.go  interpret a Go program or script, hybridgo preloaded
 //	hybridgo tutorial [NAME]  list the tutorials, or walk through one in the terminal
@@ -56,6 +57,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runTrain(args[1:], stdout, stderr)
 	case "graph":
 		return runGraph(args[1:], stdout, stderr)
+	case "convert":
+		return runConvert(args[1:], stdout, stderr)
 	case "run":
 		return runFile(args[1:], stdout, stderr)
 	case "notebook":
@@ -161,6 +164,10 @@ func printUsage(w io.Writer) {
                            draw a model's graph for the terminal, as SVG or as
                            an interactive page; -passes shows it before and
                            after optimization
+  hybridgo convert MODEL-symbol.json [MODEL-0000.params] [-o MODEL.onnx]
+                 [-shape data=1,3,224,224] [-opset 13] [-static-batch]
+                           convert an MXNet model to ONNX (opset 13, dynamic
+                           batch N); -shape for inputs the file leaves unshaped
   hybridgo train [flags]   train the LeNet of MXNet's hybridize tutorial on
                            Fashion-MNIST, hybridized (-h for the flags)
   hybridgo run FILE.go     interpret a Go file (package main with func main,

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/hybridgo/hybridgo/format/onnx"
 	"github.com/hybridgo/hybridgo/ops"
 )
 
@@ -85,6 +86,11 @@ func describe(w io.Writer, op *ops.Op) {
 		grad = "zero everywhere"
 	}
 	fmt.Fprintf(w, "  gradient: %s\n", grad)
+	export := "no export (`hybridgo convert` refuses it)"
+	if m, ok := onnx.Mapping(op.Name()); ok {
+		export = m
+	}
+	fmt.Fprintf(w, "  ONNX: %s\n", export)
 	infos := op.AttrInfos()
 	if len(infos) == 0 {
 		fmt.Fprintln(w, "  attributes: none")

@@ -1,0 +1,92 @@
+// Package onnx writes hybridgo graphs as ONNX models, and reads the part
+// of the ONNX format it writes. It owns the ONNX wire format and the
+// mapping from MXNet's ops to ONNX's; like format/mxnet beside it, it
+// builds files from graph values and must not import nn or anything
+// above graph and eager.
+//
+// # Export
+//
+// Export turns a graph and its parameter values into the bytes of a
+// .onnx file; SaveModel writes them to a file atomically:
+//
+//	sym, params, err := mxnet.LoadCheckpoint("model", 0)
+//	err = onnx.SaveModel("model.onnx", sym, params, onnx.Options{
+//		InputShapes: map[string]ops.Shape{"data": {1, 1, 28, 28}},
+//	})
+//
+// (`hybridgo convert model-symbol.json model-0000.params -o model.onnx`
+// does the same from the command line.) The model uses opset 13 unless
+// Options.Opset asks for a later one (up to MaxOpset). Parameters, and
+// constants captured while tracing, become initializers; every other
+// variable is an input, whose shape comes from the graph or from
+// Options.InputShapes. The first dim of the inputs and of the outputs
+// that share it is the symbolic BatchDim "N", so the model runs at any
+// batch size; Options.StaticBatch writes the traced number instead. (A
+// Reshape that spells the batch out, Reshape(x, 16, -1) rather than
+// Reshape(x, 0, -1), still fixes it, in ONNX as in MXNet.)
+// Values keep hybridgo's names: the input "data", the initializer
+// "conv0_weight", the output of node "dense2_fwd" is "dense2_fwd".
+//
+// # The op mapping
+//
+// Supported lists the MXNet ops Export converts, and Mapping says what
+// each becomes (`hybridgo ops NAME` prints it as "ONNX: …"). The main
+// ones:
+//
+//	FullyConnected  Gemm(x, W, b, transB=1); Flatten first on >2-D data;
+//	                flatten=False: Transpose(W), MatMul, Add
+//	Convolution     Conv: kernel_shape, strides, pads (MXNet's pad on
+//	                both sides), dilations, group
+//	Pooling         MaxPool / AveragePool (pooling_convention=full is
+//	                ceil_mode=1; count_include_pad), GlobalMaxPool /
+//	                GlobalAveragePool for global_pool
+//	BatchNorm       BatchNormalization with the moving mean and variance
+//	                (inference); fix_gamma writes a gamma of ones
+//	Activation      Relu, Sigmoid, Tanh, Softplus (softrelu), Softsign
+//	LeakyReLU       LeakyRelu, Elu, Selu, PRelu (gamma reshaped to (C, 1, 1))
+//	Reshape         Reshape with a constant shape: 0 copies a dim and -1
+//	                infers one, as in MXNet
+//	dot             Gemm for matrices (transpose_a, transpose_b); MatMul
+//	                for N-D by 2-D
+//	_plus_scalar …  Add, Sub, Mul, Div, Pow, Max, Min with a scalar constant
+//	Dropout         Identity: an exported model is for inference
+//
+// and Flatten, softmax, log_softmax (axis, temperature), Concat, clip,
+// transpose, add_n, the element-wise and broadcast_ arithmetic and the
+// common unary functions, one to one.
+//
+// # Limits
+//
+// An op with no mapping is an error naming the op and the node, and so
+// are attribute values ONNX cannot express: Reshape's codes -2, -3 and
+// -4, reverse=True, pool_type sum and lp, the same pooling convention,
+// BatchNorm on an axis other than 1, channels-last layouts, Dropout with
+// mode=always, gelu (opset 20) and mish. The graph is exported as
+// traced: the fused nodes of graph.Optimize exist only inside compiled
+// executables, and a fused layer-and-relu node that reaches Export is
+// written unfused. Only the first output of multi-output ops such as
+// BatchNorm and Dropout is written; a graph that uses another is an
+// error.
+//
+// # The wire format
+//
+// Model, Graph, Node, Attribute, Tensor and ValueInfo are ONNX's
+// ModelProto, GraphProto, NodeProto, AttributeProto, TensorProto and
+// ValueInfoProto (with TypeProto and TensorShapeProto folded into
+// ValueInfo's ElemType and Shape), as plain structs. Encode writes them
+// with the field numbers of onnx.proto; tensors are written with their
+// values in raw_data, little-endian. DecodeModel and LoadModel read the
+// same subset back and skip every other field. A model file is
+// untrusted input: the reader checks each length against the bytes that
+// remain, and a malformed file (a bad tag, a length past the end, a field
+// of the wrong wire type) is an error naming the message, never a panic;
+// what it allocates is bounded by the size of the file.
+//
+// # Checking against ONNX Runtime
+//
+// The tests run the exported models with ONNX Runtime (npm's
+// onnxruntime-node, installed with `npm install --ignore-scripts` into the
+// user's cache directory, under hybridgo/onnxruntime, on first use) through
+// testdata/run.js, and compare its outputs with hybridgo's at two batch
+// sizes. Without node and npm, that test is skipped.
+package onnx
