@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -57,8 +58,9 @@ type core struct {
 }
 
 type child struct {
-	attr string // the field path: "conv1", "layers.2"
-	c    *core
+	attr  string // the structural path: "conv1", "blocks.2", "2" (an inline field's element)
+	field string // the path with every field name, "layers.2", as hybridgo named children before inline fields
+	c     *core
 }
 
 // blockCore lets the engine reach the core of a compiled block type.
@@ -190,7 +192,8 @@ func (c *core) sameFields() bool {
 // fieldWalk walks what the outer struct's exported fields hold, through
 // slices and arrays: parameters (non-nil *Parameter) and child blocks, in
 // field order. It collects them into children and own, each child with
-// its path ("conv1", "layers.0"); or, with compare, it checks them against
+// its path ("conv1", "blocks.0"; "0" for an element of an inline field);
+// or, with compare, it checks them against
 // the ones found last time, counting them in ci and pi, without
 // allocating, and ok turns false at the first difference.
 type fieldWalk struct {
@@ -213,15 +216,33 @@ func (w *fieldWalk) fields() {
 		if !f.IsExported() || f.Anonymous && (f.Name == "HybridBlock" || f.Name == "Block") {
 			continue
 		}
-		path := ""
+		path, field := "", ""
 		if !w.compare {
-			path = fieldAttr(f.Name)
+			field = fieldAttr(f.Name)
+			if !inlineField(f) {
+				path = field
+			}
 		}
-		w.visit(path, e.Field(i))
+		w.visit(path, field, e.Field(i))
 	}
 }
 
-func (w *fieldWalk) visit(path string, v reflect.Value) {
+// inlineField reports whether a field is a slice or array tagged
+// nn:"inline", whose elements are named by their index alone.
+func inlineField(f reflect.StructField) bool {
+	k := f.Type.Kind()
+	return f.Tag.Get("nn") == "inline" && (k == reflect.Slice || k == reflect.Array)
+}
+
+// join appends an element index to a path ("layers" -> "layers.0"; "" -> "0").
+func join(path string, i int) string {
+	if path == "" {
+		return strconv.Itoa(i)
+	}
+	return path + "." + strconv.Itoa(i)
+}
+
+func (w *fieldWalk) visit(path, field string, v reflect.Value) {
 	if w.compare && !w.ok || !v.IsValid() {
 		return
 	}
@@ -240,11 +261,11 @@ func (w *fieldWalk) visit(path string, v reflect.Value) {
 	switch v.Kind() {
 	case reflect.Slice, reflect.Array:
 		for i := 0; i < v.Len(); i++ {
-			elem := ""
+			elem, elemField := "", ""
 			if !w.compare {
-				elem = fmt.Sprintf("%s.%d", path, i)
+				elem, elemField = join(path, i), join(field, i)
 			}
-			w.visit(elem, v.Index(i))
+			w.visit(elem, elemField, v.Index(i))
 		}
 	case reflect.Pointer, reflect.Interface, reflect.Struct:
 		cc := coreOf(v)
@@ -255,7 +276,7 @@ func (w *fieldWalk) visit(path string, v reflect.Value) {
 			w.ok = w.ci < len(fieldChildren) && fieldChildren[w.ci].c == cc
 			w.ci++
 		default:
-			w.children = append(w.children, child{path, cc})
+			w.children = append(w.children, child{path, field, cc})
 		}
 	}
 }
@@ -310,7 +331,7 @@ func (c *core) RegisterChild(block any, name string) error {
 	if c.hybrid != nil && cc.hybrid == nil {
 		return fmt.Errorf("%s: a HybridBlock can only have hybrid children, but %s is a plain Block; make it a HybridBlock (with HybridForward)", c.Name(), name)
 	}
-	c.registered = append(c.registered, child{name, cc})
+	c.registered = append(c.registered, child{name, name, cc})
 	c.scan()
 	return nil
 }

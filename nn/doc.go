@@ -139,6 +139,14 @@
 // their block ("net0_dense0_weight"). CollectParams lists them, own
 // parameters first, optionally filtered by a regular expression.
 //
+// SaveParameters and LoadParameters use structural names instead, as
+// Gluon's save_parameters does: the path of fields from the block to the
+// parameter ("conv1.weight"). The children of a HybridSequential or
+// Sequential are named by their index alone ("features.4.0.body.0.weight"),
+// as Gluon registers them; a block of your own gets that naming for a
+// slice field by tagging it `nn:"inline"` (other slice fields name their
+// elements "field.0", "field.1", …).
+//
 // The counters of top-level names, like the stack of traces in progress,
 // belong to the current eager.State: a program counts from net0 once, and
 // each REPL session, having a state of its own, counts from net0 again,
