@@ -55,6 +55,12 @@ type core struct {
 	hooks    []*hookEntry
 
 	keepNames bool // parameters keep their names (a SymbolBlock's, named by its graph)
+
+	// local is the block's name within its parent when set by SetPrefix
+	// ("stage1_", or "" to share the parent's prefix and counters).
+	local    string
+	hasLocal bool
+	parent   *core // the block that last collected this one as a child
 }
 
 type child struct {
@@ -140,8 +146,15 @@ func (c *core) scan() bool {
 	changed := c.collect(map[*core]bool{})
 	if changed {
 		// Only on a change: a child scanning itself while its parent runs
-		// must not rename what the parent (the root) has named.
-		c.rename(c.prefix)
+		// must not rename what the parent (the root) has named. A block
+		// with an empty prefix counts its children in its parent's
+		// counters, so the naming starts at the first ancestor that has
+		// counters of its own.
+		top := c
+		for top.transparent() && top.parent != nil {
+			top = top.parent
+		}
+		top.rename(top.prefix)
 	}
 	return changed
 }
@@ -173,6 +186,9 @@ func (c *core) collect(seen map[*core]bool) bool {
 		changed = own[i] != c.own[i]
 	}
 	c.children, c.own = children, own
+	for _, ch := range children {
+		ch.c.parent = c
+	}
 	for _, ch := range children {
 		if ch.c.collect(seen) {
 			changed = true
@@ -281,14 +297,25 @@ func (w *fieldWalk) visit(path, field string, v reflect.Value) {
 	}
 }
 
-// fieldAttr turns a field name into Gluon's attribute form: "Conv1" ->
-// "conv1" (and yaegi's "Xconv1" for an unexported field back to "conv1").
+// fieldAttr turns a field name into Gluon's attribute form, lowering its
+// leading capital or initialism: "Conv1" -> "conv1", "BN1" -> "bn1",
+// "HTTPServer" -> "httpServer" (and yaegi's "Xconv1" for an unexported
+// field back to "conv1").
 func fieldAttr(name string) string {
 	if len(name) > 1 && name[0] == 'X' && unicode.IsLower(rune(name[1])) {
 		name = name[1:]
 	}
 	r := []rune(name)
-	r[0] = unicode.ToLower(r[0])
+	n := 0
+	for n < len(r) && unicode.IsUpper(r[n]) {
+		n++
+	}
+	if n > 1 && n < len(r) && unicode.IsLower(r[n]) {
+		n-- // the last capital starts the next word
+	}
+	for i := 0; i < max(n, 1); i++ {
+		r[i] = unicode.ToLower(r[i])
+	}
 	return string(r)
 }
 
@@ -300,6 +327,13 @@ func fieldAttr(name string) string {
 func (c *core) rename(prefix string) { c.renameWith(prefix, map[*Parameter]bool{}) }
 
 func (c *core) renameWith(prefix string, claimed map[*Parameter]bool) {
+	c.nameIn(prefix, map[string]int{}, claimed)
+}
+
+// nameIn names the block and its descendants under prefix, counting the
+// children's types in counts: a block with an empty SetPrefix passes its
+// parent's counts on to its children, as Gluon's prefix="" does.
+func (c *core) nameIn(prefix string, counts map[string]int, claimed map[*Parameter]bool) {
 	c.prefix = prefix
 	for _, p := range c.own {
 		if !c.keepNames && !claimed[p] {
@@ -307,12 +341,34 @@ func (c *core) renameWith(prefix string, claimed map[*Parameter]bool) {
 		}
 		claimed[p] = true
 	}
-	counts := map[string]int{}
 	for _, ch := range c.children {
-		n := counts[ch.c.typeName]
-		counts[ch.c.typeName] = n + 1
-		ch.c.renameWith(fmt.Sprintf("%s%s%d_", prefix, ch.c.typeName, n), claimed)
+		switch {
+		case ch.c.transparent():
+			ch.c.nameIn(prefix, counts, claimed)
+		case ch.c.hasLocal:
+			ch.c.renameWith(prefix+ch.c.local, claimed)
+		default:
+			n := counts[ch.c.typeName]
+			counts[ch.c.typeName] = n + 1
+			ch.c.renameWith(fmt.Sprintf("%s%s%d_", prefix, ch.c.typeName, n), claimed)
+		}
 	}
+}
+
+// transparent reports whether the block has an empty SetPrefix.
+func (c *core) transparent() bool { return c.hasLocal && c.local == "" }
+
+// SetPrefix gives the block a fixed name prefix, Gluon's prefix argument:
+// within a parent the block is named parent prefix + prefix ("stage1_"
+// makes "resnetv10_stage1_conv0_weight") instead of type and counter;
+// an empty prefix makes the block share its parent's prefix, and its
+// children count on from its parent's ("resnetv10_conv0" for a child of
+// features = HybridSequential(prefix="")). A block without a parent takes
+// prefix as its whole prefix. Call it before adding the block to its
+// parent: the parent names its children when it is bound or one is added.
+func (c *core) SetPrefix(prefix string) {
+	c.local, c.hasLocal = prefix, true
+	c.rename(prefix)
 }
 
 // Name is the block's prefix without the trailing underscore ("dense0").

@@ -444,3 +444,30 @@ type featuresNet struct {
 func (n *featuresNet) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
 	return n.Output.Forward(n.Features.Forward(x))
 }
+
+type initialisms struct {
+	nn.HybridBlock
+	BN1       *nn.Dense
+	HTTPLayer *nn.Dense
+	Fc1       *nn.Dense
+}
+
+func (n *initialisms) HybridForward(F ops.F, x ops.Tensor) ops.Tensor { return n.Fc1.Forward(x) }
+
+// TestStructuralNamesOfInitialisms checks that a field's leading
+// initialism is lowered as a whole: BN1 is Gluon's attribute bn1.
+func TestStructuralNamesOfInitialisms(t *testing.T) {
+	d := func() *nn.Dense { return nn.NewDense(1, nn.DenseOptions{InUnits: 1, NoBias: true}) }
+	net := &initialisms{BN1: d(), HTTPLayer: d(), Fc1: d()}
+	net.Bind(net)
+	if err := net.Initialize(); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "i.params")
+	if err := net.SaveParameters(file); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fileKeys(t, file), "bn1.weight httpLayer.weight fc1.weight"; got != want {
+		t.Errorf("keys %q, want %q", got, want)
+	}
+}
