@@ -3,6 +3,7 @@ package vision
 import (
 	"fmt"
 
+	"github.com/hybridgo/hybridgo/graph"
 	"github.com/hybridgo/hybridgo/nn"
 	"github.com/hybridgo/hybridgo/ops"
 )
@@ -102,6 +103,15 @@ func seq(prefix string, layers ...nn.HybridForwarder) *nn.HybridSequential {
 	s := nn.NewHybridSequential(layers...)
 	s.SetPrefix(prefix)
 	return s
+}
+
+// plus adds the shortcut, its node named as MXNet names Symbol's x + y
+// ("resnetv10_stage1__plus0").
+func plus(F ops.F, a, b ops.Tensor) ops.Tensor {
+	if t, ok := F.Interpreter().(*graph.Tracer); ok {
+		t.CountNext("_plus")
+	}
+	return F.ElemwiseAdd(a, b)
 }
 
 // conv3x3 is a 3x3 convolution without bias, padded to keep the size at
@@ -265,7 +275,7 @@ func (b *BasicBlockV1) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
 	if b.Downsample != nil {
 		residual = b.Downsample.Forward(residual)
 	}
-	return F.Activation(F.ElemwiseAdd(residual, x), "relu")
+	return F.Activation(plus(F, residual, x), "relu")
 }
 
 // BottleneckV1 is the residual block of ResNet V1 50, 101 and 152: 1x1
@@ -301,7 +311,7 @@ func (b *BottleneckV1) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
 	if b.Downsample != nil {
 		residual = b.Downsample.Forward(residual)
 	}
-	return F.Activation(F.ElemwiseAdd(residual, x), "relu")
+	return F.Activation(plus(F, residual, x), "relu")
 }
 
 // BasicBlockV2 is the pre-activation residual block of ResNet V2 18 and
@@ -341,7 +351,7 @@ func (b *BasicBlockV2) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
 		residual = b.Downsample.Forward(x)
 	}
 	x = F.Activation(b.BN2.Forward(b.Conv1.Forward(x)), "relu")
-	return F.ElemwiseAdd(b.Conv2.Forward(x), residual)
+	return plus(F, b.Conv2.Forward(x), residual)
 }
 
 // BottleneckV2 is the pre-activation residual block of ResNet V2 50, 101
@@ -386,5 +396,5 @@ func (b *BottleneckV2) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
 	}
 	x = F.Activation(b.BN2.Forward(b.Conv1.Forward(x)), "relu")
 	x = F.Activation(b.BN3.Forward(b.Conv2.Forward(x)), "relu")
-	return F.ElemwiseAdd(b.Conv3.Forward(x), residual)
+	return plus(F, b.Conv3.Forward(x), residual)
 }

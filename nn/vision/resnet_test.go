@@ -274,3 +274,58 @@ func TestOptionsPanics(t *testing.T) {
 		})
 	}
 }
+
+// TestResNetExport checks the node names Export writes against MXNet's
+// (a layer's output "_fwd", the shortcut's addition "_plus", the
+// activations of HybridForward counted per stage, Flatten after its op),
+// and that the exported parameters load into a new model.
+func TestResNetExport(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		want []string // node names, in graph order
+	}{
+		{"resnet18_v1", []string{"conv0_fwd", "stage1_conv0_fwd", "stage1_batchnorm0_fwd", "stage1_relu0_fwd", "stage1_conv1_fwd",
+			"stage1_batchnorm1_fwd", "stage1__plus0", "stage1_activation0", "stage2__plus0", "stage4__plus1", "stage4_activation1", "pool0_fwd", "dense0_fwd"}},
+		{"resnet18_v2", []string{"batchnorm0_fwd", "conv0_fwd", "stage1_batchnorm0_fwd", "stage1_activation0", "stage1_conv0_fwd", "stage1__plus0",
+			"batchnorm1_fwd", "relu0_fwd", "pool0_fwd", "flatten0_flatten0", "dense0_fwd"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := vision.Options{Classes: 10, Thumbnail: true}
+			m, _ := vision.GetModel(tc.name, opts)
+			if err := m.Initialize(); err != nil {
+				t.Fatal(err)
+			}
+			m.Hybridize()
+			x := eager.RandomUniform(1, 3, 32, 32)
+			y := m.Forward(x)
+			prefix := filepath.Join(t.TempDir(), tc.name)
+			if err := m.Export(prefix, 0); err != nil {
+				t.Fatal(err)
+			}
+			sym, err := mxnet.LoadSymbol(prefix + "-symbol.json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var nodes []string
+			for _, n := range sym.Graph().Nodes {
+				if n.Op != nil {
+					nodes = append(nodes, n.Name)
+				}
+			}
+			i := 0
+			for _, n := range nodes {
+				if i < len(tc.want) && n == m.Name()+"_"+tc.want[i] {
+					i++
+				}
+			}
+			if i < len(tc.want) {
+				t.Errorf("node %s is missing or out of order in %v", tc.want[i], nodes)
+			}
+			fresh, _ := vision.GetModel(tc.name, opts)
+			if err := fresh.LoadParameters(prefix + "-0000.params"); err != nil {
+				t.Fatal(err)
+			}
+			assertClose(t, "loaded from the export", fresh.Forward(x), y)
+		})
+	}
+}
