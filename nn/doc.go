@@ -138,6 +138,10 @@
 // ("net0"), children under their parent ("net0_dense0"), parameters after
 // their block ("net0_dense0_weight"). CollectParams lists them, own
 // parameters first, optionally filtered by a regular expression.
+// SetPrefix is Gluon's prefix argument: a child named "stage1_" rather
+// than by type and counter, or with an empty prefix sharing its parent's
+// prefix and counters (package nn/vision builds Gluon's model zoo names
+// this way: "resnetv10_stage1_conv0_weight").
 //
 // SaveParameters and LoadParameters use structural names instead, as
 // Gluon's save_parameters does: the path of fields from the block to the
