@@ -113,7 +113,7 @@ type LoadParametersOptions struct {
 
 // loadPlan is how the names in a params file map to the block's parameters.
 type loadPlan struct {
-	kind  string                // "structural", "field" (structural with inline fields named), "full" or "renamed"
+	kind  string                // "structural", "field" (structural with inline fields named), "full", "renamed" or "stripped"
 	param map[string]*Parameter // file name -> parameter
 	label map[*Parameter]string // the name errors use for a parameter
 }
@@ -133,7 +133,9 @@ type loadPlan struct {
 // ("arg:net0_dense0_weight"; the "arg:"/"aux:" prefixes are dropped) or
 // those of ParameterDict-style saves, load too: they are matched by full
 // name, or, when they were saved from a block of another name (net0 where
-// this one is net1), by the names with the block prefix swapped.
+// this one is net1), by the names with the block prefix swapped, or, when
+// the prefix was stripped on saving ("dense0_weight"), by the names with
+// this block's prefix added.
 func (c *core) LoadParameters(file string, opts ...LoadParametersOptions) error {
 	var o LoadParametersOptions
 	if len(opts) > 0 {
@@ -238,8 +240,11 @@ func (c *core) LoadParameters(file string, opts ...LoadParametersOptions) error 
 // structural name (SaveParameters), by structural name with inline
 // fields named (older SaveParameters), by full name (Export, with arg:/aux:
 // dropped), or by full name with the file's top block prefix replaced by
-// this block's. The mapping that matches the most names wins; structural
-// names are not tried for files with arg:/aux: prefixes.
+// this block's, or by full name without the block's prefix (Gluon's
+// collect_params().save(file, strip_prefix=net.prefix), which Gluon's
+// load_parameters reads as well). The mapping that matches the most
+// names wins; structural names are not tried for files with arg:/aux:
+// prefixes.
 func (c *core) planLoad(names []string, argAux bool) loadPlan {
 	byKey := func(kind string, keyed []keyedParam) loadPlan {
 		pl := loadPlan{kind: kind, param: map[string]*Parameter{}, label: map[*Parameter]string{}}
@@ -275,7 +280,13 @@ func (c *core) planLoad(names []string, argAux bool) loadPlan {
 		}
 		return k
 	}
-	candidates := []loadPlan{structural, field, full, renamed}
+	stripped := loadPlan{kind: "stripped", param: map[string]*Parameter{}, label: full.label}
+	for _, n := range names {
+		if p := full.param[c.prefix+n]; p != nil {
+			stripped.param[n] = p
+		}
+	}
+	candidates := []loadPlan{structural, field, full, renamed, stripped}
 	if argAux {
 		candidates = candidates[2:]
 	}

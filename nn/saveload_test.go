@@ -471,3 +471,33 @@ func TestStructuralNamesOfInitialisms(t *testing.T) {
 		t.Errorf("keys %q, want %q", got, want)
 	}
 }
+
+// TestLoadPrefixStrippedFile loads a file saved as Gluon's
+// collect_params().save(file, strip_prefix=net.prefix) writes it: full
+// names without the block's prefix ("dense0_weight").
+func TestLoadPrefixStrippedFile(t *testing.T) {
+	mk := func() *nn.HybridSequential {
+		return nn.NewHybridSequential(nn.NewDense(3, nn.DenseOptions{InUnits: 2}), nn.NewDense(1, nn.DenseOptions{InUnits: 3}))
+	}
+	src := mk()
+	if err := src.Initialize(); err != nil {
+		t.Fatal(err)
+	}
+	var list []mxnet.NamedArray
+	for _, p := range src.CollectParams().List() {
+		list = append(list, mxnet.NamedArray{Name: strings.TrimPrefix(p.Name(), src.Prefix()), Array: p.Data()})
+	}
+	if list[0].Name != "dense0_weight" {
+		t.Fatalf("stripped name %q", list[0].Name)
+	}
+	file := filepath.Join(t.TempDir(), "stripped.params")
+	if err := mxnet.SaveParams(file, list); err != nil {
+		t.Fatal(err)
+	}
+	dst := mk()
+	if err := dst.LoadParameters(file); err != nil {
+		t.Fatal(err)
+	}
+	x := eager.Ones(1, 2)
+	assertClose(t, "loaded", dst.Forward(x), src.Forward(x))
+}
