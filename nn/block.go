@@ -146,17 +146,21 @@ func (c *core) scan() bool {
 	changed := c.collect(map[*core]bool{})
 	if changed {
 		// Only on a change: a child scanning itself while its parent runs
-		// must not rename what the parent (the root) has named. A block
-		// with an empty prefix counts its children in its parent's
-		// counters, so the naming starts at the first ancestor that has
-		// counters of its own.
-		top := c
-		for top.transparent() && top.parent != nil {
-			top = top.parent
-		}
-		top.rename(top.prefix)
+		// must not rename what the parent (the root) has named.
+		c.renameFromCounters()
 	}
 	return changed
+}
+
+// renameFromCounters names the block again, from the first ancestor (or
+// itself) whose counters its names depend on: a block with an empty
+// prefix counts its children in its parent's counters.
+func (c *core) renameFromCounters() {
+	top := c
+	for top.transparent() && top.parent != nil {
+		top = top.parent
+	}
+	top.rename(top.prefix)
 }
 
 // collect re-reads the fields of the block and of its descendants.
@@ -364,11 +368,14 @@ func (c *core) transparent() bool { return c.hasLocal && c.local == "" }
 // an empty prefix makes the block share its parent's prefix, and its
 // children count on from its parent's ("resnetv10_conv0" for a child of
 // features = HybridSequential(prefix="")). A block without a parent takes
-// prefix as its whole prefix. Call it before adding the block to its
-// parent: the parent names its children when it is bound or one is added.
+// prefix as its whole prefix.
 func (c *core) SetPrefix(prefix string) {
 	c.local, c.hasLocal = prefix, true
-	c.rename(prefix)
+	if c.parent == nil {
+		c.rename(prefix)
+		return
+	}
+	c.parent.renameFromCounters()
 }
 
 // Name is the block's prefix without the trailing underscore ("dense0").

@@ -31,6 +31,11 @@ func TestSetPrefix(t *testing.T) {
 			t.Errorf("parameter %d is %s, want model<n>_%s", i, n, want[i])
 		}
 	}
+	// Set after the block was added, the prefix renames it in place.
+	net.Output.SetPrefix("head_")
+	if got, want := net.Output.Weight.Name(), net.Name()+"_head_weight"; got != want {
+		t.Errorf("after SetPrefix, the output's weight is %s, want %s", got, want)
+	}
 	top := nn.NewDense(1)
 	top.SetPrefix("head_")
 	if got := top.Weight.Name(); got != "head_weight" {

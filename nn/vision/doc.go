@@ -13,7 +13,9 @@
 // Models lists the names. Each architecture also has Gluon's
 // constructors (ResNet50V1, GetResNet, NewResNetV1, NewBottleneckV1, …),
 // which return the concrete block type, with its children in fields.
-// The parameters are not initialised: call Initialize, or load them.
+// The parameters are not initialised: call Initialize, or load them
+// with LoadParameters. There is no pretrained download (Gluon's
+// pretrained=True): load the weights from a params file instead.
 //
 // # The models
 //
