@@ -133,11 +133,19 @@ func TestResNetStageNames(t *testing.T) {
 // name, as a file saved from Python loads.
 func TestResNetStructuralNames(t *testing.T) {
 	dir := t.TempDir()
+	// A small bottleneck network, built as Gluon's ResNetV1(BottleneckV1,
+	// [1, 1], [8, 16, 32]) is.
+	small := func() vision.Model {
+		return vision.NewResNetV1("bottle_neck", []int{1, 1}, []int{8, 16, 32}, vision.Options{Classes: 10})
+	}
 	for _, tc := range []struct {
 		name string
 		want []string // the first keys
 		last []string
 	}{
+		{"small bottleneck v1", []string{"features.0.weight", "features.1.gamma", "features.1.beta", "features.1.running_mean", "features.1.running_var",
+			"features.4.0.body.0.weight", "features.4.0.body.0.bias", "features.4.0.body.1.gamma"},
+			[]string{"features.5.0.downsample.1.running_var", "output.weight", "output.bias"}},
 		{"resnet18_v1", []string{"features.0.weight", "features.1.gamma", "features.1.beta", "features.1.running_mean", "features.1.running_var",
 			"features.4.0.body.0.weight", "features.4.0.body.1.gamma"}, []string{"features.7.1.body.4.running_var", "output.weight", "output.bias"}},
 		{"resnet18_v2", []string{"features.0.gamma", "features.0.beta", "features.0.running_mean", "features.0.running_var", "features.1.weight",
@@ -145,15 +153,21 @@ func TestResNetStructuralNames(t *testing.T) {
 			[]string{"features.9.running_var", "output.weight", "output.bias"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			opts := vision.Options{Classes: 10}
-			m, _ := vision.GetModel(tc.name, opts)
+			newModel := func() vision.Model {
+				if tc.name == "small bottleneck v1" {
+					return small()
+				}
+				m, _ := vision.GetModel(tc.name, vision.Options{Classes: 10})
+				return m
+			}
+			m := newModel()
 			if err := m.Initialize(); err != nil {
 				t.Fatal(err)
 			}
 			if err := m.InferShape(graph.Var("data", ops.Shape{1, 3, 64, 64}, ops.Float32)); err != nil {
 				t.Fatal(err)
 			}
-			file := filepath.Join(dir, tc.name+".params")
+			file := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".params")
 			if err := m.SaveParameters(file); err != nil {
 				t.Fatal(err)
 			}
@@ -169,7 +183,7 @@ func TestResNetStructuralNames(t *testing.T) {
 			if want := strings.Join(tc.want, " ") + " … " + strings.Join(tc.last, " "); got != want {
 				t.Errorf("keys\n%s\nwant\n%s", got, want)
 			}
-			fresh, _ := vision.GetModel(tc.name, opts)
+			fresh := newModel()
 			if err := fresh.LoadParameters(file); err != nil {
 				t.Fatal(err)
 			}
