@@ -141,17 +141,7 @@ func NewResNetV1(block string, layers, channels []int, opts ...Options) *ResNetV
 	newBlock := residualBlock("NewResNetV1", block, 1)
 	checkStages("NewResNetV1", layers, channels)
 	features := seq("")
-	if o.Thumbnail {
-		features.Add(conv3x3(channels[0], 1, 0))
-	} else {
-		features.Add(
-			nn.NewConv2D(channels[0], []int{7}, nn.ConvOptions{Strides: []int{2}, Padding: []int{3}, NoBias: true}),
-			nn.NewBatchNorm(), nn.NewActivation("relu"),
-			nn.NewMaxPool2D([]int{3}, nn.PoolOptions{Strides: []int{2}, Padding: []int{1}}))
-	}
-	for i, n := range layers {
-		features.Add(stage(newBlock, n, channels[i+1], min(i, 1)+1, i+1, channels[i]))
-	}
+	addStemAndStages(features, o.Thumbnail, newBlock, layers, channels)
 	features.Add(nn.NewGlobalAvgPool2D())
 	r := &ResNetV1{Features: features, Output: nn.NewDense(o.classes(), nn.DenseOptions{InUnits: channels[len(channels)-1]})}
 	r.Bind(r)
@@ -179,17 +169,7 @@ func NewResNetV2(block string, layers, channels []int, opts ...Options) *ResNetV
 	newBlock := residualBlock("NewResNetV2", block, 2)
 	checkStages("NewResNetV2", layers, channels)
 	features := seq("", nn.NewBatchNorm(nn.BatchNormOptions{NoScale: true, NoCenter: true}))
-	if o.Thumbnail {
-		features.Add(conv3x3(channels[0], 1, 0))
-	} else {
-		features.Add(
-			nn.NewConv2D(channels[0], []int{7}, nn.ConvOptions{Strides: []int{2}, Padding: []int{3}, NoBias: true}),
-			nn.NewBatchNorm(), nn.NewActivation("relu"),
-			nn.NewMaxPool2D([]int{3}, nn.PoolOptions{Strides: []int{2}, Padding: []int{1}}))
-	}
-	for i, n := range layers {
-		features.Add(stage(newBlock, n, channels[i+1], min(i, 1)+1, i+1, channels[i]))
-	}
+	addStemAndStages(features, o.Thumbnail, newBlock, layers, channels)
 	features.Add(nn.NewBatchNorm(), nn.NewActivation("relu"), nn.NewGlobalAvgPool2D(), nn.NewFlatten())
 	r := &ResNetV2{Features: features, Output: nn.NewDense(o.classes(), nn.DenseOptions{InUnits: channels[len(channels)-1]})}
 	r.Bind(r)
@@ -233,6 +213,23 @@ func checkStages(caller string, layers, channels []int) {
 	}
 }
 
+// addStemAndStages adds the stem (a 7x7 strided convolution, BatchNorm,
+// relu and max pooling; or, for thumbnails, a 3x3 convolution) and the
+// stages to features; stages after the first halve the size.
+func addStemAndStages(features *nn.HybridSequential, thumbnail bool, newBlock blockFunc, layers, channels []int) {
+	if thumbnail {
+		features.Add(conv3x3(channels[0], 1, 0))
+	} else {
+		features.Add(
+			nn.NewConv2D(channels[0], []int{7}, nn.ConvOptions{Strides: []int{2}, Padding: []int{3}, NoBias: true}),
+			nn.NewBatchNorm(), nn.NewActivation("relu"),
+			nn.NewMaxPool2D([]int{3}, nn.PoolOptions{Strides: []int{2}, Padding: []int{1}}))
+	}
+	for i, n := range layers {
+		features.Add(stage(newBlock, n, channels[i+1], min(i, 1)+1, i+1, channels[i]))
+	}
+}
+
 // stage makes a stage of n blocks named "stageK_" (Gluon's _make_layer):
 // the first one strides and projects its shortcut when the channels
 // change, the others keep the size.
@@ -242,6 +239,35 @@ func stage(newBlock blockFunc, n, channels, stride, index, inChannels int) *nn.H
 		s.Add(newBlock(channels, 1, false, channels))
 	}
 	return s
+}
+
+// projectionV1 is the shortcut of a V1 block that downsamples (a strided
+// 1x1 convolution and BatchNorm), or nil.
+func projectionV1(downsample bool, channels, stride, inChannels int) *nn.HybridSequential {
+	if !downsample {
+		return nil
+	}
+	return seq("", conv1x1(channels, stride, inChannels, true), nn.NewBatchNorm())
+}
+
+// projectionV2 is the shortcut of a V2 block that downsamples (a strided
+// 1x1 convolution), or nil.
+func projectionV2(downsample bool, channels, stride, inChannels int) *nn.Conv2D {
+	if !downsample {
+		return nil
+	}
+	return conv1x1(channels, stride, inChannels, true)
+}
+
+// forwardV1 is the forward of the V1 blocks: relu(body(x) + shortcut),
+// the shortcut x or, when downsample is not nil, downsample(x).
+func forwardV1(F ops.F, body, downsample *nn.HybridSequential, x ops.Tensor) ops.Tensor {
+	residual := x
+	x = body.Forward(x)
+	if downsample != nil {
+		residual = downsample.Forward(residual)
+	}
+	return F.Activation(plus(F, residual, x), "relu")
 }
 
 // BasicBlockV1 is the residual block of ResNet V1 18 and 34: two 3x3
@@ -259,10 +285,8 @@ type BasicBlockV1 struct {
 func NewBasicBlockV1(channels, stride int, downsample bool, inChannels int) *BasicBlockV1 {
 	b := &BasicBlockV1{Body: seq("",
 		conv3x3(channels, stride, inChannels), nn.NewBatchNorm(), nn.NewActivation("relu"),
-		conv3x3(channels, 1, channels), nn.NewBatchNorm())}
-	if downsample {
-		b.Downsample = seq("", conv1x1(channels, stride, inChannels, true), nn.NewBatchNorm())
-	}
+		conv3x3(channels, 1, channels), nn.NewBatchNorm()),
+		Downsample: projectionV1(downsample, channels, stride, inChannels)}
 	b.Bind(b)
 	b.SetPrefix("")
 	return b
@@ -270,12 +294,7 @@ func NewBasicBlockV1(channels, stride int, downsample bool, inChannels int) *Bas
 
 // HybridForward computes relu(body(x) + shortcut(x)).
 func (b *BasicBlockV1) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
-	residual := x
-	x = b.Body.Forward(x)
-	if b.Downsample != nil {
-		residual = b.Downsample.Forward(residual)
-	}
-	return F.Activation(plus(F, residual, x), "relu")
+	return forwardV1(F, b.Body, b.Downsample, x)
 }
 
 // BottleneckV1 is the residual block of ResNet V1 50, 101 and 152: 1x1
@@ -295,10 +314,8 @@ func NewBottleneckV1(channels, stride int, downsample bool, inChannels int) *Bot
 	b := &BottleneckV1{Body: seq("",
 		conv1x1(channels/4, stride, 0, false), nn.NewBatchNorm(), nn.NewActivation("relu"),
 		conv3x3(channels/4, 1, channels/4), nn.NewBatchNorm(), nn.NewActivation("relu"),
-		conv1x1(channels, 1, 0, false), nn.NewBatchNorm())}
-	if downsample {
-		b.Downsample = seq("", conv1x1(channels, stride, inChannels, true), nn.NewBatchNorm())
-	}
+		conv1x1(channels, 1, 0, false), nn.NewBatchNorm()),
+		Downsample: projectionV1(downsample, channels, stride, inChannels)}
 	b.Bind(b)
 	b.SetPrefix("")
 	return b
@@ -306,12 +323,7 @@ func NewBottleneckV1(channels, stride int, downsample bool, inChannels int) *Bot
 
 // HybridForward computes relu(body(x) + shortcut(x)).
 func (b *BottleneckV1) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
-	residual := x
-	x = b.Body.Forward(x)
-	if b.Downsample != nil {
-		residual = b.Downsample.Forward(residual)
-	}
-	return F.Activation(plus(F, residual, x), "relu")
+	return forwardV1(F, b.Body, b.Downsample, x)
 }
 
 // BasicBlockV2 is the pre-activation residual block of ResNet V2 18 and
@@ -333,9 +345,7 @@ func NewBasicBlockV2(channels, stride int, downsample bool, inChannels int) *Bas
 	b := &BasicBlockV2{
 		BN1: nn.NewBatchNorm(), Conv1: conv3x3(channels, stride, inChannels),
 		BN2: nn.NewBatchNorm(), Conv2: conv3x3(channels, 1, channels),
-	}
-	if downsample {
-		b.Downsample = conv1x1(channels, stride, inChannels, true)
+		Downsample: projectionV2(downsample, channels, stride, inChannels),
 	}
 	b.Bind(b)
 	b.SetPrefix("")
@@ -377,9 +387,7 @@ func NewBottleneckV2(channels, stride int, downsample bool, inChannels int) *Bot
 		BN1: nn.NewBatchNorm(), Conv1: conv1x1(channels/4, 1, 0, true),
 		BN2: nn.NewBatchNorm(), Conv2: conv3x3(channels/4, stride, channels/4),
 		BN3: nn.NewBatchNorm(), Conv3: conv1x1(channels, 1, 0, true),
-	}
-	if downsample {
-		b.Downsample = conv1x1(channels, stride, inChannels, true)
+		Downsample: projectionV2(downsample, channels, stride, inChannels),
 	}
 	b.Bind(b)
 	b.SetPrefix("")
