@@ -186,3 +186,18 @@ func TestElemwiseFillsAnUnknownSide(t *testing.T) {
 		t.Errorf("b inferred as %v (%v)", args, err)
 	}
 }
+
+func TestCountNext(t *testing.T) {
+	x := graph.Var("data", ops.Shape{2}, ops.Float32)
+	tr := graph.NewTracer()
+	f := tr.F()
+	var names []string
+	for i := 0; i < 2; i++ {
+		tr.CountNext("_plus")
+		names = append(names, f.ElemwiseAdd(x, x).(*graph.Symbol).Name())
+	}
+	names = append(names, f.ElemwiseAdd(x, x).(*graph.Symbol).Name())
+	if got, want := strings.Join(names, " "), "_plus0 _plus1 elemwise_add0"; got != want {
+		t.Errorf("names %q, want %q", got, want)
+	}
+}

@@ -19,6 +19,7 @@ type Tracer struct {
 	counts   map[string]int // per name stem, for "relu0", "relu1", …
 	prefix   []string       // name scopes (blocks)
 	nextName string         // a name asked for the next node
+	nextStem string         // a name stem asked for the next node, counted
 	consts   int
 	derived  bool // builds a graph derived from a traced one (gradients): unobserved
 	session  bool // stands for the current eager.State's tracer (see sessionTracer)
@@ -82,6 +83,16 @@ func (t *Tracer) NameNext(name string) {
 	t.mu.Unlock()
 }
 
+// CountNext makes the next node recorded take a counted name of the
+// given stem (with the current prefix) instead of its op's name, as MXNet
+// names the node of Symbol's x + y "_plus0", "_plus1", ….
+func (t *Tracer) CountNext(stem string) {
+	t = t.resolve()
+	t.mu.Lock()
+	t.nextStem = stem
+	t.mu.Unlock()
+}
+
 // newName returns a fresh node name: prefix + stem + count.
 func (t *Tracer) newName(stem string) string {
 	t.mu.Lock()
@@ -94,6 +105,9 @@ func (t *Tracer) newName(stem string) string {
 		n := prefix + t.nextName
 		t.nextName = ""
 		return n
+	}
+	if t.nextStem != "" {
+		stem, t.nextStem = t.nextStem, ""
 	}
 	key := prefix + stem
 	i := t.counts[key]

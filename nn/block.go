@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -54,11 +55,18 @@ type core struct {
 	hooks    []*hookEntry
 
 	keepNames bool // parameters keep their names (a SymbolBlock's, named by its graph)
+
+	// local is the block's name within its parent when set by SetPrefix
+	// ("stage1_", or "" to share the parent's prefix and counters).
+	local    string
+	hasLocal bool
+	parent   *core // the block that last collected this one as a child
 }
 
 type child struct {
-	attr string // the field path: "conv1", "layers.2"
-	c    *core
+	attr  string // the structural path: "conv1", "blocks.2", "2" (an inline field's element)
+	field string // the path with every field name, "layers.2", as hybridgo named children before inline fields
+	c     *core
 }
 
 // blockCore lets the engine reach the core of a compiled block type.
@@ -139,9 +147,20 @@ func (c *core) scan() bool {
 	if changed {
 		// Only on a change: a child scanning itself while its parent runs
 		// must not rename what the parent (the root) has named.
-		c.rename(c.prefix)
+		c.renameFromCounters()
 	}
 	return changed
+}
+
+// renameFromCounters names the block again, from the first ancestor (or
+// itself) whose counters its names depend on: a block with an empty
+// prefix counts its children in its parent's counters.
+func (c *core) renameFromCounters() {
+	top := c
+	for top.transparent() && top.parent != nil {
+		top = top.parent
+	}
+	top.rename(top.prefix)
 }
 
 // collect re-reads the fields of the block and of its descendants.
@@ -172,6 +191,9 @@ func (c *core) collect(seen map[*core]bool) bool {
 	}
 	c.children, c.own = children, own
 	for _, ch := range children {
+		ch.c.parent = c
+	}
+	for _, ch := range children {
 		if ch.c.collect(seen) {
 			changed = true
 		}
@@ -190,7 +212,8 @@ func (c *core) sameFields() bool {
 // fieldWalk walks what the outer struct's exported fields hold, through
 // slices and arrays: parameters (non-nil *Parameter) and child blocks, in
 // field order. It collects them into children and own, each child with
-// its path ("conv1", "layers.0"); or, with compare, it checks them against
+// its path ("conv1", "blocks.0"; "0" for an element of an inline field);
+// or, with compare, it checks them against
 // the ones found last time, counting them in ci and pi, without
 // allocating, and ok turns false at the first difference.
 type fieldWalk struct {
@@ -213,15 +236,33 @@ func (w *fieldWalk) fields() {
 		if !f.IsExported() || f.Anonymous && (f.Name == "HybridBlock" || f.Name == "Block") {
 			continue
 		}
-		path := ""
+		path, field := "", ""
 		if !w.compare {
-			path = fieldAttr(f.Name)
+			field = fieldAttr(f.Name)
+			if !inlineField(f) {
+				path = field
+			}
 		}
-		w.visit(path, e.Field(i))
+		w.visit(path, field, e.Field(i))
 	}
 }
 
-func (w *fieldWalk) visit(path string, v reflect.Value) {
+// inlineField reports whether a field is a slice or array tagged
+// nn:"inline", whose elements are named by their index alone.
+func inlineField(f reflect.StructField) bool {
+	k := f.Type.Kind()
+	return f.Tag.Get("nn") == "inline" && (k == reflect.Slice || k == reflect.Array)
+}
+
+// join appends an element index to a path ("layers" -> "layers.0"; "" -> "0").
+func join(path string, i int) string {
+	if path == "" {
+		return strconv.Itoa(i)
+	}
+	return path + "." + strconv.Itoa(i)
+}
+
+func (w *fieldWalk) visit(path, field string, v reflect.Value) {
 	if w.compare && !w.ok || !v.IsValid() {
 		return
 	}
@@ -240,11 +281,11 @@ func (w *fieldWalk) visit(path string, v reflect.Value) {
 	switch v.Kind() {
 	case reflect.Slice, reflect.Array:
 		for i := 0; i < v.Len(); i++ {
-			elem := ""
+			elem, elemField := "", ""
 			if !w.compare {
-				elem = fmt.Sprintf("%s.%d", path, i)
+				elem, elemField = join(path, i), join(field, i)
 			}
-			w.visit(elem, v.Index(i))
+			w.visit(elem, elemField, v.Index(i))
 		}
 	case reflect.Pointer, reflect.Interface, reflect.Struct:
 		cc := coreOf(v)
@@ -255,19 +296,30 @@ func (w *fieldWalk) visit(path string, v reflect.Value) {
 			w.ok = w.ci < len(fieldChildren) && fieldChildren[w.ci].c == cc
 			w.ci++
 		default:
-			w.children = append(w.children, child{path, cc})
+			w.children = append(w.children, child{path, field, cc})
 		}
 	}
 }
 
-// fieldAttr turns a field name into Gluon's attribute form: "Conv1" ->
-// "conv1" (and yaegi's "Xconv1" for an unexported field back to "conv1").
+// fieldAttr turns a field name into Gluon's attribute form, lowering its
+// leading capital or initialism: "Conv1" -> "conv1", "BN1" -> "bn1",
+// "HTTPServer" -> "httpServer" (and yaegi's "Xconv1" for an unexported
+// field back to "conv1").
 func fieldAttr(name string) string {
 	if len(name) > 1 && name[0] == 'X' && unicode.IsLower(rune(name[1])) {
 		name = name[1:]
 	}
 	r := []rune(name)
-	r[0] = unicode.ToLower(r[0])
+	n := 0
+	for n < len(r) && unicode.IsUpper(r[n]) {
+		n++
+	}
+	if n > 1 && n < len(r) && unicode.IsLower(r[n]) {
+		n-- // the last capital starts the next word
+	}
+	for i := 0; i < max(n, 1); i++ {
+		r[i] = unicode.ToLower(r[i])
+	}
 	return string(r)
 }
 
@@ -279,6 +331,13 @@ func fieldAttr(name string) string {
 func (c *core) rename(prefix string) { c.renameWith(prefix, map[*Parameter]bool{}) }
 
 func (c *core) renameWith(prefix string, claimed map[*Parameter]bool) {
+	c.nameIn(prefix, map[string]int{}, claimed)
+}
+
+// nameIn names the block and its descendants under prefix, counting the
+// children's types in counts: a block with an empty SetPrefix passes its
+// parent's counts on to its children, as Gluon's prefix="" does.
+func (c *core) nameIn(prefix string, counts map[string]int, claimed map[*Parameter]bool) {
 	c.prefix = prefix
 	for _, p := range c.own {
 		if !c.keepNames && !claimed[p] {
@@ -286,12 +345,37 @@ func (c *core) renameWith(prefix string, claimed map[*Parameter]bool) {
 		}
 		claimed[p] = true
 	}
-	counts := map[string]int{}
 	for _, ch := range c.children {
-		n := counts[ch.c.typeName]
-		counts[ch.c.typeName] = n + 1
-		ch.c.renameWith(fmt.Sprintf("%s%s%d_", prefix, ch.c.typeName, n), claimed)
+		switch {
+		case ch.c.transparent():
+			ch.c.nameIn(prefix, counts, claimed)
+		case ch.c.hasLocal:
+			ch.c.renameWith(prefix+ch.c.local, claimed)
+		default:
+			n := counts[ch.c.typeName]
+			counts[ch.c.typeName] = n + 1
+			ch.c.renameWith(fmt.Sprintf("%s%s%d_", prefix, ch.c.typeName, n), claimed)
+		}
 	}
+}
+
+// transparent reports whether the block has an empty SetPrefix.
+func (c *core) transparent() bool { return c.hasLocal && c.local == "" }
+
+// SetPrefix gives the block a fixed name prefix, Gluon's prefix argument:
+// within a parent the block is named parent prefix + prefix ("stage1_"
+// makes "resnetv10_stage1_conv0_weight") instead of type and counter;
+// an empty prefix makes the block share its parent's prefix, and its
+// children count on from its parent's ("resnetv10_conv0" for a child of
+// features = HybridSequential(prefix="")). A block without a parent takes
+// prefix as its whole prefix.
+func (c *core) SetPrefix(prefix string) {
+	c.local, c.hasLocal = prefix, true
+	if c.parent == nil {
+		c.rename(prefix)
+		return
+	}
+	c.parent.renameFromCounters()
 }
 
 // Name is the block's prefix without the trailing underscore ("dense0").
@@ -310,7 +394,7 @@ func (c *core) RegisterChild(block any, name string) error {
 	if c.hybrid != nil && cc.hybrid == nil {
 		return fmt.Errorf("%s: a HybridBlock can only have hybrid children, but %s is a plain Block; make it a HybridBlock (with HybridForward)", c.Name(), name)
 	}
-	c.registered = append(c.registered, child{name, cc})
+	c.registered = append(c.registered, child{name, name, cc})
 	c.scan()
 	return nil
 }

@@ -138,6 +138,18 @@
 // ("net0"), children under their parent ("net0_dense0"), parameters after
 // their block ("net0_dense0_weight"). CollectParams lists them, own
 // parameters first, optionally filtered by a regular expression.
+// SetPrefix is Gluon's prefix argument: a child named "stage1_" rather
+// than by type and counter, or with an empty prefix sharing its parent's
+// prefix and counters (package nn/vision builds Gluon's model zoo names
+// this way: "resnetv10_stage1_conv0_weight").
+//
+// SaveParameters and LoadParameters use structural names instead, as
+// Gluon's save_parameters does: the path of fields from the block to the
+// parameter ("conv1.weight"). The children of a HybridSequential or
+// Sequential are named by their index alone ("features.4.0.body.0.weight"),
+// as Gluon registers them; a block of your own gets that naming for a
+// slice field by tagging it `nn:"inline"` (other slice fields name their
+// elements "field.0", "field.1", …).
 //
 // The counters of top-level names, like the stack of traces in progress,
 // belong to the current eager.State: a program counts from net0 once, and

@@ -76,10 +76,11 @@ func (d *Dense) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
 }
 
 // HybridSequential stacks hybrid blocks: each one's output is the next
-// one's input. It hybridizes as a whole.
+// one's input. It hybridizes as a whole. Its children are named by their
+// index ("0.weight", "1.bias"), as Gluon's are.
 type HybridSequential struct {
 	HybridBlock
-	Layers []HybridForwarder
+	Layers []HybridForwarder `nn:"inline"`
 }
 
 // NewHybridSequential makes a stack of the given hybrid blocks.
@@ -114,10 +115,11 @@ func (s *HybridSequential) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
 	return x
 }
 
-// Sequential stacks blocks of any kind and runs them eagerly.
+// Sequential stacks blocks of any kind and runs them eagerly. Its
+// children are named by their index, as HybridSequential's are.
 type Sequential struct {
 	Block
-	Layers []any
+	Layers []any `nn:"inline"`
 }
 
 // NewSequential makes a stack of blocks (hybrid or plain).

@@ -54,9 +54,9 @@ func NewFlatten() *Flatten {
 	return f
 }
 
-// HybridForward flattens x.
+// HybridForward flattens x. Its node is named as Gluon's is, after the op
+// ("flatten0_flatten0"), not "fwd".
 func (f *Flatten) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
-	nameOutput(F)
 	return F.Flatten(x)
 }
 

@@ -11,7 +11,7 @@ import (
 
 // keyedParam is a parameter with its structural name: the path of fields
 // from the block to it, as Gluon's save_parameters writes ("conv1.weight",
-// "layers.0.bias").
+// "features.0.bias"; a Sequential's children are named by their index).
 type keyedParam struct {
 	key string
 	p   *Parameter
@@ -20,7 +20,11 @@ type keyedParam struct {
 // structural lists the parameters of the block and its descendants under
 // their structural names, the block's own first, then each child's in
 // field order. A shared parameter is listed under each of its names.
-func (c *core) structural() []keyedParam {
+// With fieldNames, the names keep the field of each inline slice
+// ("layers.0.weight" for "0.weight"), as hybridgo wrote them before
+// naming a Sequential's children as Gluon does.
+func (c *core) structural(fieldNames ...bool) []keyedParam {
+	old := len(fieldNames) > 0 && fieldNames[0]
 	var out []keyedParam
 	var visit func(b *core, prefix string)
 	visit = func(b *core, prefix string) {
@@ -33,7 +37,11 @@ func (c *core) structural() []keyedParam {
 			out = append(out, keyedParam{prefix + local, p})
 		}
 		for _, ch := range b.children {
-			visit(ch.c, prefix+ch.attr+".")
+			attr := ch.attr
+			if old {
+				attr = ch.field
+			}
+			visit(ch.c, prefix+attr+".")
 		}
 	}
 	visit(c, "")
@@ -60,8 +68,10 @@ func symbolBlockOf(c *core) *SymbolBlock {
 }
 
 // SaveParameters writes the parameters of the block and its descendants
-// to file, under their structural names ("conv1.weight", "layers.0.bias":
-// the fields that lead to each), as Gluon's save_parameters does. With
+// to file, under their structural names, as Gluon's save_parameters does:
+// the fields that lead to each ("conv1.weight"), a Sequential's children
+// (and those of any slice field tagged nn:"inline") by their index alone
+// ("features.4.0.body.0.weight"). With
 // deduplicate, a parameter shared by several blocks is written once, under
 // the first of its names; LoadParameters then loads it through any of
 // them. The file is replaced atomically: a failed save leaves the old one.
@@ -103,7 +113,7 @@ type LoadParametersOptions struct {
 
 // loadPlan is how the names in a params file map to the block's parameters.
 type loadPlan struct {
-	kind  string                // "structural", "full" or "renamed"
+	kind  string                // "structural", "field" (structural with inline fields named), "full", "renamed" or "stripped"
 	param map[string]*Parameter // file name -> parameter
 	label map[*Parameter]string // the name errors use for a parameter
 }
@@ -115,11 +125,17 @@ type loadPlan struct {
 // dtype that differs (without CastDType) is an error naming the parameter
 // and the file; nothing is loaded then.
 //
+// Files saved by earlier versions of hybridgo, which named a
+// Sequential's children by field ("layers.0.weight" for "0.weight"),
+// load too.
+//
 // Files whose names are full parameter names, such as Export's
 // ("arg:net0_dense0_weight"; the "arg:"/"aux:" prefixes are dropped) or
 // those of ParameterDict-style saves, load too: they are matched by full
 // name, or, when they were saved from a block of another name (net0 where
-// this one is net1), by the names with the block prefix swapped.
+// this one is net1), by the names with the block prefix swapped, or, when
+// the prefix was stripped on saving ("dense0_weight"), by the names with
+// this block's prefix added.
 func (c *core) LoadParameters(file string, opts ...LoadParametersOptions) error {
 	var o LoadParametersOptions
 	if len(opts) > 0 {
@@ -221,19 +237,27 @@ func (c *core) LoadParameters(file string, opts ...LoadParametersOptions) error 
 }
 
 // planLoad chooses how a file's names map to the block's parameters: by
-// structural name (SaveParameters), by full name (Export, with arg:/aux:
+// structural name (SaveParameters), by structural name with inline
+// fields named (older SaveParameters), by full name (Export, with arg:/aux:
 // dropped), or by full name with the file's top block prefix replaced by
-// this block's. The mapping that matches the most names wins; structural
-// names are not tried for files with arg:/aux: prefixes.
+// this block's, or by full name without the block's prefix (Gluon's
+// collect_params().save(file, strip_prefix=net.prefix), which Gluon's
+// load_parameters reads as well). The mapping that matches the most
+// names wins; structural names are not tried for files with arg:/aux:
+// prefixes.
 func (c *core) planLoad(names []string, argAux bool) loadPlan {
-	keyed := c.structural()
-	structural := loadPlan{kind: "structural", param: map[string]*Parameter{}, label: map[*Parameter]string{}}
-	for _, kp := range keyed {
-		structural.param[kp.key] = kp.p
-		if _, ok := structural.label[kp.p]; !ok {
-			structural.label[kp.p] = kp.key
+	byKey := func(kind string, keyed []keyedParam) loadPlan {
+		pl := loadPlan{kind: kind, param: map[string]*Parameter{}, label: map[*Parameter]string{}}
+		for _, kp := range keyed {
+			pl.param[kp.key] = kp.p
+			if _, ok := pl.label[kp.p]; !ok {
+				pl.label[kp.p] = kp.key
+			}
 		}
+		return pl
 	}
+	structural := byKey("structural", c.structural())
+	field := byKey("field", c.structural(true))
 	full := loadPlan{kind: "full", param: map[string]*Parameter{}, label: map[*Parameter]string{}}
 	for _, p := range c.CollectParams().List() {
 		full.param[p.name] = p
@@ -256,9 +280,15 @@ func (c *core) planLoad(names []string, argAux bool) loadPlan {
 		}
 		return k
 	}
-	candidates := []loadPlan{structural, full, renamed}
+	stripped := loadPlan{kind: "stripped", param: map[string]*Parameter{}, label: full.label}
+	for _, n := range names {
+		if p := full.param[c.prefix+n]; p != nil {
+			stripped.param[n] = p
+		}
+	}
+	candidates := []loadPlan{structural, field, full, renamed, stripped}
 	if argAux {
-		candidates = candidates[1:]
+		candidates = candidates[2:]
 	}
 	best := candidates[0]
 	for _, pl := range candidates[1:] {
@@ -291,7 +321,7 @@ func topPrefix(names []string) string {
 // namesHint lists the names the block expects, in the form the plan used.
 func (c *core) namesHint(plan loadPlan) string {
 	var names []string
-	if plan.kind == "structural" {
+	if plan.kind == "structural" || plan.kind == "field" {
 		for _, kp := range c.structural() {
 			names = append(names, kp.key)
 		}

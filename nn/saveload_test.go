@@ -1,6 +1,7 @@
 package nn_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,9 +73,9 @@ func TestSaveParametersKeys(t *testing.T) {
 		want string
 	}{
 		{"HybridSequential", nn.NewHybridSequential(nn.NewDense(3, nn.DenseOptions{InUnits: 2}), nn.NewDense(1, nn.DenseOptions{InUnits: 3, NoBias: true})),
-			"layers.0.weight layers.0.bias layers.1.weight"},
+			"0.weight 0.bias 1.weight"},
 		{"Sequential (a plain block)", nn.NewSequential(nn.NewDense(3, nn.DenseOptions{InUnits: 2}), nn.NewHybridSequential(nn.NewDense(2, nn.DenseOptions{InUnits: 3}))),
-			"layers.0.weight layers.0.bias layers.1.layers.0.weight layers.1.layers.0.bias"},
+			"0.weight 0.bias 1.0.weight 1.0.bias"},
 		{"Dense", nn.NewDense(3, nn.DenseOptions{InUnits: 2}), "weight bias"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -247,12 +248,12 @@ func TestLoadParametersErrors(t *testing.T) {
 		dtype  ops.DType
 	}{
 		{"same", mk(3, 2), base, nn.LoadParametersOptions{}, nil, ops.Float32},
-		{"missing", mk(3, 2), small, nn.LoadParametersOptions{}, []string{"layers.1.weight", "missing", "AllowMissing"}, 0},
+		{"missing", mk(3, 2), small, nn.LoadParametersOptions{}, []string{"1.weight", "missing", "AllowMissing"}, 0},
 		{"missing allowed", mk(3, 2), small, nn.LoadParametersOptions{AllowMissing: true}, nil, ops.Float32},
-		{"extra", mk(3, 2), big, nn.LoadParametersOptions{}, []string{`"layers.2.weight"`, "IgnoreExtra", "its parameters: layers.0.weight"}, 0},
+		{"extra", mk(3, 2), big, nn.LoadParametersOptions{}, []string{`"2.weight"`, "IgnoreExtra", "its parameters: 0.weight"}, 0},
 		{"extra ignored", mk(3, 2), big, nn.LoadParametersOptions{IgnoreExtra: true}, nil, ops.Float32},
-		{"shape", mk(5, 2), base, nn.LoadParametersOptions{}, []string{"layers.0.weight", "shape incompatible", "(5, 0)", "(3, 4)"}, 0},
-		{"dtype", mk(3, 2), f64, nn.LoadParametersOptions{}, []string{"layers.0.weight", "dtype incompatible", "float32", "float64", "CastDType"}, 0},
+		{"shape", mk(5, 2), base, nn.LoadParametersOptions{}, []string{"0.weight", "shape incompatible", "(5, 0)", "(3, 4)"}, 0},
+		{"dtype", mk(3, 2), f64, nn.LoadParametersOptions{}, []string{"0.weight", "dtype incompatible", "float32", "float64", "CastDType"}, 0},
 		{"cast to current", mk(3, 2), f64, nn.LoadParametersOptions{CastDType: true}, nil, ops.Float32},
 		{"cast to current, named", mk(3, 2), f64, nn.LoadParametersOptions{CastDType: true, DTypeSource: "current"}, nil, ops.Float32},
 		{"keep saved", mk(3, 2), f64, nn.LoadParametersOptions{CastDType: true, DTypeSource: "saved"}, nil, ops.Float64},
@@ -351,4 +352,152 @@ func TestSaveParametersIsAtomic(t *testing.T) {
 	check("0-dim", newScaled(t).SaveParameters(file), "scale", "0-dim")
 	// A parameter without values.
 	check("uninitialised", NewNet().SaveParameters(file), "fc3_weight", "not been initialised")
+}
+
+// TestLoadGluonSequentialFile loads a file whose keys follow Gluon's
+// naming rule for a HybridSequential of three Dense layers: the children
+// are registered under their index, so the keys are "0.weight",
+// "0.bias", "1.weight", … (as net.save_parameters writes them). A file
+// saved by earlier versions of hybridgo ("layers.0.weight") loads too.
+func TestLoadGluonSequentialFile(t *testing.T) {
+	dir := t.TempDir()
+	units := []int{4, 3, 2} // Dense(4), Dense(3), Dense(2) on 5 inputs
+	write := func(name, prefix string) (string, map[string]*eager.NDArray) {
+		var list []mxnet.NamedArray
+		want := map[string]*eager.NDArray{}
+		in := 5
+		for i, u := range units {
+			w := make([]float32, u*in)
+			for j := range w {
+				w[j] = float32(10*i + j)
+			}
+			b := make([]float32, u)
+			for j := range b {
+				b[j] = float32(-i - j)
+			}
+			wk, bk := fmt.Sprintf("%s%d.weight", prefix, i), fmt.Sprintf("%s%d.bias", prefix, i)
+			list = append(list, mxnet.NamedArray{Name: wk, Array: eager.Array(w, u, in)}, mxnet.NamedArray{Name: bk, Array: eager.Array(b, u)})
+			want[fmt.Sprintf("%d.weight", i)], want[fmt.Sprintf("%d.bias", i)] = eager.Array(w, u, in), eager.Array(b, u)
+			in = u
+		}
+		file := filepath.Join(dir, name)
+		if err := mxnet.SaveParams(file, list); err != nil {
+			t.Fatal(err)
+		}
+		return file, want
+	}
+	newNet := func() *nn.HybridSequential {
+		return nn.NewHybridSequential(nn.NewDense(units[0]), nn.NewDense(units[1]), nn.NewDense(units[2]))
+	}
+	for _, tc := range []struct{ name, prefix string }{
+		{"gluon", ""},
+		{"older hybridgo", "layers."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file, want := write(tc.name+".params", tc.prefix)
+			net := newNet() // shapes unknown until the file gives them
+			if err := net.LoadParameters(file); err != nil {
+				t.Fatal(err)
+			}
+			params := net.CollectParams().List()
+			if len(params) != len(want) {
+				t.Fatalf("%d parameters, want %d", len(params), len(want))
+			}
+			for i, p := range params {
+				key := fmt.Sprintf("%d.%s", i/2, []string{"weight", "bias"}[i%2])
+				assertClose(t, key, p.Data(), want[key])
+			}
+		})
+	}
+}
+
+// TestStructuralNamesOfNestedSequentials checks the names of Gluon's
+// nesting: a block's field holding a HybridSequential of
+// HybridSequentials ("features.1.0.weight").
+func TestStructuralNamesOfNestedSequentials(t *testing.T) {
+	net := &featuresNet{Features: nn.NewHybridSequential(
+		nn.NewDense(2, nn.DenseOptions{InUnits: 2}),
+		nn.NewHybridSequential(nn.NewDense(2, nn.DenseOptions{InUnits: 2, NoBias: true}))),
+		Output: nn.NewDense(1, nn.DenseOptions{InUnits: 2})}
+	net.Bind(net)
+	if err := net.Initialize(); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "f.params")
+	if err := net.SaveParameters(file); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fileKeys(t, file), "features.0.weight features.0.bias features.1.0.weight output.weight output.bias"; got != want {
+		t.Errorf("keys %q, want %q", got, want)
+	}
+	if s := net.String(); !strings.Contains(s, "(0): featuresnet0_hybridsequential0_dense0") {
+		t.Errorf("the tree does not name the child by its index:\n%s", s)
+	}
+}
+
+type featuresNet struct {
+	nn.HybridBlock
+	Features *nn.HybridSequential
+	Output   *nn.Dense
+}
+
+func (n *featuresNet) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
+	return n.Output.Forward(n.Features.Forward(x))
+}
+
+type initialisms struct {
+	nn.HybridBlock
+	BN1       *nn.Dense
+	HTTPLayer *nn.Dense
+	Fc1       *nn.Dense
+}
+
+func (n *initialisms) HybridForward(F ops.F, x ops.Tensor) ops.Tensor { return n.Fc1.Forward(x) }
+
+// TestStructuralNamesOfInitialisms checks that a field's leading
+// initialism is lowered as a whole: BN1 is Gluon's attribute bn1.
+func TestStructuralNamesOfInitialisms(t *testing.T) {
+	d := func() *nn.Dense { return nn.NewDense(1, nn.DenseOptions{InUnits: 1, NoBias: true}) }
+	net := &initialisms{BN1: d(), HTTPLayer: d(), Fc1: d()}
+	net.Bind(net)
+	if err := net.Initialize(); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "i.params")
+	if err := net.SaveParameters(file); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fileKeys(t, file), "bn1.weight httpLayer.weight fc1.weight"; got != want {
+		t.Errorf("keys %q, want %q", got, want)
+	}
+}
+
+// TestLoadPrefixStrippedFile loads a file saved as Gluon's
+// collect_params().save(file, strip_prefix=net.prefix) writes it: full
+// names without the block's prefix ("dense0_weight").
+func TestLoadPrefixStrippedFile(t *testing.T) {
+	mk := func() *nn.HybridSequential {
+		return nn.NewHybridSequential(nn.NewDense(3, nn.DenseOptions{InUnits: 2}), nn.NewDense(1, nn.DenseOptions{InUnits: 3}))
+	}
+	src := mk()
+	if err := src.Initialize(); err != nil {
+		t.Fatal(err)
+	}
+	var list []mxnet.NamedArray
+	for _, p := range src.CollectParams().List() {
+		list = append(list, mxnet.NamedArray{Name: strings.TrimPrefix(p.Name(), src.Prefix()), Array: p.Data()})
+	}
+	if list[0].Name != "dense0_weight" {
+		t.Fatalf("stripped name %q", list[0].Name)
+	}
+	file := filepath.Join(t.TempDir(), "stripped.params")
+	if err := mxnet.SaveParams(file, list); err != nil {
+		t.Fatal(err)
+	}
+	dst := mk()
+	if err := dst.LoadParameters(file); err != nil {
+		t.Fatal(err)
+	}
+	x := eager.Ones(1, 2)
+	assertClose(t, "loaded", dst.Forward(x), src.Forward(x))
 }

@@ -460,3 +460,15 @@ func TestIndexDeclarationHint(t *testing.T) {
 		t.Errorf("the hinted form gave %q", got)
 	}
 }
+
+// TestModelZooInACell builds a model of the zoo without an import and
+// runs it on a thumbnail input.
+func TestModelZooInACell(t *testing.T) {
+	s := newTestSession(t)
+	got := s.must(`net, _ := vision.GetModel("resnet18_v1", vision.Options{Classes: 10, Thumbnail: true})
+net.Initialize()
+net.Forward(nd.RandomUniform(1, 3, 32, 32)).Shape()`)
+	if got != "1x10" && got != "[1 10]" {
+		t.Errorf("the output's shape displayed %q", got)
+	}
+}

@@ -1,0 +1,55 @@
+// Package vision is Gluon's model zoo for vision (gluon.model_zoo.vision):
+// the classic image classification networks, built with Gluon's block
+// trees and names so that parameters saved from Python load into them.
+//
+// # Getting a model
+//
+// GetModel takes Gluon's model name and the options every constructor
+// shares, whose zero value is Gluon's defaults:
+//
+//	net, err := vision.GetModel("resnet50_v1")                         // 1000 classes
+//	net, err := vision.GetModel("resnet18_v2", vision.Options{Classes: 10, Thumbnail: true})
+//
+// Models lists the names. Each architecture also has Gluon's
+// constructors (ResNet50V1, GetResNet, NewResNetV1, NewBottleneckV1, …),
+// which return the concrete block type, with its children in fields.
+// The parameters are not initialised: call Initialize, or load them
+// with LoadParameters. There is no pretrained download (Gluon's
+// pretrained=True): load the weights from a params file instead.
+//
+// # The models
+//
+// ResNet V1 and V2 of 18, 34, 50, 101 and 152 layers (resnet18_v1 …
+// resnet152_v2). Thumbnail replaces the 7x7 stem and its pooling by a
+// 3x3 convolution, for small (CIFAR, 32x32) images.
+//
+// # Loading Gluon's parameters
+//
+// A model's block tree is Gluon's: Features (a HybridSequential) and
+// Output, the stages HybridSequentials of residual blocks. So
+//
+//   - LoadParameters reads a file written by Gluon's
+//     net.save_parameters, whose keys are structural names
+//     ("features.4.0.body.0.weight", "output.weight"), with Gluon's
+//     AllowMissing, IgnoreExtra and CastDType options;
+//   - parameters and exported nodes have the names Gluon gives them
+//     ("resnetv10_stage1_conv0_weight", "resnetv10_dense0_bias"), and a
+//     params file written by Gluon's export loads by those names.
+//
+// Gluon's blocks created with prefix="" are blocks with an empty
+// SetPrefix, the stages HybridSequentials with SetPrefix("stage1_"), ….
+//
+// # Adding an architecture
+//
+// A file per architecture holds its blocks and constructors and
+// registers its models in an init function, with Gluon's names:
+//
+//	func init() {
+//		register("alexnet", func(o Options) Model { return AlexNet(o) })
+//	}
+//
+// An option Gluon's constructors take (a width multiplier, batch norm)
+// becomes a field of Options.
+//
+// Package vision imports nn and ops; nn must not import it.
+package vision
