@@ -54,6 +54,9 @@ type core struct {
 	hooks    []*hookEntry
 
 	keepNames bool // parameters keep their names (a SymbolBlock's, named by its graph)
+
+	given    string // the prefix SetPrefix gave, used under the parent instead of type + count
+	hasGiven bool
 }
 
 type child struct {
@@ -276,9 +279,13 @@ func fieldAttr(name string) string {
 // order; parameters "prefix + own name". A parameter shared by several
 // blocks keeps the name of the first one that holds it (own parameters
 // before children's, children in field order).
-func (c *core) rename(prefix string) { c.renameWith(prefix, map[*Parameter]bool{}) }
+//
+// A child given a prefix with SetPrefix is named "prefix + given" and
+// takes no count; one given "" shares its parent's prefix and counts, so
+// its children are named as the parent's own (Gluon's prefix="").
+func (c *core) rename(prefix string) { c.renameWith(prefix, map[*Parameter]bool{}, map[string]int{}) }
 
-func (c *core) renameWith(prefix string, claimed map[*Parameter]bool) {
+func (c *core) renameWith(prefix string, claimed map[*Parameter]bool, counts map[string]int) {
 	c.prefix = prefix
 	for _, p := range c.own {
 		if !c.keepNames && !claimed[p] {
@@ -286,12 +293,33 @@ func (c *core) renameWith(prefix string, claimed map[*Parameter]bool) {
 		}
 		claimed[p] = true
 	}
-	counts := map[string]int{}
 	for _, ch := range c.children {
-		n := counts[ch.c.typeName]
-		counts[ch.c.typeName] = n + 1
-		ch.c.renameWith(fmt.Sprintf("%s%s%d_", prefix, ch.c.typeName, n), claimed)
+		switch {
+		case ch.c.hasGiven && ch.c.given == "":
+			ch.c.renameWith(prefix, claimed, counts)
+		case ch.c.hasGiven:
+			ch.c.renameWith(prefix+ch.c.given, claimed, map[string]int{})
+		default:
+			n := counts[ch.c.typeName]
+			counts[ch.c.typeName] = n + 1
+			ch.c.renameWith(fmt.Sprintf("%s%s%d_", prefix, ch.c.typeName, n), claimed, map[string]int{})
+		}
 	}
+}
+
+// SetPrefix names the block, under its parent, prefix + given instead of
+// its type and a count, as Gluon's prefix argument does: a block given
+// "features_" in net0 is net0_features_. Given "", the block shares its
+// parent's prefix and counts: its children are named as the parent's own
+// children would be (Gluon's HybridSequential(prefix="")). A top-level
+// block is named given itself. It returns nothing; call it before the
+// block is added to a parent, or call Bind on the parent again.
+func (c *core) SetPrefix(given string) {
+	c.given, c.hasGiven = given, true
+	if given != "" {
+		c.prefix = given
+	}
+	c.rename(c.prefix)
 }
 
 // Name is the block's prefix without the trailing underscore ("dense0").

@@ -138,6 +138,10 @@
 // ("net0"), children under their parent ("net0_dense0"), parameters after
 // their block ("net0_dense0_weight"). CollectParams lists them, own
 // parameters first, optionally filtered by a regular expression.
+// SetPrefix is Gluon's prefix argument: a block given "features_" in
+// net0 is net0_features_, and one given "" shares its parent's prefix and
+// counts, so that its children are named as the parent's own
+// (HybridSequential(prefix="")); the model zoo's networks are named so.
 //
 // The counters of top-level names, like the stack of traces in progress,
 // belong to the current eager.State: a program counts from net0 once, and
