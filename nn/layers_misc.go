@@ -56,8 +56,7 @@ func NewFlatten() *Flatten {
 
 // HybridForward flattens x.
 func (f *Flatten) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
-	nameOutput(F)
-	return F.Flatten(x)
+	return F.Flatten(x) // unnamed, as in Gluon: "flatten0_flatten0"
 }
 
 // EmbeddingOptions are Embedding's options.

@@ -1,8 +1,13 @@
 package nn
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/hybridgo/hybridgo/eager"
 )
 
 // TestSetPrefix checks Gluon's prefix argument: a given prefix replaces
@@ -42,5 +47,32 @@ func TestSetPrefix(t *testing.T) {
 				t.Errorf("names %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestLayerNodeNames checks the nodes the layers name as MXNet's export
+// does: an activation option is an Activation child ("relu_fwd"), Flatten
+// leaves its node unnamed ("flatten0_flatten0").
+func TestLayerNodeNames(t *testing.T) {
+	net := NewHybridSequential(
+		NewConv2D(2, []int{3}, ConvOptions{Act: "relu"}), NewFlatten(),
+		NewDense(3, DenseOptions{Act: "tanh"}))
+	if err := net.Initialize(); err != nil {
+		t.Fatal(err)
+	}
+	net.Hybridize()
+	net.Forward(eager.Ones(1, 1, 4, 4))
+	path := filepath.Join(t.TempDir(), "net")
+	if err := net.Export(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	symbol, err := os.ReadFile(path + "-symbol.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, node := range []string{"conv0_fwd", "conv0_relu_fwd", "flatten0_flatten0", "dense0_fwd", "dense0_tanh_fwd"} {
+		if name := net.Prefix() + node; !strings.Contains(string(symbol), `"`+name+`"`) {
+			t.Errorf("the exported graph has no node %s", name)
+		}
 	}
 }
