@@ -10,10 +10,10 @@ import (
 	"github.com/hybridgo/hybridgo/eager"
 )
 
-// TestSetPrefix checks Gluon's prefix argument: a given prefix replaces
+// TestSetPrefixCounts checks Gluon's prefix argument: a given prefix replaces
 // the type and count, and "" makes a block share its parent's prefix and
 // counts (HybridSequential(prefix="")).
-func TestSetPrefix(t *testing.T) {
+func TestSetPrefixCounts(t *testing.T) {
 	seq := func(prefix string, layers ...HybridForwarder) *HybridSequential {
 		s := NewHybridSequential(layers...)
 		s.SetPrefix(prefix)

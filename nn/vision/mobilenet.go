@@ -113,6 +113,18 @@ func (m *MobileNet) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
 	return m.Output.Forward(m.Features.Forward(x))
 }
 
+// MobileNet1_0 is Gluon's mobilenet1_0: NewMobileNet(1).
+func MobileNet1_0(opts ...NetOptions) *MobileNet { return NewMobileNet(1, opts...) }
+
+// MobileNet0_75 is Gluon's mobilenet0_75: NewMobileNet(0.75).
+func MobileNet0_75(opts ...NetOptions) *MobileNet { return NewMobileNet(0.75, opts...) }
+
+// MobileNet0_5 is Gluon's mobilenet0_5: NewMobileNet(0.5).
+func MobileNet0_5(opts ...NetOptions) *MobileNet { return NewMobileNet(0.5, opts...) }
+
+// MobileNet0_25 is Gluon's mobilenet0_25: NewMobileNet(0.25).
+func MobileNet0_25(opts ...NetOptions) *MobileNet { return NewMobileNet(0.25, opts...) }
+
 // LinearBottleneck is MobileNetV2's inverted residual block: a 1x1
 // expansion by t, a 3x3 depthwise convolution and a linear 1x1
 // projection, with the input added when the shapes allow.
@@ -192,3 +204,15 @@ func NewMobileNetV2(multiplier float64, opts ...NetOptions) *MobileNetV2 {
 func (m *MobileNetV2) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
 	return m.Output.Forward(m.Features.Forward(x))
 }
+
+// MobileNetV2_1_0 is Gluon's mobilenet_v2_1_0: NewMobileNetV2(1).
+func MobileNetV2_1_0(opts ...NetOptions) *MobileNetV2 { return NewMobileNetV2(1, opts...) }
+
+// MobileNetV2_0_75 is Gluon's mobilenet_v2_0_75: NewMobileNetV2(0.75).
+func MobileNetV2_0_75(opts ...NetOptions) *MobileNetV2 { return NewMobileNetV2(0.75, opts...) }
+
+// MobileNetV2_0_5 is Gluon's mobilenet_v2_0_5: NewMobileNetV2(0.5).
+func MobileNetV2_0_5(opts ...NetOptions) *MobileNetV2 { return NewMobileNetV2(0.5, opts...) }
+
+// MobileNetV2_0_25 is Gluon's mobilenet_v2_0_25: NewMobileNetV2(0.25).
+func MobileNetV2_0_25(opts ...NetOptions) *MobileNetV2 { return NewMobileNetV2(0.25, opts...) }

@@ -22,6 +22,7 @@ type zooNet interface {
 	Forward(ops.Tensor) ops.Tensor
 	InferShape(...ops.Tensor) error
 	Export(string, int) error
+	SaveParameters(string, ...bool) error
 	CollectParams(...string) *nn.ParameterDict
 	Prefix() string
 }
@@ -98,8 +99,6 @@ func zooEagerHybrid(t *testing.T, net zooNet, size, classes int) {
 }
 
 func TestMobileNet(t *testing.T) {
-	mobilenet := func(m float64) func() zooNet { return func() zooNet { return NewMobileNet(m) } }
-	v2 := func(m float64) func() zooNet { return func() zooNet { return NewMobileNetV2(m) } }
 	first := []string{"conv0_weight", "batchnorm0_gamma", "batchnorm0_beta",
 		"batchnorm0_running_mean", "batchnorm0_running_var", "conv1_weight"}
 	firstV2 := []string{"features_conv0_weight", "features_batchnorm0_gamma", "features_batchnorm0_beta",
@@ -107,14 +106,14 @@ func TestMobileNet(t *testing.T) {
 		"features_linearbottleneck0_conv0_weight"}
 	// The counts are those of the Gluon model zoo's table.
 	cases := []zooCase{
-		{"mobilenet1_0", mobilenet(1), 32, 4.23, "mobilenet", first},
-		{"mobilenet0_75", mobilenet(0.75), 32, 2.59, "mobilenet", first},
-		{"mobilenet0_5", mobilenet(0.5), 32, 1.33, "mobilenet", first},
-		{"mobilenet0_25", mobilenet(0.25), 32, 0.47, "mobilenet", first},
-		{"mobilenet_v2_1_0", v2(1), 32, 3.50, "mobilenetv2", firstV2},
-		{"mobilenet_v2_0_75", v2(0.75), 32, 2.63, "mobilenetv2", firstV2},
-		{"mobilenet_v2_0_5", v2(0.5), 32, 1.96, "mobilenetv2", firstV2},
-		{"mobilenet_v2_0_25", v2(0.25), 32, 1.52, "mobilenetv2", firstV2},
+		{"mobilenet1_0", func() zooNet { return MobileNet1_0() }, 32, 4.23, "mobilenet", first},
+		{"mobilenet0_75", func() zooNet { return MobileNet0_75() }, 32, 2.59, "mobilenet", first},
+		{"mobilenet0_5", func() zooNet { return MobileNet0_5() }, 32, 1.33, "mobilenet", first},
+		{"mobilenet0_25", func() zooNet { return MobileNet0_25() }, 32, 0.47, "mobilenet", first},
+		{"mobilenet_v2_1_0", func() zooNet { return MobileNetV2_1_0() }, 32, 3.50, "mobilenetv2", firstV2},
+		{"mobilenet_v2_0_75", func() zooNet { return MobileNetV2_0_75() }, 32, 2.63, "mobilenetv2", firstV2},
+		{"mobilenet_v2_0_5", func() zooNet { return MobileNetV2_0_5() }, 32, 1.96, "mobilenetv2", firstV2},
+		{"mobilenet_v2_0_25", func() zooNet { return MobileNetV2_0_25() }, 32, 1.52, "mobilenetv2", firstV2},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -111,3 +111,9 @@ func NewSqueezeNet(version string, opts ...NetOptions) *SqueezeNet {
 func (s *SqueezeNet) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
 	return s.Output.Forward(s.Features.Forward(x))
 }
+
+// SqueezeNet1_0 is Gluon's squeezenet1_0: NewSqueezeNet("1.0").
+func SqueezeNet1_0(opts ...NetOptions) *SqueezeNet { return NewSqueezeNet("1.0", opts...) }
+
+// SqueezeNet1_1 is Gluon's squeezenet1_1: NewSqueezeNet("1.1").
+func SqueezeNet1_1(opts ...NetOptions) *SqueezeNet { return NewSqueezeNet("1.1", opts...) }

@@ -1,19 +1,21 @@
 package vision
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hybridgo/hybridgo/format/mxnet"
 )
 
 func TestSqueezeNet(t *testing.T) {
-	squeezenet := func(v string) func() zooNet { return func() zooNet { return NewSqueezeNet(v) } }
 	// The first Fire module's squeeze, 1x1 and 3x3 convolutions follow
 	// the first convolution in one count: its Sequentials have prefix "".
 	first := []string{"conv0_weight", "conv0_bias", "conv1_weight", "conv1_bias",
 		"conv2_weight", "conv2_bias", "conv3_weight", "conv3_bias", "conv4_weight"}
 	cases := []zooCase{
-		{"squeezenet1_0", squeezenet("1.0"), 224, 1.25, "squeezenet", first},
-		{"squeezenet1_1", squeezenet("1.1"), 224, 1.24, "squeezenet", first},
+		{"squeezenet1_0", func() zooNet { return SqueezeNet1_0() }, 224, 1.25, "squeezenet", first},
+		{"squeezenet1_1", func() zooNet { return SqueezeNet1_1() }, 224, 1.24, "squeezenet", first},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -34,4 +36,50 @@ func TestSqueezeNetBadVersion(t *testing.T) {
 		}
 	}()
 	NewSqueezeNet("1.2")
+}
+
+// TestStructuralNames checks the names SaveParameters writes, and
+// LoadParameters reads, against those of Gluon's save_parameters: a
+// Sequential's children are named by their index.
+func TestStructuralNames(t *testing.T) {
+	cases := []struct {
+		name string
+		net  zooNet
+		want []string
+	}{
+		{"mobilenet_v2_0_25", MobileNetV2_0_25(NetOptions{Classes: 10}),
+			[]string{"features.0.weight", "features.1.gamma", "features.3.out.0.weight", "features.3.out.7.running_var", "output.0.weight"}},
+		{"mobilenet0_25", MobileNet0_25(NetOptions{Classes: 10}),
+			[]string{"features.0.weight", "features.3.weight", "output.weight"}},
+		{"squeezenet1_1", SqueezeNet1_1(NetOptions{Classes: 10}),
+			[]string{"features.0.weight", "features.3.0.0.weight", "features.3.1.0.0.weight", "features.3.1.1.0.bias", "output.0.weight"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			zooTrace(t, tc.net, 224)
+			if err := tc.net.Initialize(); err != nil {
+				t.Fatal(err)
+			}
+			file := filepath.Join(t.TempDir(), tc.name+".params")
+			if err := tc.net.SaveParameters(file); err != nil {
+				t.Fatal(err)
+			}
+			list, err := mxnet.LoadParams(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			have := map[string]bool{}
+			for _, a := range list {
+				have[a.Name] = true
+			}
+			if have["features.layers.0.weight"] {
+				t.Skip("this version of nn names a Sequential's children layers.0, layers.1, …")
+			}
+			for _, w := range tc.want {
+				if !have[w] {
+					t.Errorf("the file has no %s", w)
+				}
+			}
+		})
+	}
 }

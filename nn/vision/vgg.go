@@ -67,3 +67,27 @@ func NewVGG(layers int, batchNorm bool, opts ...NetOptions) *VGG {
 func (v *VGG) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
 	return v.Output.Forward(v.Features.Forward(x))
 }
+
+// VGG11 is Gluon's vgg11: NewVGG(11, false).
+func VGG11(opts ...NetOptions) *VGG { return NewVGG(11, false, opts...) }
+
+// VGG11BN is Gluon's vgg11_bn: NewVGG(11, true).
+func VGG11BN(opts ...NetOptions) *VGG { return NewVGG(11, true, opts...) }
+
+// VGG13 is Gluon's vgg13: NewVGG(13, false).
+func VGG13(opts ...NetOptions) *VGG { return NewVGG(13, false, opts...) }
+
+// VGG13BN is Gluon's vgg13_bn: NewVGG(13, true).
+func VGG13BN(opts ...NetOptions) *VGG { return NewVGG(13, true, opts...) }
+
+// VGG16 is Gluon's vgg16: NewVGG(16, false).
+func VGG16(opts ...NetOptions) *VGG { return NewVGG(16, false, opts...) }
+
+// VGG16BN is Gluon's vgg16_bn: NewVGG(16, true).
+func VGG16BN(opts ...NetOptions) *VGG { return NewVGG(16, true, opts...) }
+
+// VGG19 is Gluon's vgg19: NewVGG(19, false).
+func VGG19(opts ...NetOptions) *VGG { return NewVGG(19, false, opts...) }
+
+// VGG19BN is Gluon's vgg19_bn: NewVGG(19, true).
+func VGG19BN(opts ...NetOptions) *VGG { return NewVGG(19, true, opts...) }

@@ -11,20 +11,19 @@ import (
 // the first Dense layer's weight, which shape inference through the
 // features gives.
 func TestVGG(t *testing.T) {
-	vgg := func(layers int, bn bool) func() zooNet { return func() zooNet { return NewVGG(layers, bn) } }
 	first := []string{"conv0_weight", "conv0_bias", "conv1_weight"}
 	firstBN := []string{"conv0_weight", "conv0_bias", "batchnorm0_gamma", "batchnorm0_beta",
 		"batchnorm0_running_mean", "batchnorm0_running_var", "conv1_weight"}
 	// The counts are those of the Gluon model zoo's table.
 	cases := []zooCase{
-		{"vgg11", vgg(11, false), 224, 132.86, "vgg", first},
-		{"vgg13", vgg(13, false), 224, 133.05, "vgg", first},
-		{"vgg16", vgg(16, false), 224, 138.36, "vgg", first},
-		{"vgg19", vgg(19, false), 224, 143.67, "vgg", first},
-		{"vgg11_bn", vgg(11, true), 224, 132.87, "vgg", firstBN},
-		{"vgg13_bn", vgg(13, true), 224, 133.05, "vgg", firstBN},
-		{"vgg16_bn", vgg(16, true), 224, 138.37, "vgg", firstBN},
-		{"vgg19_bn", vgg(19, true), 224, 143.68, "vgg", firstBN},
+		{"vgg11", func() zooNet { return VGG11() }, 224, 132.86, "vgg", first},
+		{"vgg13", func() zooNet { return VGG13() }, 224, 133.05, "vgg", first},
+		{"vgg16", func() zooNet { return VGG16() }, 224, 138.36, "vgg", first},
+		{"vgg19", func() zooNet { return VGG19() }, 224, 143.67, "vgg", first},
+		{"vgg11_bn", func() zooNet { return VGG11BN() }, 224, 132.87, "vgg", firstBN},
+		{"vgg13_bn", func() zooNet { return VGG13BN() }, 224, 133.05, "vgg", firstBN},
+		{"vgg16_bn", func() zooNet { return VGG16BN() }, 224, 138.37, "vgg", firstBN},
+		{"vgg19_bn", func() zooNet { return VGG19BN() }, 224, 143.68, "vgg", firstBN},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
