@@ -17,10 +17,14 @@ func nameOutput(f ops.F) {
 }
 
 // activate applies an activation by MXNet name ("relu", "sigmoid", "tanh",
-// "softrelu", "softsign"), or nothing for "".
+// "softrelu", "softsign"), or nothing for "". Its node is named as the
+// Activation child Gluon's layers make for it ("dense0_relu_fwd").
 func activate(f ops.F, x ops.Tensor, act string) ops.Tensor {
 	if act == "" {
 		return x
+	}
+	if t, ok := f.Interpreter().(*graph.Tracer); ok {
+		t.NameNext(act + "_fwd")
 	}
 	return f.Activation(x, act)
 }

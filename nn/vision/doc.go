@@ -23,6 +23,13 @@
 // resnet152_v2). Thumbnail replaces the 7x7 stem and its pooling by a
 // 3x3 convolution, for small (CIFAR, 32x32) images.
 //
+// MobileNet (mobilenet1.0, 0.75, 0.5, 0.25) and MobileNetV2
+// (mobilenetv2_1.0 … 0.25), VGG 11, 13, 16 and 19 with and without batch
+// norm (vgg16, vgg16_bn), AlexNet (alexnet) and SqueezeNet 1.0 and 1.1
+// (squeezenet1.0, squeezenet1.1). Each also has Gluon's constructor
+// functions (vision.MobileNetV2_1_0(), vision.VGG16BN(), …). Models lists
+// every name GetModel knows.
+//
 // # Loading Gluon's parameters
 //
 // A model's block tree is Gluon's: Features (a HybridSequential) and
@@ -45,7 +52,7 @@
 // registers its models in an init function, with Gluon's names:
 //
 //	func init() {
-//		register("alexnet", func(o Options) Model { return AlexNet(o) })
+//		register("alexnet", func(o Options) Model { return NewAlexNet(o) })
 //	}
 //
 // An option Gluon's constructors take (a width multiplier, batch norm)

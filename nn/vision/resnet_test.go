@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -341,5 +342,32 @@ func TestResNetExport(t *testing.T) {
 			}
 			assertClose(t, "loaded from the export", fresh.Forward(x), y)
 		})
+	}
+}
+
+// Every registered name builds its model, with the classes asked for.
+func TestGetModelBuildsEveryModel(t *testing.T) {
+	names := vision.Models()
+	for _, want := range []string{"alexnet", "mobilenet0.25", "mobilenetv2_1.0", "squeezenet1.1", "vgg19_bn", "resnet152_v2"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("Models() lacks %s: %v", want, names)
+		}
+	}
+	for _, name := range names {
+		m, err := vision.GetModel(name, vision.Options{Classes: 7})
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		params := m.CollectParams().List()
+		var last *nn.Parameter
+		for _, p := range params {
+			if strings.HasSuffix(p.Name(), "weight") {
+				last = p
+			}
+		}
+		if last == nil || last.Shape()[0] != 7 {
+			t.Errorf("%s: the output layer's weight is %v, want 7 rows", name, last)
+		}
 	}
 }

@@ -1,0 +1,82 @@
+package vision
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hybridgo/hybridgo/format/mxnet"
+)
+
+func TestSqueezeNet(t *testing.T) {
+	// The first Fire module's squeeze, 1x1 and 3x3 convolutions follow
+	// the first convolution in one count: its Sequentials have prefix "".
+	first := []string{"conv0_weight", "conv0_bias", "conv1_weight", "conv1_bias",
+		"conv2_weight", "conv2_bias", "conv3_weight", "conv3_bias", "conv4_weight"}
+	cases := []zooCase{
+		{"squeezenet1_0", func() zooNet { return SqueezeNet1_0() }, 224, 1.25, "squeezenet", first},
+		{"squeezenet1_1", func() zooNet { return SqueezeNet1_1() }, 224, 1.24, "squeezenet", first},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			zooCheck(t, tc)
+			names, _ := zooTrace(t, tc.net(), 224)
+			if last := strings.Join(names[len(names)-2:], " "); last != "conv25_weight conv25_bias" {
+				t.Errorf("the output convolution's parameters are %s, want conv25_weight conv25_bias", last)
+			}
+			zooEagerHybrid(t, tc.net(), tc.size, 1000)
+		})
+	}
+}
+
+func TestSqueezeNetBadVersion(t *testing.T) {
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(r.(error).Error(), `"1.2"`) {
+			t.Errorf("panic %v, want one naming version \"1.2\"", r)
+		}
+	}()
+	NewSqueezeNet("1.2")
+}
+
+// TestStructuralNames checks the names SaveParameters writes, and
+// LoadParameters reads, against those of Gluon's save_parameters: a
+// Sequential's children are named by their index.
+func TestStructuralNames(t *testing.T) {
+	cases := []struct {
+		name string
+		net  zooNet
+		want []string
+	}{
+		{"mobilenet_v2_0_25", MobileNetV2_0_25(Options{Classes: 10}),
+			[]string{"features.0.weight", "features.1.gamma", "features.3.out.0.weight", "features.3.out.7.running_var", "output.0.weight"}},
+		{"mobilenet0_25", MobileNet0_25(Options{Classes: 10}),
+			[]string{"features.0.weight", "features.3.weight", "output.weight"}},
+		{"squeezenet1_1", SqueezeNet1_1(Options{Classes: 10}),
+			[]string{"features.0.weight", "features.3.0.0.weight", "features.3.1.0.0.weight", "features.3.1.1.0.bias", "output.0.weight"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			zooTrace(t, tc.net, 224)
+			if err := tc.net.Initialize(); err != nil {
+				t.Fatal(err)
+			}
+			file := filepath.Join(t.TempDir(), tc.name+".params")
+			if err := tc.net.SaveParameters(file); err != nil {
+				t.Fatal(err)
+			}
+			list, err := mxnet.LoadParams(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			have := map[string]bool{}
+			for _, a := range list {
+				have[a.Name] = true
+			}
+			for _, w := range tc.want {
+				if !have[w] {
+					t.Errorf("the file has no %s", w)
+				}
+			}
+		})
+	}
+}
