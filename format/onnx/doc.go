@@ -88,5 +88,15 @@
 // onnxruntime-node, installed with `npm install --ignore-scripts` into the
 // user's cache directory, under hybridgo/onnxruntime, on first use) through
 // testdata/run.js, and compare its outputs with hybridgo's at two batch
-// sizes. Without node and npm, that test is skipped.
+// sizes. Without node and npm, and under -short, those tests are skipped.
+//
+// The networks of the model zoo (package nn/vision) are checked the way
+// a user converts one: initialised with a fixed seed, run hybridized,
+// written with Export, read back with format/mxnet's LoadCheckpoint and
+// converted with SaveModel, as `hybridgo convert` does. The checked
+// networks, one of each family at its smallest input: resnet18_v1 and
+// resnet50_v2 (thumbnail, 32x32), mobilenet0.25 and mobilenetv2_0.25
+// (32x32), vgg11_bn (32x32), alexnet (64x64), squeezenet1.0 and
+// squeezenet1.1 (224x224). The other depths and widths of each family
+// are made of the same blocks and ops.
 package onnx

@@ -121,6 +121,14 @@ func TestONNXRuntime(t *testing.T) {
 	sym, params := lenet(t)
 	add("lenet", sym, params, ops.Shape{2, 1, 28, 28}, []int{1, 3})
 
+	results := runORT(t, modules, dir, runs)
+	checkResults(t, checks, results)
+}
+
+// runORT runs the models with ONNX Runtime, through testdata/run.js, and
+// returns each run's outputs by name (or its "error").
+func runORT(t *testing.T, modules, dir string, runs []ortRun) []map[string]json.RawMessage {
+	t.Helper()
 	request := filepath.Join(dir, "request.json")
 	response := filepath.Join(dir, "response.json")
 	b, err := json.Marshal(runs)
@@ -145,9 +153,16 @@ func TestONNXRuntime(t *testing.T) {
 	if err := json.Unmarshal(b, &results); err != nil {
 		t.Fatal(err)
 	}
-	if len(results) != len(checks) {
-		t.Fatalf("%d results for %d runs", len(results), len(checks))
+	if len(results) != len(runs) {
+		t.Fatalf("%d results for %d runs", len(results), len(runs))
 	}
+	return results
+}
+
+// checkResults compares ONNX Runtime's outputs, one result per check,
+// with hybridgo's.
+func checkResults(t *testing.T, checks []check, results []map[string]json.RawMessage) {
+	t.Helper()
 	for i, c := range checks {
 		if msg, ok := results[i]["error"]; ok {
 			t.Errorf("%s: ONNX Runtime: %s", c.name, msg)
