@@ -12,6 +12,11 @@ import (
 func init() {
 	Symbols["github.com/hybridgo/hybridgo/nn/vision/vision"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"DenseNet121":         reflect.ValueOf(vision.DenseNet121),
+		"DenseNet161":         reflect.ValueOf(vision.DenseNet161),
+		"DenseNet169":         reflect.ValueOf(vision.DenseNet169),
+		"DenseNet201":         reflect.ValueOf(vision.DenseNet201),
+		"GetDenseNet":         reflect.ValueOf(vision.GetDenseNet),
 		"GetModel":            reflect.ValueOf(vision.GetModel),
 		"GetResNet":           reflect.ValueOf(vision.GetResNet),
 		"MobileNet0_25":       reflect.ValueOf(vision.MobileNet0_25),
@@ -28,7 +33,9 @@ func init() {
 		"NewBasicBlockV2":     reflect.ValueOf(vision.NewBasicBlockV2),
 		"NewBottleneckV1":     reflect.ValueOf(vision.NewBottleneckV1),
 		"NewBottleneckV2":     reflect.ValueOf(vision.NewBottleneckV2),
+		"NewDenseNet":         reflect.ValueOf(vision.NewDenseNet),
 		"NewHybridConcurrent": reflect.ValueOf(vision.NewHybridConcurrent),
+		"NewIdentity":         reflect.ValueOf(vision.NewIdentity),
 		"NewLinearBottleneck": reflect.ValueOf(vision.NewLinearBottleneck),
 		"NewMobileNet":        reflect.ValueOf(vision.NewMobileNet),
 		"NewMobileNetV2":      reflect.ValueOf(vision.NewMobileNetV2),
@@ -64,7 +71,9 @@ func init() {
 		"BasicBlockV2":     reflect.ValueOf((*vision.BasicBlockV2)(nil)),
 		"BottleneckV1":     reflect.ValueOf((*vision.BottleneckV1)(nil)),
 		"BottleneckV2":     reflect.ValueOf((*vision.BottleneckV2)(nil)),
+		"DenseNet":         reflect.ValueOf((*vision.DenseNet)(nil)),
 		"HybridConcurrent": reflect.ValueOf((*vision.HybridConcurrent)(nil)),
+		"Identity":         reflect.ValueOf((*vision.Identity)(nil)),
 		"LinearBottleneck": reflect.ValueOf((*vision.LinearBottleneck)(nil)),
 		"MobileNet":        reflect.ValueOf((*vision.MobileNet)(nil)),
 		"MobileNetV2":      reflect.ValueOf((*vision.MobileNetV2)(nil)),

@@ -30,6 +30,14 @@
 // functions (vision.MobileNetV2_1_0(), vision.VGG16BN(), …). Models lists
 // every name GetModel knows.
 //
+// DenseNet-BC of 121, 161, 169 and 201 layers (densenet121 …
+// densenet201, vision.DenseNet121(), NewDenseNet for other
+// configurations), with Gluon's bn_size and dropout as Options.BNSize
+// and Options.Dropout. Its final 7x7 average pool needs 224x224 inputs.
+// A dense layer is a HybridConcurrent of an Identity and the new
+// features, as Gluon's is, so its parameters are named
+// "densenet0_stage1_conv0_weight" and saved as "features.4.0.1.2.weight".
+//
 // # Loading Gluon's parameters
 //
 // A model's block tree is Gluon's: Features (a HybridSequential) and

@@ -29,3 +29,24 @@ func ExampleGetModel() {
 	// conv0_weight
 	// stage1_conv0_weight
 }
+
+func ExampleDenseNet121() {
+	net := vision.DenseNet121(vision.Options{Classes: 10})
+	if err := net.Initialize(); err != nil {
+		panic(err)
+	}
+	y := net.Forward(eager.RandomUniform(1, 3, 224, 224))
+	fmt.Println(y.Shape())
+	// The first dense layer's parameters are in the stage1_ scope.
+	for _, name := range net.CollectParams().Names()[:6] {
+		fmt.Println(strings.TrimPrefix(name, net.Name()+"_"))
+	}
+	// Output:
+	// 1x10
+	// conv0_weight
+	// batchnorm0_gamma
+	// batchnorm0_beta
+	// batchnorm0_running_mean
+	// batchnorm0_running_var
+	// stage1_batchnorm0_gamma
+}

@@ -290,28 +290,38 @@ func TestOptionsPanics(t *testing.T) {
 	}
 }
 
-// TestResNetExport checks the node names Export writes against MXNet's
-// (a layer's output "_fwd", the shortcut's addition "_plus", the
-// activations of HybridForward counted per stage, Flatten after its op),
-// and that the exported parameters load into a new model.
-func TestResNetExport(t *testing.T) {
+// TestExport checks the node names Export writes against MXNet's and
+// that the exported parameters load into a new model: for ResNet, a
+// layer's output "_fwd", the shortcut's addition "_plus", the
+// activations of HybridForward counted per stage, Flatten after its op;
+// for DenseNet, a dense layer's concatenation counted in its stage's
+// scope, its identity adding no node, and the transitions' layers in the
+// network's scope.
+func TestExport(t *testing.T) {
+	small := vision.Options{Classes: 10, Thumbnail: true}
 	for _, tc := range []struct {
 		name string
+		opts vision.Options
+		size int      // the input image's side
 		want []string // node names, in graph order
 	}{
-		{"resnet18_v1", []string{"conv0_fwd", "stage1_conv0_fwd", "stage1_batchnorm0_fwd", "stage1_relu0_fwd", "stage1_conv1_fwd",
+		{"resnet18_v1", small, 32, []string{"conv0_fwd", "stage1_conv0_fwd", "stage1_batchnorm0_fwd", "stage1_relu0_fwd", "stage1_conv1_fwd",
 			"stage1_batchnorm1_fwd", "stage1__plus0", "stage1_activation0", "stage2__plus0", "stage4__plus1", "stage4_activation1", "pool0_fwd", "dense0_fwd"}},
-		{"resnet18_v2", []string{"batchnorm0_fwd", "conv0_fwd", "stage1_batchnorm0_fwd", "stage1_activation0", "stage1_conv0_fwd", "stage1__plus0",
+		{"resnet18_v2", small, 32, []string{"batchnorm0_fwd", "conv0_fwd", "stage1_batchnorm0_fwd", "stage1_activation0", "stage1_conv0_fwd", "stage1__plus0",
 			"batchnorm1_fwd", "relu0_fwd", "pool0_fwd", "flatten0_flatten0", "dense0_fwd"}},
+		{"densenet121", vision.Options{Classes: 10}, 224, []string{"conv0_fwd", "batchnorm0_fwd", "relu0_fwd", "pool0_fwd",
+			"stage1_batchnorm0_fwd", "stage1_relu0_fwd", "stage1_conv0_fwd", "stage1_batchnorm1_fwd",
+			"stage1_relu1_fwd", "stage1_conv1_fwd", "stage1_concat0", "stage1_concat5",
+			"batchnorm1_fwd", "relu1_fwd", "conv1_fwd", "pool1_fwd", "stage2_concat0", "stage4_concat15",
+			"batchnorm4_fwd", "relu4_fwd", "pool4_fwd", "flatten0_flatten0", "dense0_fwd"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			opts := vision.Options{Classes: 10, Thumbnail: true}
-			m, _ := vision.GetModel(tc.name, opts)
+			m, _ := vision.GetModel(tc.name, tc.opts)
 			if err := m.Initialize(); err != nil {
 				t.Fatal(err)
 			}
 			m.Hybridize()
-			x := eager.RandomUniform(1, 3, 32, 32)
+			x := eager.RandomUniform(1, 3, tc.size, tc.size)
 			y := m.Forward(x)
 			prefix := filepath.Join(t.TempDir(), tc.name)
 			if err := m.Export(prefix, 0); err != nil {
@@ -336,7 +346,7 @@ func TestResNetExport(t *testing.T) {
 			if i < len(tc.want) {
 				t.Errorf("node %s is missing or out of order in %v", tc.want[i], nodes)
 			}
-			fresh, _ := vision.GetModel(tc.name, opts)
+			fresh, _ := vision.GetModel(tc.name, tc.opts)
 			if err := fresh.LoadParameters(prefix + "-0000.params"); err != nil {
 				t.Fatal(err)
 			}

@@ -53,6 +53,9 @@ func TestStructuralNames(t *testing.T) {
 			[]string{"features.0.weight", "features.3.weight", "output.weight"}},
 		{"squeezenet1_1", SqueezeNet1_1(Options{Classes: 10}),
 			[]string{"features.0.weight", "features.3.0.0.weight", "features.3.1.0.0.weight", "features.3.1.1.0.bias", "output.0.weight"}},
+		{"densenet121", DenseNet121(Options{Classes: 10}),
+			[]string{"features.0.weight", "features.1.gamma", "features.4.0.1.0.gamma", "features.4.0.1.2.weight", "features.4.5.1.5.weight",
+				"features.5.0.running_mean", "features.5.2.weight", "features.10.15.1.3.beta", "features.11.running_var", "output.weight"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

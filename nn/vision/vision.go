@@ -13,8 +13,10 @@ import (
 // GetModel, shared by every architecture; the zero value is Gluon's
 // defaults. An architecture reads the fields it has and ignores the rest.
 type Options struct {
-	Classes   int  // the number of classes of the output layer; 0 means 1000
-	Thumbnail bool // the small-image (CIFAR) stem: a 3x3 convolution, no pooling (ResNet)
+	Classes   int     // the number of classes of the output layer; 0 means 1000
+	Thumbnail bool    // the small-image (CIFAR) stem: a 3x3 convolution, no pooling (ResNet)
+	BNSize    int     // bottleneck channels per growth-rate channel (DenseNet's bn_size); 0 means 4
+	Dropout   float64 // dropout rate after each dense layer (DenseNet); 0 for none
 }
 
 // classes returns the number of classes, with Gluon's default.
