@@ -46,6 +46,7 @@ func text(v any) string {
 // repository, a file it reads and how to install it.
 var notebookNeeds = map[string]struct{ file, install string }{
 	"train-fashion-mnist-tutorial.ipynb": {filepath.Join(data.FashionMNISTDir, "train-images-idx3-ubyte.gz"), "apt-get install dataset-fashion-mnist"},
+	"model-zoo-tutorial.ipynb":           {filepath.Join(data.FashionMNISTDir, "train-images-idx3-ubyte.gz"), "apt-get install dataset-fashion-mnist"},
 }
 
 // TestNotebooksRun executes every notebook in notebooks/ with a real

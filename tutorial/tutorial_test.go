@@ -35,6 +35,7 @@ func tutorials(t *testing.T) []string {
 // repository, a file it reads and how to install it.
 var needs = map[string]struct{ file, install string }{
 	"train-fashion-mnist.md": {filepath.Join(data.FashionMNISTDir, "train-images-idx3-ubyte.gz"), "apt-get install dataset-fashion-mnist"},
+	"model-zoo.md":           {filepath.Join(data.FashionMNISTDir, "train-images-idx3-ubyte.gz"), "apt-get install dataset-fashion-mnist"},
 }
 
 // TestTutorials runs every tutorial and compares what each cell prints
