@@ -38,6 +38,13 @@
 // features, as Gluon's is, so its parameters are named
 // "densenet0_stage1_conv0_weight" and saved as "features.4.0.1.2.weight".
 //
+// Inception V3 (inceptionv3, vision.InceptionV3(), Gluon's Inception3),
+// without the auxiliary classifier, as Gluon's: 23,834,568 parameters.
+// Its final 8x8 average pool needs 299x299 inputs. Its modules are
+// HybridConcurrents of branches with Gluon's prefixes A1_ … A3_, B_,
+// C1_ … C4_, D_, E1_ and E2_ ("inception30_A1_conv0_weight"), the
+// branches and basic convolutions HybridSequentials of prefix "".
+//
 // # Loading Gluon's parameters
 //
 // A model's block tree is Gluon's: Features (a HybridSequential) and
