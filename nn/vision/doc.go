@@ -45,6 +45,15 @@
 // C1_ … C4_, D_, E1_ and E2_ ("inception30_A1_conv0_weight"), the
 // branches and basic convolutions HybridSequentials of prefix "".
 //
+// GluonCV's MobileNetV3 large and small (mobilenetv3_large,
+// mobilenetv3_small, vision.MobileNetV3Large(), NewMobileNetV3 with a
+// width multiplier), with GluonCV's hard swish and hard sigmoid
+// (HardSwish, HardSigmoid): 5,481,752 and 2,945,288 parameters. As
+// GluonCV's, the network has an empty prefix and its inner blocks name
+// their children in their parent's scope, so its parameters are named
+// "first-3x3-conv-conv2d_weight", "_resunit3_seq-3-se_fc1_weight" and
+// "output_fc_bias", and saved as "features.6.se.conv1.weight".
+//
 // # Loading Gluon's parameters
 //
 // A model's block tree is Gluon's: Features (a HybridSequential) and
