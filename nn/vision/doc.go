@@ -52,7 +52,12 @@
 // GluonCV's, the network has an empty prefix and its inner blocks name
 // their children in their parent's scope, so its parameters are named
 // "first-3x3-conv-conv2d_weight", "_resunit3_seq-3-se_fc1_weight" and
-// "output_fc_bias", and saved as "features.6.se.conv1.weight".
+// "output_fc_bias", and saved as "features.6.se.conv1.weight". The
+// exported nodes of the convolutions, batch norms and shortcuts have
+// GluonCV's names ("_resunit2__plus0"); those inside the hard swish,
+// the hard sigmoid and the squeeze-and-excitation's product do not
+// (GluonCV names a hard swish's hard sigmoid in the enclosing block's
+// scope), which changes no parameter name.
 //
 // # Loading Gluon's parameters
 //

@@ -211,7 +211,7 @@ func (r *mobileNetV3ResUnit) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
 	}
 	out = r.Conv2.Forward(out)
 	if r.shortcut {
-		return F.Add(x, out)
+		return plus(F, x, out)
 	}
 	return out
 }

@@ -110,7 +110,7 @@ func TestMobileNetV3Export(t *testing.T) {
 		nodes = append(nodes, n.Name)
 	}
 	for _, name := range []string{"first-3x3-conv-conv2d_fwd", "_resunit0_seq-0-depthwise-conv2d_fwd",
-		"_resunit0_seq-0-se_fc1_fwd", "_resunit10_seq-10-linear-batchnorm_fwd", "output_fc_fwd"} {
+		"_resunit0_seq-0-se_fc1_fwd", "_resunit10_seq-10-linear-batchnorm_fwd", "_resunit10__plus0", "output_fc_fwd"} {
 		if !slices.Contains(nodes, name) {
 			t.Errorf("no node %s in %v", name, nodes)
 		}
