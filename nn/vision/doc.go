@@ -38,6 +38,27 @@
 // features, as Gluon's is, so its parameters are named
 // "densenet0_stage1_conv0_weight" and saved as "features.4.0.1.2.weight".
 //
+// Inception V3 (inceptionv3, vision.InceptionV3(), Gluon's Inception3),
+// without the auxiliary classifier, as Gluon's: 23,834,568 parameters.
+// Its final 8x8 average pool needs 299x299 inputs. Its modules are
+// HybridConcurrents of branches with Gluon's prefixes A1_ … A3_, B_,
+// C1_ … C4_, D_, E1_ and E2_ ("inception30_A1_conv0_weight"), the
+// branches and basic convolutions HybridSequentials of prefix "".
+//
+// GluonCV's MobileNetV3 large and small (mobilenetv3_large,
+// mobilenetv3_small, vision.MobileNetV3Large(), NewMobileNetV3 with a
+// width multiplier), with GluonCV's hard swish and hard sigmoid
+// (HardSwish, HardSigmoid): 5,481,752 and 2,945,288 parameters. As
+// GluonCV's, the network has an empty prefix and its inner blocks name
+// their children in their parent's scope, so its parameters are named
+// "first-3x3-conv-conv2d_weight", "_resunit3_seq-3-se_fc1_weight" and
+// "output_fc_bias", and saved as "features.6.se.conv1.weight". The
+// exported nodes of the convolutions, batch norms and shortcuts have
+// GluonCV's names ("_resunit2__plus0"); those inside the hard swish,
+// the hard sigmoid and the squeeze-and-excitation's product do not
+// (GluonCV names a hard swish's hard sigmoid in the enclosing block's
+// scope), which changes no parameter name.
+//
 // # Loading Gluon's parameters
 //
 // A model's block tree is Gluon's: Features (a HybridSequential) and

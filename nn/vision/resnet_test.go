@@ -314,6 +314,10 @@ func TestExport(t *testing.T) {
 			"stage1_relu1_fwd", "stage1_conv1_fwd", "stage1_concat0", "stage1_concat5",
 			"batchnorm1_fwd", "relu1_fwd", "conv1_fwd", "pool1_fwd", "stage2_concat0", "stage4_concat15",
 			"batchnorm4_fwd", "relu4_fwd", "pool4_fwd", "flatten0_flatten0", "dense0_fwd"}},
+		{"inceptionv3", vision.Options{Classes: 10}, 299, []string{"conv0_fwd", "batchnorm0_fwd", "relu0_fwd", "pool0_fwd",
+			"conv4_fwd", "pool1_fwd", "A1_conv0_fwd", "A1_pool0_fwd", "A1_conv6_fwd", "A1_concat0",
+			"B_pool0_fwd", "B_concat0", "C4_concat0", "D_concat0", "E1_conv2_fwd", "E1_concat0", "E1_concat1",
+			"E1_concat2", "E2_concat2", "pool2_fwd", "dropout0_fwd", "dense0_fwd"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, _ := vision.GetModel(tc.name, tc.opts)

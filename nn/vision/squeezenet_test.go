@@ -1,6 +1,7 @@
 package vision
 
 import (
+	"cmp"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,21 +46,28 @@ func TestStructuralNames(t *testing.T) {
 	cases := []struct {
 		name string
 		net  zooNet
+		size int // the input side, 224 if 0
 		want []string
 	}{
-		{"mobilenet_v2_0_25", MobileNetV2_0_25(Options{Classes: 10}),
+		{"mobilenet_v2_0_25", MobileNetV2_0_25(Options{Classes: 10}), 0,
 			[]string{"features.0.weight", "features.1.gamma", "features.3.out.0.weight", "features.3.out.7.running_var", "output.0.weight"}},
-		{"mobilenet0_25", MobileNet0_25(Options{Classes: 10}),
+		{"mobilenet0_25", MobileNet0_25(Options{Classes: 10}), 0,
 			[]string{"features.0.weight", "features.3.weight", "output.weight"}},
-		{"squeezenet1_1", SqueezeNet1_1(Options{Classes: 10}),
+		{"squeezenet1_1", SqueezeNet1_1(Options{Classes: 10}), 0,
 			[]string{"features.0.weight", "features.3.0.0.weight", "features.3.1.0.0.weight", "features.3.1.1.0.bias", "output.0.weight"}},
-		{"densenet121", DenseNet121(Options{Classes: 10}),
+		{"densenet121", DenseNet121(Options{Classes: 10}), 0,
 			[]string{"features.0.weight", "features.1.gamma", "features.4.0.1.0.gamma", "features.4.0.1.2.weight", "features.4.5.1.5.weight",
 				"features.5.0.running_mean", "features.5.2.weight", "features.10.15.1.3.beta", "features.11.running_var", "output.weight"}},
+		{"mobilenetv3_large", MobileNetV3Large(Options{Classes: 10}), 0,
+			[]string{"features.0.weight", "features.1.gamma", "features.3.conv1.conv.weight", "features.3.conv2.bn.running_var",
+				"features.4.expand.conv.weight", "features.6.se.conv1.weight", "features.6.se.conv2.bias", "features.18.weight", "features.19.gamma", "features.22.weight", "output.0.bias"}},
+		{"inceptionv3", InceptionV3(Options{Classes: 10}), 299,
+			[]string{"features.0.0.weight", "features.0.1.running_var", "features.7.0.0.0.weight", "features.7.3.1.1.gamma",
+				"features.10.1.2.0.weight", "features.16.1.1.0.0.0.weight", "features.17.2.1.1.0.1.beta", "output.weight"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			zooTrace(t, tc.net, 224)
+			zooTrace(t, tc.net, cmp.Or(tc.size, 224))
 			if err := tc.net.Initialize(); err != nil {
 				t.Fatal(err)
 			}
