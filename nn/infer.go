@@ -2,19 +2,23 @@ package nn
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/hybridgo/hybridgo/ops"
 )
 
 // traceShapes gives the shapes and dtypes of the inputs of InferShape and
-// InferType.
-func traceShapes(inputs []ops.Tensor) ([]ops.Shape, []ops.DType) {
+// InferType; a nil input is an error.
+func traceShapes(inputs []ops.Tensor) ([]ops.Shape, []ops.DType, error) {
 	shapes := make([]ops.Shape, len(inputs))
 	dtypes := make([]ops.DType, len(inputs))
 	for i, x := range inputs {
+		if x == nil || reflect.ValueOf(x).Kind() == reflect.Pointer && reflect.ValueOf(x).IsNil() {
+			return nil, nil, fmt.Errorf("input %d is nil: give an NDArray or a Symbol such as graph.Var(\"data\", shape, dtype)", i)
+		}
 		shapes[i], dtypes[i] = x.Shape(), x.DType()
 	}
-	return shapes, dtypes
+	return shapes, dtypes, nil
 }
 
 // InferShape traces the forward on inputs of the shapes and dtypes of
@@ -23,8 +27,11 @@ func traceShapes(inputs []ops.Tensor) ([]ops.Shape, []ops.DType) {
 // parameters (Gluon's infer_shape). Parameters waiting for deferred
 // initialisation are initialised once their shapes are known.
 func (b *HybridBlock) InferShape(inputs ...ops.Tensor) error {
-	shapes, dtypes := traceShapes(inputs)
-	if _, _, err := b.trace(shapes, dtypes); err != nil {
+	shapes, dtypes, err := traceShapes(inputs)
+	if err == nil {
+		_, _, err = b.trace(shapes, dtypes)
+	}
+	if err != nil {
 		return fmt.Errorf("%s: infer shape: %w", b.Name(), err)
 	}
 	return nil
@@ -40,6 +47,10 @@ func (b *HybridBlock) InferType(inputs ...ops.Tensor) error {
 		dtype   ops.DType
 		pending Initializer
 	}
+	shapes, dtypes, err := traceShapes(inputs)
+	if err != nil {
+		return fmt.Errorf("%s: infer type: %w", b.Name(), err)
+	}
 	var open []saved
 	for _, p := range b.CollectParams().List() {
 		if !p.Initialized() {
@@ -47,7 +58,6 @@ func (b *HybridBlock) InferType(inputs ...ops.Tensor) error {
 			p.dtype, p.pending = ops.Unknown, nil
 		}
 	}
-	shapes, dtypes := traceShapes(inputs)
 	_, ts, err := b.trace(shapes, dtypes)
 	for _, s := range open {
 		s.p.dtype, s.p.pending = s.dtype, s.pending

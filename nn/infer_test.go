@@ -68,3 +68,13 @@ func TestInferType(t *testing.T) {
 		t.Errorf("an initialised weight changed dtype to %v", d.Weight.DType())
 	}
 }
+
+// A nil input is an error naming it, not a crash.
+func TestInferNilInput(t *testing.T) {
+	d := nn.NewDense(3)
+	for _, err := range []error{d.InferShape(nil), d.InferType(nil), d.InferShape((*eager.NDArray)(nil))} {
+		if err == nil || !strings.Contains(err.Error(), "input 0 is nil") {
+			t.Errorf("got %v, want an error saying input 0 is nil", err)
+		}
+	}
+}
