@@ -379,7 +379,16 @@ func (c *core) SetPrefix(prefix string) {
 }
 
 // Name is the block's prefix without the trailing underscore ("dense0").
-func (c *core) Name() string { return strings.TrimSuffix(c.prefix, "_") }
+//
+// A block with an empty prefix (SetPrefix("") at the top level, as
+// GluonCV's MobileNetV3 is made) is named by its type, so that messages
+// still say which block they are about.
+func (c *core) Name() string {
+	if c.prefix == "" {
+		return c.typeName
+	}
+	return strings.TrimSuffix(c.prefix, "_")
+}
 
 // Prefix is the prefix of the block's parameter and node names ("dense0_").
 func (c *core) Prefix() string { return c.prefix }

@@ -126,3 +126,10 @@ func TestMobileNetV3Export(t *testing.T) {
 		}
 	}
 }
+
+// GluonCV gives MobileNetV3 an empty prefix; its messages still name it.
+func TestMobileNetV3Name(t *testing.T) {
+	if got := MobileNetV3Small().Name(); got != "mobilenetv3" {
+		t.Errorf("Name() = %q, want mobilenetv3", got)
+	}
+}
