@@ -70,7 +70,7 @@ type PReLU struct {
 
 // NewPReLU makes a parametric rectifier.
 func NewPReLU(opts ...PReLUOptions) *PReLU {
-	o := oneOption("nn.NewPReLU", opts)
+	o := OneOption("nn.NewPReLU", opts)
 	if o.InChannels < 0 {
 		panic(fmt.Errorf("nn.NewPReLU: InChannels=%d must not be negative", o.InChannels))
 	}

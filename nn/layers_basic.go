@@ -51,7 +51,7 @@ type DenseOptions struct {
 
 // NewDense makes a Dense layer with units outputs.
 func NewDense(units int, opts ...DenseOptions) *Dense {
-	o := oneOption("nn.NewDense", opts)
+	o := OneOption("nn.NewDense", opts)
 	checkPositive("nn.NewDense", "units", units)
 	checkFloat("nn.NewDense", o.DType)
 	if o.InUnits < 0 {

@@ -124,7 +124,7 @@ func (c *Conv2DTranspose) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
 // newConv checks the arguments of a convolution of nd spatial dims and
 // makes its fields and parameters; the caller binds it.
 func newConv(constructor string, nd int, transposed bool, channels int, kernel []int, opts []ConvOptions) *Conv {
-	o := oneOption(constructor, opts)
+	o := OneOption(constructor, opts)
 	checkPositive(constructor, "channels", channels)
 	c := &Conv{
 		Channels:      channels,

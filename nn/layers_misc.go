@@ -22,7 +22,7 @@ type DropoutOptions struct {
 
 // NewDropout makes a dropout layer with rate in [0, 1].
 func NewDropout(rate float64, opts ...DropoutOptions) *Dropout {
-	o := oneOption("nn.NewDropout", opts)
+	o := OneOption("nn.NewDropout", opts)
 	if rate < 0 || rate > 1 {
 		panic(fmt.Errorf("nn.NewDropout: rate=%v is not in [0, 1]", rate))
 	}
@@ -78,7 +78,7 @@ type Embedding struct {
 
 // NewEmbedding makes an embedding of inputDim rows of outputDim values.
 func NewEmbedding(inputDim, outputDim int, opts ...EmbeddingOptions) *Embedding {
-	o := oneOption("nn.NewEmbedding", opts)
+	o := OneOption("nn.NewEmbedding", opts)
 	checkPositive("nn.NewEmbedding", "inputDim", inputDim)
 	checkPositive("nn.NewEmbedding", "outputDim", outputDim)
 	checkFloat("nn.NewEmbedding", o.DType)

@@ -40,7 +40,7 @@ type BatchNorm struct {
 
 // NewBatchNorm makes a batch normalisation layer.
 func NewBatchNorm(opts ...BatchNormOptions) *BatchNorm {
-	o := oneOption("nn.NewBatchNorm", opts)
+	o := OneOption("nn.NewBatchNorm", opts)
 	b := &BatchNorm{Axis: o.Axis, Momentum: o.Momentum, Epsilon: o.Epsilon,
 		Center: !o.NoCenter, Scale: !o.NoScale, UseGlobalStats: o.UseGlobalStats}
 	if b.Axis == 0 {
@@ -113,7 +113,7 @@ type LayerNorm struct {
 
 // NewLayerNorm makes a layer normalisation layer.
 func NewLayerNorm(opts ...LayerNormOptions) *LayerNorm {
-	o := oneOption("nn.NewLayerNorm", opts)
+	o := OneOption("nn.NewLayerNorm", opts)
 	l := &LayerNorm{Axis: o.Axis, Epsilon: o.Epsilon, Center: !o.NoCenter, Scale: !o.NoScale}
 	if l.Axis == 0 {
 		l.Axis = -1

@@ -13,10 +13,11 @@ import (
 // so that every constructor reports a mistake the same way: the
 // constructor's name, the option's name and what is wrong with it.
 
-// oneOption returns the options value a constructor was given, or the
-// zero value for none; more than one panics, rather than dropping the
-// rest.
-func oneOption[O any](constructor string, opts []O) O {
+// OneOption returns the options value a constructor was given, or the
+// zero value for none; more than one panics, naming the constructor,
+// rather than dropping the rest. The layers use it, and so can any block
+// whose constructor takes Gluon-style options (nn/vision's models do).
+func OneOption[O any](constructor string, opts []O) O {
 	switch len(opts) {
 	case 0:
 		var zero O

@@ -103,7 +103,7 @@ func (p *AvgPool2D) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
 // newPool checks the arguments of a pool of nd spatial dims and makes its
 // fields; the caller binds it.
 func newPool(constructor string, nd int, avg bool, poolSize []int, opts []PoolOptions) *Pool {
-	o := oneOption(constructor, opts)
+	o := OneOption(constructor, opts)
 	p := &Pool{
 		PoolSize:        required(constructor, "poolSize", poolSize, nd),
 		Strides:         spatial(constructor, "Strides", o.Strides, nd, 1),
@@ -219,7 +219,7 @@ func (p *GlobalAvgPool2D) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
 }
 
 func newGlobalPool(constructor string, nd int, opts []GlobalPoolOptions) *GlobalPool {
-	o := oneOption(constructor, opts)
+	o := OneOption(constructor, opts)
 	checkLayout(constructor, o.Layout, nd)
 	return &GlobalPool{Layout: o.Layout}
 }

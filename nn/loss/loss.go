@@ -22,13 +22,6 @@ func (o Options) weight() float64 {
 	return o.Weight
 }
 
-func lossOpts(opts []Options) Options {
-	if len(opts) > 0 {
-		return opts[0]
-	}
-	return Options{}
-}
-
 // lossInputs checks the inputs of a loss's forward: pred, label and an
 // optional sample weight.
 func lossInputs(name string, xs []ops.Tensor) (pred, label, sampleWeight ops.Tensor) {
@@ -83,7 +76,7 @@ type L2Loss struct {
 
 // NewL2Loss makes an L2 loss. The label is reshaped to pred's shape.
 func NewL2Loss(opts ...Options) *L2Loss {
-	o := lossOpts(opts)
+	o := nn.OneOption("loss.NewL2Loss", opts)
 	l := &L2Loss{Weight: o.weight(), BatchAxis: o.BatchAxis}
 	l.BindN(l)
 	return l
@@ -110,7 +103,7 @@ type L1Loss struct {
 
 // NewL1Loss makes an L1 loss. The label is reshaped to pred's shape.
 func NewL1Loss(opts ...Options) *L1Loss {
-	o := lossOpts(opts)
+	o := nn.OneOption("loss.NewL1Loss", opts)
 	l := &L1Loss{Weight: o.weight(), BatchAxis: o.BatchAxis}
 	l.BindN(l)
 	return l
@@ -159,10 +152,7 @@ type SoftmaxCrossEntropyLoss struct {
 
 // NewSoftmaxCrossEntropyLoss makes a softmax cross-entropy loss.
 func NewSoftmaxCrossEntropyLoss(opts ...SoftmaxCELossOptions) *SoftmaxCrossEntropyLoss {
-	var o SoftmaxCELossOptions
-	if len(opts) > 0 {
-		o = opts[0]
-	}
+	o := nn.OneOption("loss.NewSoftmaxCrossEntropyLoss", opts)
 	l := &SoftmaxCrossEntropyLoss{Axis: o.Axis, SparseLabel: !o.DenseLabel, FromLogits: o.FromLogits,
 		Weight: Options{Weight: o.Weight}.weight(), BatchAxis: o.BatchAxis}
 	if l.Axis == 0 {
@@ -224,10 +214,7 @@ type SigmoidBinaryCrossEntropyLoss struct {
 
 // NewSigmoidBinaryCrossEntropyLoss makes a sigmoid binary cross-entropy loss.
 func NewSigmoidBinaryCrossEntropyLoss(opts ...SigmoidBCELossOptions) *SigmoidBinaryCrossEntropyLoss {
-	var o SigmoidBCELossOptions
-	if len(opts) > 0 {
-		o = opts[0]
-	}
+	o := nn.OneOption("loss.NewSigmoidBinaryCrossEntropyLoss", opts)
 	l := &SigmoidBinaryCrossEntropyLoss{FromSigmoid: o.FromSigmoid, Weight: Options{Weight: o.Weight}.weight(), BatchAxis: o.BatchAxis}
 	if o.PosWeight != nil {
 		l.PosWeight = nn.NewConstant("pos_weight", o.PosWeight)
@@ -289,10 +276,7 @@ type HuberLoss struct {
 
 // NewHuberLoss makes a Huber loss. The label is reshaped to pred's shape.
 func NewHuberLoss(opts ...HuberLossOptions) *HuberLoss {
-	var o HuberLossOptions
-	if len(opts) > 0 {
-		o = opts[0]
-	}
+	o := nn.OneOption("loss.NewHuberLoss", opts)
 	l := &HuberLoss{Rho: o.Rho, Weight: Options{Weight: o.Weight}.weight(), BatchAxis: o.BatchAxis}
 	if l.Rho == 0 {
 		l.Rho = 1
@@ -338,10 +322,7 @@ type KLDivLoss struct {
 
 // NewKLDivLoss makes a KL-divergence loss.
 func NewKLDivLoss(opts ...KLDivLossOptions) *KLDivLoss {
-	var o KLDivLossOptions
-	if len(opts) > 0 {
-		o = opts[0]
-	}
+	o := nn.OneOption("loss.NewKLDivLoss", opts)
 	l := &KLDivLoss{FromLogits: !o.NotFromLogits, Axis: o.Axis, Weight: Options{Weight: o.Weight}.weight(), BatchAxis: o.BatchAxis}
 	if l.Axis == 0 {
 		l.Axis = -1

@@ -1,6 +1,7 @@
 package loss_test
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -253,5 +254,29 @@ func TestSigmoidBCEPosWeightIsConstant(t *testing.T) {
 	ps := l.CollectParams().List()
 	if len(ps) != 1 || !ps[0].IsConstant() || !strings.HasSuffix(ps[0].Name(), "_pos_weight") {
 		t.Errorf("params %v", l.CollectParams())
+	}
+}
+
+// A constructor given two options values says so, rather than using the
+// first and dropping the other.
+func TestTwoOptionsPanic(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		make func()
+	}{
+		{"loss.NewL2Loss", func() { loss.NewL2Loss(loss.Options{}, loss.Options{}) }},
+		{"loss.NewSoftmaxCrossEntropyLoss", func() {
+			loss.NewSoftmaxCrossEntropyLoss(loss.SoftmaxCELossOptions{}, loss.SoftmaxCELossOptions{})
+		}},
+	} {
+		func() {
+			defer func() {
+				r := recover()
+				if r == nil || !strings.Contains(fmt.Sprint(r), c.name+" takes at most one") {
+					t.Errorf("%s with two options: %v", c.name, r)
+				}
+			}()
+			c.make()
+		}()
 	}
 }

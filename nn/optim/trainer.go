@@ -49,10 +49,7 @@ func NewTrainer(params *nn.ParameterDict, opt Optimizer, opts ...TrainerOptions)
 	if opt == nil {
 		return nil, errors.New("trainer: no optimizer")
 	}
-	var o TrainerOptions
-	if len(opts) > 0 {
-		o = opts[0]
-	}
+	o := nn.OneOption("optim.NewTrainer", opts)
 	if o.ClipGradient < 0 || math.IsNaN(o.ClipGradient) {
 		return nil, fmt.Errorf("trainer: ClipGradient must be positive (or 0 for none), got %v", o.ClipGradient)
 	}

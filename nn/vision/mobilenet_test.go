@@ -171,7 +171,7 @@ func TestMobileNetBadArguments(t *testing.T) {
 		{"multiplier", func() { NewMobileNet(0.2) }, "multiplier is 0.2"},
 		{"v2 multiplier", func() { NewMobileNetV2(0) }, "multiplier is 0"},
 		{"classes", func() { NewMobileNet(1, Options{Classes: -1}) }, "Classes=-1 must not be negative"},
-		{"two options", func() { NewMobileNetV2(1, Options{}, Options{}) }, "2 options values; pass at most one"},
+		{"two options", func() { NewMobileNetV2(1, Options{}, Options{}) }, "vision.NewMobileNetV2 takes at most one Options, got 2"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -30,16 +30,11 @@ func (o Options) classes() int {
 // oneOption returns the options of a constructor: none (the defaults)
 // or one value.
 func oneOption(name string, opts []Options) Options {
-	switch len(opts) {
-	case 0:
-		return Options{}
-	case 1:
-		if opts[0].Classes < 0 {
-			panic(fmt.Errorf("vision.%s: Classes=%d must not be negative", name, opts[0].Classes))
-		}
-		return opts[0]
+	o := nn.OneOption("vision."+name, opts)
+	if o.Classes < 0 {
+		panic(fmt.Errorf("vision.%s: Classes=%d must not be negative", name, o.Classes))
 	}
-	panic(fmt.Errorf("vision.%s: %d options values; pass at most one", name, len(opts)))
+	return o
 }
 
 // Model is what every model of the zoo is: a hybrid block with the block
