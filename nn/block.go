@@ -458,10 +458,7 @@ type InitializeOptions struct {
 // (Gluon's initialize). Parameters whose shapes have unknown dims are
 // initialised on the first forward. Initialising again warns, unless forced.
 func (c *core) Initialize(opts ...InitializeOptions) error {
-	var o InitializeOptions
-	if len(opts) > 0 {
-		o = opts[0]
-	}
+	o := OneOption("Initialize", opts)
 	for _, p := range c.CollectParams().List() {
 		if p.Initialized() && !o.ForceReinit {
 			if !p.constant {

@@ -108,10 +108,7 @@ func (b *HybridBlock) bindHybrid(self any, name []string) {
 // dropped: the next call traces again, and sees the children and
 // parameters the block's fields hold then.
 func (b *HybridBlock) Hybridize(opts ...HybridizeOptions) {
-	var o HybridizeOptions
-	if len(opts) > 0 {
-		o = opts[0]
-	}
+	o := OneOption("Hybridize", opts)
 	if o.StaticShape && !o.StaticAlloc {
 		panic(fmt.Errorf("%s: Hybridize: StaticShape requires StaticAlloc", b.Name()))
 	}

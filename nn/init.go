@@ -96,17 +96,15 @@ type xavier struct{ XavierOptions }
 // U(-scale, scale) or N(0, scale²). Xavier() is MXNet's default
 // (uniform, avg, 3).
 func Xavier(opts ...XavierOptions) Initializer {
-	o := XavierOptions{RandType: "uniform", FactorType: "avg", Magnitude: 3}
-	if len(opts) > 0 {
-		if opts[0].RandType != "" {
-			o.RandType = opts[0].RandType
-		}
-		if opts[0].FactorType != "" {
-			o.FactorType = opts[0].FactorType
-		}
-		if opts[0].Magnitude != 0 {
-			o.Magnitude = opts[0].Magnitude
-		}
+	o := OneOption("nn.Xavier", opts)
+	if o.RandType == "" {
+		o.RandType = "uniform"
+	}
+	if o.FactorType == "" {
+		o.FactorType = "avg"
+	}
+	if o.Magnitude == 0 {
+		o.Magnitude = 3
 	}
 	return xavier{o}
 }

@@ -680,3 +680,26 @@ func TestBatchNormTraceNames(t *testing.T) {
 		t.Errorf("the output node is %q, want %q", got, p+"fwd")
 	}
 }
+
+// Block methods that take Gluon-style options refuse a second value as
+// the constructors do, instead of dropping it.
+func TestBlockMethodsTakeOneOption(t *testing.T) {
+	d := nn.NewDense(2)
+	for _, c := range []struct {
+		want string
+		call func()
+	}{
+		{"Hybridize takes at most one HybridizeOptions, got 2", func() { d.Hybridize(nn.HybridizeOptions{}, nn.HybridizeOptions{}) }},
+		{"Initialize takes at most one InitializeOptions, got 2", func() { d.Initialize(nn.InitializeOptions{}, nn.InitializeOptions{}) }},
+		{"nn.Xavier takes at most one XavierOptions, got 2", func() { nn.Xavier(nn.XavierOptions{}, nn.XavierOptions{}) }},
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), c.want) {
+					t.Errorf("got %v, want a panic saying %q", r, c.want)
+				}
+			}()
+			c.call()
+		}()
+	}
+}

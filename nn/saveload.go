@@ -137,10 +137,7 @@ type loadPlan struct {
 // the prefix was stripped on saving ("dense0_weight"), by the names with
 // this block's prefix added.
 func (c *core) LoadParameters(file string, opts ...LoadParametersOptions) error {
-	var o LoadParametersOptions
-	if len(opts) > 0 {
-		o = opts[0]
-	}
+	o := OneOption("LoadParameters", opts)
 	switch o.DTypeSource {
 	case "", "current", "saved":
 	default:

@@ -248,10 +248,7 @@ func applyGraph(F ops.F, g *graph.Graph, bound map[*graph.Node]ops.Tensor) (outs
 // graph does not use, is an error naming both files, unless the options
 // allow it.
 func SymbolBlockImports(symbolFile string, inputNames []string, paramFile string, opts ...ImportOptions) (*SymbolBlock, error) {
-	var o ImportOptions
-	if len(opts) > 0 {
-		o = opts[0]
-	}
+	o := OneOption("nn.SymbolBlockImports", opts)
 	sym, err := mxnet.LoadSymbol(symbolFile)
 	if err != nil {
 		return nil, err
