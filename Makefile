@@ -14,14 +14,18 @@ CHROMIUM_PKGS ?= chromium fonts-liberation
 JUPYTER_PKGS ?= python3-jupyter-client jupyter-client jupyter-nbconvert python3-nbconvert \
 	python3-nbclient python3-nbformat jupyter-console python3-jupyter-console python3-ipykernel
 WEBUI_PKGS ?= jupyter-notebook python3-selenium chromium-driver
+TORCH_PKGS ?= python3-torch python3-torchvision
 
 # What the tests need beyond Go: the Fashion-MNIST files (the training
 # test uses them), Chromium (the browser test of viz screenshots its pages;
 # it fetches echarts with npm), tmux (the REPL's terminal test types into
 # it), the Jupyter client (the kernel's conformance test starts the
 # kernel with it) and the classic Notebook with Selenium and chromedriver
-# (the kernel's web UI test works a notebook in Chromium). Installed with apt when missing and possible; without them those
-# tests say they are skipped.
+# (the kernel's web UI test works a notebook in Chromium), and PyTorch with
+# torchvision (the model zoo is checked against torchvision's networks,
+# and ONNX import against models that torch.onnx.export wrote). Installed
+# with apt when missing and possible; without them those tests say they
+# are skipped.
 deps:
 	@if command -v tmux >/dev/null 2>&1; then \
 		echo "tmux: $$(command -v tmux)"; \
@@ -73,6 +77,16 @@ deps:
 		echo "could not install $(WEBUI_PKGS): the kernel's web UI test will say it is skipped"; \
 	else \
 		echo "the classic Notebook is missing: run 'sudo apt-get install $(WEBUI_PKGS)' (the kernel's web UI test is skipped without it)"; \
+	fi
+	@if /usr/bin/python3 -c 'import torch, torchvision' >/dev/null 2>&1; then \
+		echo "torch, torchvision: /usr/bin/python3"; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		echo "installing PyTorch and torchvision"; \
+		(DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(TORCH_PKGS) >/dev/null 2>&1 || \
+		 (apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(TORCH_PKGS) >/dev/null 2>&1)) || \
+		echo "could not install $(TORCH_PKGS): the torchvision and PyTorch ONNX tests will say they are skipped"; \
+	else \
+		echo "PyTorch is missing: run 'sudo apt-get install $(TORCH_PKGS)' (the torchvision and PyTorch ONNX tests are skipped without them)"; \
 	fi
 	@command -v npm >/dev/null 2>&1 || echo "npm is missing: the browser test needs it to fetch echarts (apt-get install npm)"
 
