@@ -99,7 +99,6 @@ func closeTo(t *testing.T, what string, got ops.Tensor, want *eager.NDArray) {
 	}
 }
 
-
 // TestImportONNXFromPyTorch imports models that torch.onnx.export wrote
 // (torchvision's networks, and two of ours that use the shape
 // computations and many ops) and checks that each gives PyTorch's

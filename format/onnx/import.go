@@ -79,7 +79,6 @@ type value struct {
 	konst  *eager.NDArray // known at import: an initializer or a Constant
 	dims   []dim          // computed from shapes (Shape and what follows it): an int64 vector
 	scalar bool           // a 0-D value: konst or dims holds one element
-	param  bool           // konst is an initializer: a parameter when an op uses it as a tensor
 }
 
 // dim is one element of a shape computation: a constant, or dim axis of
@@ -121,7 +120,7 @@ func build(m *Model, opset int64, probe int, first map[string]ops.Shape) (*build
 		if err != nil {
 			return nil, fmt.Errorf("onnx import: initializer %q: %w", t.Name, err)
 		}
-		b.values[t.Name] = &value{konst: a, param: true, scalar: len(t.Dims) == 0}
+		b.values[t.Name] = &value{konst: a, scalar: len(t.Dims) == 0}
 	}
 	for _, in := range g.Inputs {
 		if _, init := b.values[in.Name]; init {
@@ -136,7 +135,7 @@ func build(m *Model, opset int64, probe int, first map[string]ops.Shape) (*build
 	}
 	for i, n := range g.Nodes {
 		b.node = n
-		if err := b.convert(n); err != nil {
+		if err := b.convertSafely(n); err != nil {
 			name := n.Name
 			if name == "" && len(n.Outputs) > 0 {
 				name = n.Outputs[0]
@@ -146,6 +145,18 @@ func build(m *Model, opset int64, probe int, first map[string]ops.Shape) (*build
 	}
 	b.node = nil
 	return b, nil
+}
+
+// convertSafely converts a node, turning a panic of an op's rules on
+// inputs they were not written for (a model file is untrusted) into an
+// error.
+func (b *builder) convertSafely(n *Node) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the conversion failed: %v", p)
+		}
+	}()
+	return b.convert(n)
 }
 
 // input makes the variable of a data input, its symbolic dims set to

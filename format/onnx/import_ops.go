@@ -152,24 +152,26 @@ func pRelu(b *builder) error {
 	if err != nil {
 		return err
 	}
-	v, err := b.get(1)
-	if err != nil || v == nil || v.konst == nil {
-		return fmt.Errorf("the slope must be a constant")
-	}
-	// MXNet's prelu takes one slope per channel: (C,), where ONNX's
-	// slope broadcasts, (C, 1, 1).
-	slope := v.konst
-	if c := slope.Size(); c > 1 {
-		if s := slope.Shape(); s[0] != c {
+	// MXNet's prelu takes one slope per channel, (C,), where ONNX's
+	// broadcasts, (C, 1, 1): a constant slope is stored as (C,), a
+	// computed one reshaped by the graph.
+	if v, _ := b.get(1); v != nil && v.konst != nil && v.sym == nil {
+		s := v.konst.Shape()
+		if c := v.konst.Size(); c > 1 && s[0] != c {
 			return fmt.Errorf("slope of shape %s: only a slope per channel, (C, 1, 1), converts", s.Tuple())
 		}
-		slope = slope.Reshape(c)
-	} else {
-		slope = slope.Reshape(1)
+		v.konst = v.konst.Reshape(v.konst.Size())
 	}
-	name := b.fresh(b.node.Inputs[1])
-	b.params[name] = slope
-	y, err := b.apply(b.name(), "LeakyReLU", map[string]string{"act_type": "prelu"}, x, graph.Var(name, slope.Shape(), slope.DType()))
+	slope, err := b.tensor(1)
+	if err != nil {
+		return err
+	}
+	if len(slope.Shape()) != 1 {
+		if slope, err = b.apply(b.name()+"_slope", "Reshape", map[string]string{"shape": "(-1,)"}, slope); err != nil {
+			return err
+		}
+	}
+	y, err := b.apply(b.name(), "LeakyReLU", map[string]string{"act_type": "prelu"}, x, slope)
 	if err != nil {
 		return err
 	}
@@ -283,6 +285,9 @@ func (b *builder) convLike(opName string, filterDim int) error {
 	w, err := b.shapeOf(1)
 	if err != nil {
 		return err
+	}
+	if len(w) < 3 {
+		return fmt.Errorf("a weight of shape %s: it needs a spatial dim", w.Tuple())
 	}
 	kernel := b.attrInts("kernel_shape")
 	if kernel == nil {
@@ -574,7 +579,7 @@ func concatOp(b *builder) error {
 		}
 		shapes = append(shapes, v)
 	}
-	if !slices.ContainsFunc(shapes, func(v *value) bool { return v.sym != nil || v.konst != nil && v.param }) {
+	if slices.ContainsFunc(shapes, func(v *value) bool { return v.dims != nil }) {
 		// A shape computation: the dims of each part, one after another.
 		var dims []dim
 		for i := range shapes {
@@ -654,7 +659,7 @@ func identity(b *builder) error {
 		return fmt.Errorf("input 0 is missing")
 	}
 	if v.konst != nil && v.sym == nil {
-		return b.out(&value{konst: v.konst.Copy(), param: v.param, scalar: v.scalar})
+		return b.out(&value{konst: v.konst.Copy(), scalar: v.scalar})
 	}
 	if v.sym == nil {
 		return b.out(&value{dims: v.dims, scalar: v.scalar})
