@@ -79,6 +79,10 @@ type value struct {
 	konst  *eager.NDArray // known at import: an initializer or a Constant
 	dims   []dim          // computed from shapes (Shape and what follows it): an int64 vector
 	scalar bool           // a 0-D value: konst or dims holds one element
+	// padded is the input of a Pad, and pad its padding on each spatial
+	// dim, when only the Conv or AveragePool it feeds can apply it.
+	padded *graph.Symbol
+	pad    []int64
 }
 
 // dim is one element of a shape computation: a constant, or dim axis of
@@ -254,6 +258,9 @@ func (b *builder) tensor(i int) (*graph.Symbol, error) {
 		v.sym = graph.Var(name, v.konst.Shape(), v.konst.DType())
 		b.sizes[b.node.Inputs[i]] = v.konst.Shape()
 		return v.sym, nil
+	}
+	if v.padded != nil {
+		return nil, fmt.Errorf("input %d %q is the output of a Pad of %v, which converts only before a Conv or an AveragePool", i, b.node.Inputs[i], v.pad)
 	}
 	return nil, fmt.Errorf("input %d %q is a shape computed at import (from a Shape op); an op of the graph cannot use it as a tensor", i, b.node.Inputs[i])
 }

@@ -275,10 +275,42 @@ func convTranspose(b *builder) error {
 	return b.convLike("Deconvolution", 1)
 }
 
+// paddedInput returns input 0 and, when it is the output of a Pad that
+// this op may take over (takes), the Pad's spatial padding.
+func (b *builder) paddedInput(takes bool) (*graph.Symbol, []int64, error) {
+	v, err := b.get(0)
+	if err != nil {
+		return nil, nil, err
+	}
+	if v != nil && v.padded != nil {
+		if !takes {
+			return nil, nil, fmt.Errorf("input 0 %q is the output of a Pad, whose padding this op cannot take over", b.node.Inputs[0])
+		}
+		return v.padded, v.pad, nil
+	}
+	x, err := b.tensor(0)
+	return x, nil, err
+}
+
+// addPads adds the padding of a Pad to an op's own.
+func addPads(pad, extra []int64) ([]int64, error) {
+	if extra == nil {
+		return pad, nil
+	}
+	if len(extra) != len(pad) {
+		return nil, fmt.Errorf("a Pad of %d spatial dims feeds an op of %d", len(extra), len(pad))
+	}
+	sum := make([]int64, len(pad))
+	for i := range pad {
+		sum[i] = pad[i] + extra[i]
+	}
+	return sum, nil
+}
+
 // convLike converts Conv and ConvTranspose: the output channels are dim
 // filterDim of the weight (times group for ConvTranspose).
 func (b *builder) convLike(opName string, filterDim int) error {
-	x, err := b.tensor(0)
+	x, extra, err := b.paddedInput(opName == "Convolution")
 	if err != nil {
 		return err
 	}
@@ -297,6 +329,9 @@ func (b *builder) convLike(opName string, filterDim int) error {
 	}
 	stride, dilate, pad, err := b.spatial(kernel, len(w)-2)
 	if err != nil {
+		return err
+	}
+	if pad, err = addPads(pad, extra); err != nil {
 		return err
 	}
 	group := b.attrInt("group", 1)
@@ -344,12 +379,24 @@ func pool(poolType string) func(b *builder) error {
 		if b.attrInt("ceil_mode", 0) != 0 {
 			convention = "full"
 		}
+		// Padding from a Pad before an average pool is counted.
+		x, extra, err := b.paddedInput(poolType == "avg" && !slices.ContainsFunc(pad, func(p int64) bool { return p != 0 }))
+		if err != nil {
+			return err
+		}
+		if pad, err = addPads(pad, extra); err != nil {
+			return err
+		}
 		attrs := map[string]string{"pool_type": poolType, "kernel": tuple(kernel), "stride": tuple(stride), "pad": tuple(pad),
 			"pooling_convention": convention}
 		if poolType == "avg" {
-			attrs["count_include_pad"] = boolean(b.attrInt("count_include_pad", 0) != 0)
+			attrs["count_include_pad"] = boolean(b.attrInt("count_include_pad", 0) != 0 || extra != nil)
 		}
-		return b.single("Pooling", attrs)
+		y, err := b.apply(b.name(), "Pooling", attrs, x)
+		if err != nil {
+			return err
+		}
+		return b.out(&value{sym: y})
 	}
 }
 
@@ -667,22 +714,41 @@ func identity(b *builder) error {
 	return b.single("_copy", nil)
 }
 
+// padOp converts a Pad of zeros on the spatial dims, the same at both
+// ends, which PyTorch writes before an average pool that counts the
+// padding (and some exporters before a convolution): the padding is
+// handed on to the Conv or AveragePool it feeds, whose own pad it
+// becomes. A Pad of zeros everywhere changes nothing.
 func padOp(b *builder) error {
+	if mode := b.attrString("mode", "constant"); mode != "constant" {
+		return fmt.Errorf("mode=%s is not supported (constant is)", mode)
+	}
 	pads := b.attrInts("pads")
 	if b.opset >= 11 {
 		var err error
 		if pads, err = b.ints(1); err != nil {
 			return err
 		}
-	}
-	if slices.ContainsFunc(pads, func(p int64) bool { return p != 0 }) {
-		return fmt.Errorf("pads %v: only a Pad of zeros (which changes nothing) converts; give the padding to the Conv or pooling op", pads)
+		if v, _ := b.get(2); v != nil {
+			if c, ok := b.scalarOf(2); !ok || c != 0 {
+				return fmt.Errorf("only a Pad with the value 0 converts")
+			}
+		}
+	} else if b.attrFloat("value", 0) != 0 {
+		return fmt.Errorf("only a Pad with the value 0 converts")
 	}
 	x, err := b.tensor(0)
 	if err != nil {
 		return err
 	}
-	return b.out(&value{sym: x})
+	if !slices.ContainsFunc(pads, func(p int64) bool { return p != 0 }) {
+		return b.out(&value{sym: x})
+	}
+	k := len(pads) / 2
+	if k < 3 || len(pads) != 2*k || pads[0] != 0 || pads[1] != 0 || pads[k] != 0 || pads[k+1] != 0 || !slices.Equal(pads[2:k], pads[k+2:]) {
+		return fmt.Errorf("pads %v: only the same padding at both ends of the spatial dims converts", pads)
+	}
+	return b.out(&value{padded: x, pad: pads[2:k]})
 }
 
 func constantOp(b *builder) error {

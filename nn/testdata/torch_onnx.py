@@ -62,6 +62,7 @@ models = {
     "mobilenet_v3_small": (torchvision.models.mobilenet_v3_small(num_classes=10), 64),
     "squeezenet1_1": (torchvision.models.squeezenet1_1(num_classes=10), 64),
     "densenet121": (torchvision.models.densenet121(num_classes=10), 64),
+    "inception_v3": (torchvision.models.inception_v3(num_classes=10, aux_logits=False, init_weights=False), 75),
 }
 only = sys.argv[1:]
 for name, (model, size) in models.items():
