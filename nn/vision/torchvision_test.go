@@ -95,7 +95,8 @@ type torchModel struct {
 // structural names (those of save_parameters).
 type torchvisionCase struct {
 	gluon, torch string
-	size         int // the side of the input image: the smallest at which both compute the same
+	size         int  // the side of the input image: the smallest at which both compute the same
+	heavy        bool // over 50 million parameters: checked without the race detector only
 	// block maps a torchvision module to the Gluon block that holds its
 	// parameters ("layer1.0.bn1" to "features.4.0.body.1"), "" if none.
 	block func(module string) string
@@ -142,9 +143,9 @@ var torchvisionCases = []torchvisionCase{
 	{gluon: "resnet34_v1", torch: "resnet34", size: 64, block: resnetBlock},
 	// The features' lengths: 8 convolutions, each with its ReLU (and
 	// batch norm), and 5 pools.
-	{gluon: "vgg11", torch: "vgg11", size: 224, block: vggBlock(21)},
-	{gluon: "vgg11_bn", torch: "vgg11_bn", size: 224, block: vggBlock(29)},
-	{gluon: "alexnet", torch: "alexnet", size: 224, block: alexnetBlock},
+	{gluon: "vgg11", torch: "vgg11", size: 224, block: vggBlock(21), heavy: true},
+	{gluon: "vgg11_bn", torch: "vgg11_bn", size: 224, block: vggBlock(29), heavy: true},
+	{gluon: "alexnet", torch: "alexnet", size: 224, block: alexnetBlock, heavy: true},
 	{gluon: "squeezenet1.0", torch: "squeezenet1_0", size: 224, block: squeezenetBlock},
 	{gluon: "squeezenet1.1", torch: "squeezenet1_1", size: 224, block: squeezenetBlock},
 	{gluon: "densenet121", torch: "densenet121", size: 224, block: densenetBlock},
@@ -165,15 +166,25 @@ var torchvisionCases = []torchvisionCase{
 // logs the error it finds), while a parameter in the wrong place or a
 // layer that computes something else changes the outputs by their own
 // magnitude.
+//
+// VGG and AlexNet, whose dense layers hold over 50 million parameters,
+// take minutes and gigabytes under the race detector: a race build checks
+// the others, and `make test` checks those without it (its zoo target).
 func TestTorchvision(t *testing.T) {
 	torchtest.Require(t)
 	dir := t.TempDir()
 	args := []string{dir}
+	var cases []torchvisionCase
 	for _, tc := range torchvisionCases {
+		if tc.heavy && raceDetector {
+			t.Logf("%s: checked without the race detector (make zoo)", tc.gluon)
+			continue
+		}
+		cases = append(cases, tc)
 		args = append(args, fmt.Sprintf("%s=%d", tc.torch, tc.size))
 	}
 	torchtest.Run(t, dir, torchvisionScript, args...)
-	for _, tc := range torchvisionCases {
+	for _, tc := range cases {
 		t.Run(tc.gluon, func(t *testing.T) {
 			file, x, want := torchParams(t, dir, tc)
 			m, err := vision.GetModel(tc.gluon, vision.Options{Classes: 10})
