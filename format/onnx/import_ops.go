@@ -899,7 +899,7 @@ func unsqueeze(b *builder) error {
 	}
 	if v.dims != nil {
 		if !v.scalar || !slices.Equal(axes, []int64{0}) {
-			return fmt.Errorf("Unsqueeze of a shape computation is supported for a scalar on axis 0 only")
+			return fmt.Errorf("only a scalar shape computation unsqueezes, on axis 0; other forms are not supported")
 		}
 		return b.out(&value{dims: v.dims})
 	}
@@ -937,7 +937,7 @@ func squeezeOp(b *builder) error {
 	}
 	if v.dims != nil {
 		if len(v.dims) != 1 {
-			return fmt.Errorf("Squeeze of a shape computation of %d dims is not supported", len(v.dims))
+			return fmt.Errorf("a shape computation of %d dims does not squeeze (one of one dim does)", len(v.dims))
 		}
 		return b.out(&value{dims: v.dims, scalar: true})
 	}
