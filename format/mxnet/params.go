@@ -494,60 +494,13 @@ func DecodeParams(data []byte) ([]NamedArray, error) {
 	}
 	out := make([]NamedArray, n)
 	for i, h := range headers {
-		v := ops.Value{Shape: h.shape, DType: h.dtype, Data: decodeElements(h.dtype, h.raw)}
+		v := ops.Value{Shape: h.shape, DType: h.dtype, Data: ops.DecodeLittleEndian(h.dtype, h.raw)}
 		out[i].Array = eager.FromValue(v)
 		if names != nil {
 			out[i].Name = names[i]
 		}
 	}
 	return out, nil
-}
-
-// decodeElements converts little-endian element bytes to a data slice.
-// len(raw) is a whole number of elements of dtype, checked by the caller.
-func decodeElements(dtype ops.DType, raw []byte) any {
-	le := binary.LittleEndian
-	switch dtype {
-	case ops.Float32:
-		d := make([]float32, len(raw)/4)
-		for i := range d {
-			d[i] = math.Float32frombits(le.Uint32(raw[4*i:]))
-		}
-		return d
-	case ops.Float64:
-		d := make([]float64, len(raw)/8)
-		for i := range d {
-			d[i] = math.Float64frombits(le.Uint64(raw[8*i:]))
-		}
-		return d
-	case ops.Int32:
-		d := make([]int32, len(raw)/4)
-		for i := range d {
-			d[i] = int32(le.Uint32(raw[4*i:]))
-		}
-		return d
-	case ops.Int64:
-		d := make([]int64, len(raw)/8)
-		for i := range d {
-			d[i] = int64(le.Uint64(raw[8*i:]))
-		}
-		return d
-	case ops.Uint8:
-		return append(make([]uint8, 0, len(raw)), raw...)
-	case ops.Int8:
-		d := make([]int8, len(raw))
-		for i, b := range raw {
-			d[i] = int8(b)
-		}
-		return d
-	case ops.Bool:
-		d := make([]bool, len(raw))
-		for i, b := range raw {
-			d[i] = b != 0
-		}
-		return d
-	}
-	panic(fmt.Sprintf("graph: decodeElements called for %v", dtype)) // unreachable: dtypes are checked first
 }
 
 // writer appends little-endian values to a byte slice.
@@ -623,7 +576,7 @@ func EncodeParams(list []NamedArray) ([]byte, error) {
 		w.i32(1) // cpu
 		w.i32(0) // device 0
 		w.i32(int32(e.Array.DType()))
-		encodeElements(w, e.Array.Data())
+		w.buf = ops.AppendLittleEndian(w.buf, e.Array.Data())
 	}
 	if named {
 		w.u64(uint64(len(list)))
@@ -635,42 +588,6 @@ func EncodeParams(list []NamedArray) ([]byte, error) {
 		w.u64(0)
 	}
 	return w.buf, nil
-}
-
-// encodeElements appends a data slice's elements, little-endian.
-func encodeElements(w *writer, data any) {
-	switch d := data.(type) {
-	case []float32:
-		for _, x := range d {
-			w.u32(math.Float32bits(x))
-		}
-	case []float64:
-		for _, x := range d {
-			w.u64(math.Float64bits(x))
-		}
-	case []int32:
-		for _, x := range d {
-			w.i32(x)
-		}
-	case []int64:
-		for _, x := range d {
-			w.i64(x)
-		}
-	case []uint8:
-		w.buf = append(w.buf, d...)
-	case []int8:
-		for _, x := range d {
-			w.buf = append(w.buf, byte(x))
-		}
-	case []bool:
-		for _, x := range d {
-			var b byte
-			if x {
-				b = 1
-			}
-			w.buf = append(w.buf, b)
-		}
-	}
 }
 
 // SaveParams encodes the list (as EncodeParams) and writes it to path

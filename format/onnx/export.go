@@ -1,9 +1,7 @@
 package onnx
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math"
 	"os"
 	"slices"
 
@@ -339,52 +337,19 @@ func tensorOf(name string, a *eager.NDArray) (*Tensor, error) {
 // tensorFrom encodes values (a slice of an NDArray's element type) of the
 // given dims as a TensorProto, the values little-endian in raw_data.
 func tensorFrom(name string, values any, dims []int) (*Tensor, error) {
-	t := &Tensor{Name: name, Dims: make([]int64, 0, len(dims)), RawData: []byte{}}
+	t := &Tensor{Name: name, Dims: make([]int64, 0, len(dims))}
 	for _, d := range dims {
 		t.Dims = append(t.Dims, int64(d))
 	}
-	le := binary.LittleEndian
-	switch v := values.(type) {
-	case []float32:
-		t.DataType = TypeFloat
-		for _, x := range v {
-			t.RawData = le.AppendUint32(t.RawData, math.Float32bits(x))
-		}
-	case []float64:
-		t.DataType = TypeDouble
-		for _, x := range v {
-			t.RawData = le.AppendUint64(t.RawData, math.Float64bits(x))
-		}
-	case []int32:
-		t.DataType = TypeInt32
-		for _, x := range v {
-			t.RawData = le.AppendUint32(t.RawData, uint32(x))
-		}
-	case []int64:
-		t.DataType = TypeInt64
-		for _, x := range v {
-			t.RawData = le.AppendUint64(t.RawData, uint64(x))
-		}
-	case []uint8:
-		t.DataType = TypeUint8
-		t.RawData = append(t.RawData, v...)
-	case []int8:
-		t.DataType = TypeInt8
-		for _, x := range v {
-			t.RawData = append(t.RawData, byte(x))
-		}
-	case []bool:
-		t.DataType = TypeBool
-		for _, x := range v {
-			b := byte(0)
-			if x {
-				b = 1
-			}
-			t.RawData = append(t.RawData, b)
-		}
-	default:
-		return nil, fmt.Errorf("values of type %T have no ONNX export", v)
+	dtype, ok := ops.DTypeOfData(values)
+	if !ok {
+		return nil, fmt.Errorf("values of type %T have no ONNX export", values)
 	}
+	var err error
+	if t.DataType, err = elemType(dtype); err != nil {
+		return nil, err
+	}
+	t.RawData = ops.AppendLittleEndian([]byte{}, values)
 	return t, nil
 }
 

@@ -1,7 +1,6 @@
 package onnx
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
@@ -500,80 +499,32 @@ func arrayOf(t *Tensor) (*eager.NDArray, error) {
 	return eager.NewArray(values, shape...)
 }
 
+// decodeValues reads the values of a tensor: raw_data when it holds
+// them, else the typed field ONNX keeps that dtype in (int32_data for
+// the integers narrower than 64 bits and for bool).
 func decodeValues(t *Tensor, dtype ops.DType, size int) (any, error) {
-	le := binary.LittleEndian
-	raw := t.RawData
+	if len(t.RawData) > 0 {
+		return ops.DecodeLittleEndian(dtype, t.RawData), nil
+	}
 	switch dtype {
 	case ops.Float32:
-		if len(raw) == 0 {
-			return slices.Clone(t.FloatData), nil
-		}
-		v := make([]float32, size)
-		for i := range v {
-			v[i] = math.Float32frombits(le.Uint32(raw[4*i:]))
-		}
-		return v, nil
+		return slices.Clone(t.FloatData), nil
 	case ops.Float64:
-		if len(raw) == 0 {
-			return slices.Clone(t.DoubleData), nil
-		}
-		v := make([]float64, size)
-		for i := range v {
-			v[i] = math.Float64frombits(le.Uint64(raw[8*i:]))
-		}
-		return v, nil
+		return slices.Clone(t.DoubleData), nil
 	case ops.Int64:
-		if len(raw) == 0 {
-			return slices.Clone(t.Int64Data), nil
-		}
-		v := make([]int64, size)
-		for i := range v {
-			v[i] = int64(le.Uint64(raw[8*i:]))
-		}
-		return v, nil
-	case ops.Int32, ops.Int8, ops.Uint8, ops.Bool:
-		// ONNX keeps these in int32_data when not raw.
-		v := make([]int32, size)
-		for i := range v {
-			switch {
-			case len(raw) == 0:
-				v[i] = t.Int32Data[i]
-			case dtype == ops.Int32:
-				v[i] = int32(le.Uint32(raw[4*i:]))
-			case dtype == ops.Int8:
-				v[i] = int32(int8(raw[i]))
-			default:
-				v[i] = int32(raw[i])
-			}
-		}
-		return narrow(v, dtype), nil
+		return slices.Clone(t.Int64Data), nil
+	case ops.Int32:
+		return slices.Clone(t.Int32Data), nil
 	}
-	return nil, fmt.Errorf("dtype %s is not supported", dtype)
-}
-
-// narrow converts int32 values to the slice type of dtype.
-func narrow(v []int32, dtype ops.DType) any {
-	switch dtype {
-	case ops.Int8:
-		out := make([]int8, len(v))
-		for i, x := range v {
-			out[i] = int8(x)
-		}
-		return out
-	case ops.Uint8:
-		out := make([]uint8, len(v))
-		for i, x := range v {
-			out[i] = uint8(x)
-		}
-		return out
-	case ops.Bool:
-		out := make([]bool, len(v))
-		for i, x := range v {
-			out[i] = x != 0
-		}
-		return out
+	// int8, uint8 and bool: the values as bytes.
+	if len(t.Int32Data) != size {
+		return nil, fmt.Errorf("%d values in int32_data, the dims need %d", len(t.Int32Data), size)
 	}
-	return v
+	raw := make([]byte, size)
+	for i, v := range t.Int32Data {
+		raw[i] = byte(v)
+	}
+	return ops.DecodeLittleEndian(dtype, raw), nil
 }
 
 // int64s reads an integer NDArray's values.
