@@ -16,6 +16,22 @@ JUPYTER_PKGS ?= python3-jupyter-client jupyter-client jupyter-nbconvert python3-
 WEBUI_PKGS ?= jupyter-notebook python3-selenium chromium-driver
 TORCH_PKGS ?= python3-torch python3-torchvision
 
+comma := ,
+# need CHECK,WHAT,PACKAGES,TESTS: says WHAT is there when the shell command
+# CHECK succeeds; else installs PACKAGES with apt (as root, updating the
+# package lists if the first try fails), or says which TESTS are skipped
+# without them.
+need = @if { $(1); } >/dev/null 2>&1; then \
+		echo "$(2): present"; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		echo "installing $(2)"; \
+		(DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(3) >/dev/null 2>&1 || \
+		 (apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(3) >/dev/null 2>&1)) || \
+		echo "could not install $(3): $(4) will say it is skipped"; \
+	else \
+		echo "$(2) is missing: run 'sudo apt-get install $(3)' ($(4) is skipped without it)"; \
+	fi
+
 # What the tests need beyond Go: the Fashion-MNIST files (the training
 # test uses them), Chromium (the browser test of viz screenshots its pages;
 # it fetches echarts with npm), tmux (the REPL's terminal test types into
@@ -27,67 +43,12 @@ TORCH_PKGS ?= python3-torch python3-torchvision
 # with apt when missing and possible; without them those tests say they
 # are skipped.
 deps:
-	@if command -v tmux >/dev/null 2>&1; then \
-		echo "tmux: $$(command -v tmux)"; \
-	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
-		echo "installing tmux"; \
-		(apt-get install -y -q tmux >/dev/null 2>&1 || \
-		 (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q tmux >/dev/null)) || \
-		echo "could not install tmux: the REPL's terminal test will say it is skipped"; \
-	else \
-		echo "tmux is missing: run 'sudo apt-get install tmux' (the REPL's terminal test is skipped without it)"; \
-	fi
-	@if [ -f $(FASHION_MNIST)/train-images-idx3-ubyte.gz ]; then \
-		echo "Fashion-MNIST: $(FASHION_MNIST)"; \
-	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
-		echo "installing dataset-fashion-mnist"; \
-		(apt-get install -y -q dataset-fashion-mnist >/dev/null 2>&1 || \
-		 (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q dataset-fashion-mnist >/dev/null)) || \
-		echo "could not install dataset-fashion-mnist: the training test and tutorial will say they are skipped"; \
-	else \
-		echo "Fashion-MNIST is missing: run 'sudo apt-get install dataset-fashion-mnist' (the training test and tutorial are skipped without it)"; \
-	fi
-	@if command -v chromium >/dev/null 2>&1; then \
-		echo "chromium: $$(command -v chromium)"; \
-	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
-		echo "installing chromium"; \
-		(DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(CHROMIUM_PKGS) >/dev/null 2>&1 || \
-		 (apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(CHROMIUM_PKGS) >/dev/null 2>&1)) || \
-		echo "could not install chromium: the browser test will say it is skipped"; \
-	else \
-		echo "chromium is missing: run 'sudo apt-get install chromium' (the browser test is skipped without it)"; \
-	fi
-	@if /usr/bin/python3 -c 'import jupyter_client' >/dev/null 2>&1; then \
-		echo "jupyter_client: /usr/bin/python3"; \
-	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
-		echo "installing the Jupyter client"; \
-		(DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(JUPYTER_PKGS) >/dev/null 2>&1 || \
-		 (apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(JUPYTER_PKGS) >/dev/null 2>&1)) || \
-		echo "could not install the Jupyter client: the kernel's conformance test will say it is skipped"; \
-	else \
-		echo "the Jupyter client is missing: run 'sudo apt-get install python3-jupyter-client python3-ipykernel' (the kernel's conformance test is skipped without it)"; \
-	fi
-	@if command -v jupyter-notebook >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 && \
-		/usr/bin/python3 -c 'import selenium' >/dev/null 2>&1; then \
-		echo "jupyter-notebook, chromedriver, selenium: $$(command -v jupyter-notebook)"; \
-	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
-		echo "installing the classic Notebook, Selenium and chromedriver"; \
-		(DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(WEBUI_PKGS) >/dev/null 2>&1 || \
-		 (apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(WEBUI_PKGS) >/dev/null 2>&1)) || \
-		echo "could not install $(WEBUI_PKGS): the kernel's web UI test will say it is skipped"; \
-	else \
-		echo "the classic Notebook is missing: run 'sudo apt-get install $(WEBUI_PKGS)' (the kernel's web UI test is skipped without it)"; \
-	fi
-	@if /usr/bin/python3 -c 'import torch, torchvision' >/dev/null 2>&1; then \
-		echo "torch, torchvision: /usr/bin/python3"; \
-	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
-		echo "installing PyTorch and torchvision"; \
-		(DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(TORCH_PKGS) >/dev/null 2>&1 || \
-		 (apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(TORCH_PKGS) >/dev/null 2>&1)) || \
-		echo "could not install $(TORCH_PKGS): the torchvision and PyTorch ONNX tests will say they are skipped"; \
-	else \
-		echo "PyTorch is missing: run 'sudo apt-get install $(TORCH_PKGS)' (the torchvision and PyTorch ONNX tests are skipped without them)"; \
-	fi
+	$(call need,command -v tmux,tmux,tmux,the REPL's terminal test)
+	$(call need,test -f $(FASHION_MNIST)/train-images-idx3-ubyte.gz,Fashion-MNIST,dataset-fashion-mnist,the training test and tutorial)
+	$(call need,command -v chromium,chromium,$(CHROMIUM_PKGS),the browser test)
+	$(call need,/usr/bin/python3 -c 'import jupyter_client',the Jupyter client,$(JUPYTER_PKGS),the kernel's conformance test)
+	$(call need,command -v jupyter-notebook && command -v chromedriver && /usr/bin/python3 -c 'import selenium',the classic Notebook$(comma) Selenium and chromedriver,$(WEBUI_PKGS),the kernel's web UI test)
+	$(call need,/usr/bin/python3 -c 'import torch$(comma) torchvision',PyTorch and torchvision,$(TORCH_PKGS),the torchvision and PyTorch ONNX tests)
 	@command -v npm >/dev/null 2>&1 || echo "npm is missing: the browser test needs it to fetch echarts (apt-get install npm)"
 
 # The edit-test loop: every unit test, without the race detector, the
