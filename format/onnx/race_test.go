@@ -1,0 +1,8 @@
+//go:build race
+
+package onnx_test
+
+// raceEnabled is set under the race detector, which slows hybridgo's
+// forward passes and the writing of parameters some twenty times:
+// TestModelZooONNXRuntime then checks a subset of the zoo.
+const raceEnabled = true
