@@ -115,6 +115,7 @@ func ExportModel(sym *graph.Symbol, params map[string]*eager.NDArray, opts Optio
 	if err := e.outputs(g.Outputs); err != nil {
 		return nil, err
 	}
+	e.dropUnread()
 	return &Model{
 		IRVersion:       IRVersion,
 		ProducerName:    "hybridgo",
@@ -250,6 +251,22 @@ func (e *exporter) outputs(outs []graph.Entry) error {
 		e.g.Outputs = append(e.g.Outputs, v)
 	}
 	return nil
+}
+
+// dropUnread removes the inputs that no node reads, which a runtime
+// would still ask to be fed: SoftmaxOutput's label, used only in
+// training.
+func (e *exporter) dropUnread() {
+	read := map[string]bool{}
+	for _, n := range e.g.Nodes {
+		for _, x := range n.Inputs {
+			read[x] = true
+		}
+	}
+	for _, o := range e.g.Outputs {
+		read[o.Name] = true
+	}
+	e.g.Inputs = slices.DeleteFunc(e.g.Inputs, func(v *ValueInfo) bool { return !read[v.Name] })
 }
 
 // value returns the ONNX name of a hybridgo output.
