@@ -354,50 +354,49 @@ func tensorOf(name string, a *eager.NDArray) (*Tensor, error) {
 }
 
 // tensorFrom encodes values (a slice of an NDArray's element type) of the
-// given dims as a TensorProto, the values little-endian in raw_data.
+// given dims as a TensorProto, the values little-endian in raw_data,
+// written into a buffer of the final size (the parameters of a network
+// run to hundreds of megabytes).
 func tensorFrom(name string, values any, dims []int) (*Tensor, error) {
-	t := &Tensor{Name: name, Dims: make([]int64, 0, len(dims)), RawData: []byte{}}
+	t := &Tensor{Name: name, Dims: make([]int64, 0, len(dims))}
 	for _, d := range dims {
 		t.Dims = append(t.Dims, int64(d))
 	}
 	le := binary.LittleEndian
 	switch v := values.(type) {
 	case []float32:
-		t.DataType = TypeFloat
-		for _, x := range v {
-			t.RawData = le.AppendUint32(t.RawData, math.Float32bits(x))
+		t.DataType, t.RawData = TypeFloat, make([]byte, 4*len(v))
+		for i, x := range v {
+			le.PutUint32(t.RawData[4*i:], math.Float32bits(x))
 		}
 	case []float64:
-		t.DataType = TypeDouble
-		for _, x := range v {
-			t.RawData = le.AppendUint64(t.RawData, math.Float64bits(x))
+		t.DataType, t.RawData = TypeDouble, make([]byte, 8*len(v))
+		for i, x := range v {
+			le.PutUint64(t.RawData[8*i:], math.Float64bits(x))
 		}
 	case []int32:
-		t.DataType = TypeInt32
-		for _, x := range v {
-			t.RawData = le.AppendUint32(t.RawData, uint32(x))
+		t.DataType, t.RawData = TypeInt32, make([]byte, 4*len(v))
+		for i, x := range v {
+			le.PutUint32(t.RawData[4*i:], uint32(x))
 		}
 	case []int64:
-		t.DataType = TypeInt64
-		for _, x := range v {
-			t.RawData = le.AppendUint64(t.RawData, uint64(x))
+		t.DataType, t.RawData = TypeInt64, make([]byte, 8*len(v))
+		for i, x := range v {
+			le.PutUint64(t.RawData[8*i:], uint64(x))
 		}
 	case []uint8:
-		t.DataType = TypeUint8
-		t.RawData = append(t.RawData, v...)
+		t.DataType, t.RawData = TypeUint8, append([]byte{}, v...)
 	case []int8:
-		t.DataType = TypeInt8
-		for _, x := range v {
-			t.RawData = append(t.RawData, byte(x))
+		t.DataType, t.RawData = TypeInt8, make([]byte, len(v))
+		for i, x := range v {
+			t.RawData[i] = byte(x)
 		}
 	case []bool:
-		t.DataType = TypeBool
-		for _, x := range v {
-			b := byte(0)
+		t.DataType, t.RawData = TypeBool, make([]byte, len(v))
+		for i, x := range v {
 			if x {
-				b = 1
+				t.RawData[i] = 1
 			}
-			t.RawData = append(t.RawData, b)
 		}
 	default:
 		return nil, fmt.Errorf("values of type %T have no ONNX export", v)
