@@ -301,12 +301,9 @@ func leakyReLU(e *exporter, n *graph.Node, in []string, out string) error {
 		}
 		slope := in[1]
 		if r > 2 {
-			shape := make([]int64, r-1)
+			shape := filled(r-1, 1)
 			shape[0] = -1
-			for i := 1; i < len(shape); i++ {
-				shape[i] = 1
-			}
-			s, err := e.constant(n.Name+"_slope_shape", shape, len(shape))
+			s, err := e.int64Const(n, "slope_shape", shape)
 			if err != nil {
 				return err
 			}

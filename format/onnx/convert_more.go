@@ -12,8 +12,8 @@ import (
 // the model zoo's: each writes ONNX 13 nodes whose meaning is the same up
 // to MaxOpset.
 
-// ints64 converts dims or indices to an ONNX int64 constant's values.
-func ints64(vs []int) []int64 {
+// toInt64s converts dims or indices to an ONNX int64 constant's values.
+func toInt64s(vs []int) []int64 {
 	out := make([]int64, len(vs))
 	for i, v := range vs {
 		out[i] = int64(v)
@@ -21,8 +21,26 @@ func ints64(vs []int) []int64 {
 	return out
 }
 
-// int64s adds a 1-D int64 constant (axes, starts, shapes, repeats).
-func (e *exporter) int64s(n *graph.Node, suffix string, vs []int64) (string, error) {
+// filled returns n copies of v.
+func filled(n int, v int64) []int64 {
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}
+
+// span returns from, from+1, …, to-1.
+func span(from, to int) []int64 {
+	var out []int64
+	for i := from; i < to; i++ {
+		out = append(out, int64(i))
+	}
+	return out
+}
+
+// int64Const adds a 1-D int64 constant (axes, starts, shapes, repeats).
+func (e *exporter) int64Const(n *graph.Node, suffix string, vs []int64) (string, error) {
 	return e.constant(n.Name+"_"+suffix, vs, len(vs))
 }
 
@@ -115,7 +133,7 @@ func sliceNode(e *exporter, n *graph.Node, in string, starts, ends, axes, steps 
 		suffix string
 		vs     []int64
 	}{{"starts", starts}, {"ends", ends}, {"axes", axes}, {"steps", steps}} {
-		name, err := e.int64s(n, c.suffix, c.vs)
+		name, err := e.int64Const(n, c.suffix, c.vs)
 		if err != nil {
 			return err
 		}
@@ -207,7 +225,7 @@ func reduce(opType string) func(e *exporter, n *graph.Node, in []string, out str
 		list := []*Attribute{attrInt("keepdims", b2i(keep))}
 		inputs := in[:1]
 		if opType == "ReduceSum" {
-			name, err := e.int64s(n, "axes", ints64(axes))
+			name, err := e.int64Const(n, "axes", toInt64s(axes))
 			if err != nil {
 				return err
 			}
@@ -221,7 +239,7 @@ func reduce(opType string) func(e *exporter, n *graph.Node, in []string, out str
 		}
 		kept := e.temp(n, "kept")
 		e.node(opType, n.Name+"_reduce", inputs, []string{kept}, list...)
-		shape, err := e.int64s(n, "shape", []int64{1})
+		shape, err := e.int64Const(n, "shape", []int64{1})
 		if err != nil {
 			return err
 		}
@@ -279,12 +297,9 @@ func layerNorm(e *exporter, n *graph.Node, in []string, out string) error {
 	gamma, beta := in[1], in[2]
 	if ax != r-1 {
 		// gamma and beta (C,) scale the axis: reshaped to (C, 1, …, 1).
-		shape := make([]int64, r-ax)
+		shape := filled(r-ax, 1)
 		shape[0] = -1
-		for i := 1; i < len(shape); i++ {
-			shape[i] = 1
-		}
-		s, err := e.int64s(n, "affine_shape", shape)
+		s, err := e.int64Const(n, "affine_shape", shape)
 		if err != nil {
 			return err
 		}
@@ -341,7 +356,7 @@ func expandDims(e *exporter, n *graph.Node, in []string, out string) error {
 	if err != nil {
 		return err
 	}
-	axes, err := e.int64s(n, "axes", []int64{int64(a.Axis)})
+	axes, err := e.int64Const(n, "axes", []int64{int64(a.Axis)})
 	if err != nil {
 		return err
 	}
@@ -375,7 +390,7 @@ func squeeze(e *exporter, n *graph.Node, in []string, out string) error {
 		e.node("Identity", n.Name, in, []string{out})
 		return nil
 	}
-	name, err := e.int64s(n, "axes", ints64(axes))
+	name, err := e.int64Const(n, "axes", toInt64s(axes))
 	if err != nil {
 		return err
 	}
@@ -400,7 +415,7 @@ func stack(e *exporter, n *graph.Node, in []string, out string) error {
 	if err != nil {
 		return err
 	}
-	axes, err := e.int64s(n, "axes", []int64{int64(a.Axis)})
+	axes, err := e.int64Const(n, "axes", []int64{int64(a.Axis)})
 	if err != nil {
 		return err
 	}
@@ -424,24 +439,20 @@ func tile(e *exporter, n *graph.Node, in []string, out string) error {
 	if r < 0 {
 		return fmt.Errorf("tile needs data of known rank")
 	}
-	reps := ints64(a.Reps)
+	reps := toInt64s(a.Reps)
 	for len(reps) < r {
 		reps = append([]int64{1}, reps...)
 	}
 	x := in[0]
 	if extra := len(reps) - r; extra > 0 {
-		lead := make([]int64, extra)
-		for i := range lead {
-			lead[i] = int64(i)
-		}
-		axes, err := e.int64s(n, "axes", lead)
+		axes, err := e.int64Const(n, "axes", span(0, extra))
 		if err != nil {
 			return err
 		}
 		x = e.temp(n, "unsqueezed")
 		e.node("Unsqueeze", n.Name+"_unsqueeze", []string{in[0], axes}, []string{x})
 	}
-	repeats, err := e.int64s(n, "repeats", reps)
+	repeats, err := e.int64Const(n, "repeats", reps)
 	if err != nil {
 		return err
 	}
@@ -455,11 +466,7 @@ func where(e *exporter, n *graph.Node, in []string, out string) error {
 	cond := e.temp(n, "cond")
 	e.node("Cast", n.Name+"_cond", in[:1], []string{cond}, attrInt("to", int(TypeBool)))
 	if rc, rx := rank(n, 0), rank(n, 1); rc == 1 && rx > 1 {
-		lead := make([]int64, rx-1)
-		for i := range lead {
-			lead[i] = int64(i + 1)
-		}
-		axes, err := e.int64s(n, "cond_axes", lead)
+		axes, err := e.int64Const(n, "cond_axes", span(1, rx))
 		if err != nil {
 			return err
 		}
@@ -478,13 +485,13 @@ func broadcastTo(e *exporter, n *graph.Node, in []string, out string) error {
 	if err != nil {
 		return err
 	}
-	shape := ints64(a.Shape)
+	shape := toInt64s(a.Shape)
 	for i, d := range shape {
 		if d == 0 {
 			shape[i] = 1
 		}
 	}
-	s, err := e.int64s(n, "shape", shape)
+	s, err := e.int64Const(n, "shape", shape)
 	if err != nil {
 		return err
 	}
@@ -507,7 +514,7 @@ func argReduce(opType string) func(e *exporter, n *graph.Node, in []string, out 
 		}
 		x, axis, keep := in[0], a.Axis.Value, a.Keepdims
 		if !a.Axis.Valid {
-			s, err := e.int64s(n, "flat_shape", []int64{-1})
+			s, err := e.int64Const(n, "flat_shape", []int64{-1})
 			if err != nil {
 				return err
 			}
@@ -517,11 +524,7 @@ func argReduce(opType string) func(e *exporter, n *graph.Node, in []string, out 
 		idx := e.temp(n, "index")
 		e.node(opType, n.Name+"_index", []string{x}, []string{idx}, attrInt("axis", axis), attrInt("keepdims", b2i(keep)))
 		if !a.Axis.Valid && a.Keepdims {
-			ones := make([]int64, rank(n, 0))
-			for i := range ones {
-				ones[i] = 1
-			}
-			s, err := e.int64s(n, "shape", ones)
+			s, err := e.int64Const(n, "shape", filled(rank(n, 0), 1))
 			if err != nil {
 				return err
 			}
@@ -555,7 +558,7 @@ func sliceChannel(e *exporter, n *graph.Node, in []string, out string) error {
 	e.node("Split", n.Name+"_split", in, parts, attrInt("axis", a.Axis))
 	axes := ""
 	if a.SqueezeAxis {
-		if axes, err = e.int64s(n, "axes", []int64{int64(a.Axis)}); err != nil {
+		if axes, err = e.int64Const(n, "axes", []int64{int64(a.Axis)}); err != nil {
 			return err
 		}
 	}
