@@ -130,7 +130,6 @@
 // (resnet18_v1 and resnet50_v2 with the thumbnail stem), VGG and the
 // MobileNets, 64x64 for AlexNet, 224x224 for SqueezeNet and DenseNet,
 // 299x299 for Inception v3. Under the race detector, which slows the
-// forward passes and the writing of the parameters some twenty times,
-// one network of each family runs (the smallest; none of AlexNet, whose
-// layers VGG has, nor of Inception v3, the slowest).
+// forward passes and the writing of the parameters ten to twenty times,
+// nine run: one network of each family but Inception v3, the slowest.
 package onnx

@@ -3,6 +3,6 @@
 package onnx_test
 
 // raceEnabled is set under the race detector, which slows hybridgo's
-// forward passes and the writing of parameters some twenty times:
+// forward passes and the writing of parameters ten to twenty times:
 // TestModelZooONNXRuntime then checks a subset of the zoo.
 const raceEnabled = true
