@@ -58,6 +58,11 @@ var converters = map[string]converter{
 	"argmax":         {"ArgMax+Cast", argReduce("ArgMax")},
 	"argmin":         {"ArgMin+Cast", argReduce("ArgMin")},
 	"SliceChannel":   {"Split (Squeeze with squeeze_axis)", sliceChannel},
+	"_zeros":         {"an initializer holding the values", created},
+	"_ones":          {"an initializer holding the values", created},
+	"_full":          {"an initializer holding the values", created},
+	"_arange":        {"an initializer holding the values", created},
+	"_eye":           {"an initializer holding the values", created},
 
 	"elemwise_add": {"Add", simple("Add")}, "broadcast_add": {"Add", simple("Add")},
 	"elemwise_sub": {"Sub", simple("Sub")}, "broadcast_sub": {"Sub", simple("Sub")},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/hybridgo/hybridgo/eager"
 	"github.com/hybridgo/hybridgo/graph"
 	"github.com/hybridgo/hybridgo/ops"
 )
@@ -573,5 +574,22 @@ func sliceChannel(e *exporter, n *graph.Node, in []string, out string) error {
 		}
 		e.names[graph.Entry{Node: n, Index: i}] = name
 	}
+	return nil
+}
+
+// created writes the arrays of _zeros, _ones, _full, _arange and _eye,
+// which have no inputs, as initializers holding their values.
+func created(e *exporter, n *graph.Node, _ []string, out string) error {
+	res, err := eager.F.Apply(n.Op, n.Attrs)
+	if err != nil {
+		return err
+	}
+	value := e.temp(n, "value")
+	t, err := tensorOf(value, res[0].(*eager.NDArray))
+	if err != nil {
+		return err
+	}
+	e.g.Initializers = append(e.g.Initializers, t)
+	e.node("Identity", n.Name, []string{value}, []string{out})
 	return nil
 }

@@ -97,6 +97,15 @@ var opModels = []model{
 		rows := F.Split(x, 3, 1, ops.SqueezeAxis())
 		return group(parts[1], parts[0], rows[2], rows[0], rows[1])
 	}, ops.Shape{2, 3, 4}, []int{2, 3}},
+	{"created", func() *graph.Symbol {
+		x := data(0, 3, 4)
+		return group(
+			F.BroadcastAdd(x, F.Zeros(ops.Shape{3, 4})),
+			F.BroadcastMul(x, F.Ones(ops.Shape{1, 4})),
+			F.BroadcastSub(x, F.Full(ops.Shape{3, 1}, 2.5)),
+			F.BroadcastAdd(x, F.Reshape(F.Arange(0, 6, 0.5), 3, 4)),
+			F.BroadcastMul(x, F.Eye(3, attr("M", 4), attr("k", 1))))
+	}, ops.Shape{2, 3, 4}, []int{2, 3}},
 }
 
 // TestExportDropsLabel exports SoftmaxOutput as Gluon's files hold it,

@@ -80,7 +80,9 @@
 //
 // and Cast, expand_dims (Unsqueeze), squeeze (Squeeze: without axes,
 // the dims of size 1 in the traced shape), square (Mul), rsqrt (Sqrt,
-// Reciprocal), stack (Unsqueeze, Concat), broadcast_to (Expand).
+// Reciprocal), stack (Unsqueeze, Concat), broadcast_to (Expand). The
+// ops that create an array from their attributes alone (_zeros, _ones,
+// _full, _arange, _eye) are written as initializers holding their values.
 //
 // Inputs that no ONNX node reads are left out of the model, so that a
 // runtime does not ask for them.
