@@ -53,6 +53,7 @@ var converters = map[string]converter{
 	"rsqrt":          {"Sqrt+Reciprocal", rsqrt},
 	"stack":          {"Unsqueeze+Concat", stack},
 	"tile":           {"Tile", tile},
+	"repeat":         {"Unsqueeze+Tile+Reshape", repeat},
 	"where":          {"Cast+Where", where},
 	"broadcast_to":   {"Expand", broadcastTo},
 	"argmax":         {"ArgMax+Cast", argReduce("ArgMax")},

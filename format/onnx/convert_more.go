@@ -461,6 +461,58 @@ func tile(e *exporter, n *graph.Node, in []string, out string) error {
 	return nil
 }
 
+// repeat gives each element its copies on a new axis after the repeated
+// one, tiled, and merges the two: Unsqueeze, Tile, Reshape. With no axis
+// the data is flattened first.
+func repeat(e *exporter, n *graph.Node, in []string, out string) error {
+	a, err := attrs[ops.RepeatAttrs](n)
+	if err != nil {
+		return err
+	}
+	s, err := knownShape(n, 0, "repeat")
+	if err != nil {
+		return err
+	}
+	x, axis := in[0], a.Axis.Value
+	if !a.Axis.Valid {
+		flat, err := e.int64Const(n, "flat_shape", []int64{-1})
+		if err != nil {
+			return err
+		}
+		x, axis, s = e.temp(n, "flat"), 0, ops.Shape{s.Size()}
+		e.node("Reshape", n.Name+"_flat", []string{in[0], flat}, []string{x})
+	}
+	ax, err := ops.NormAxis(axis, len(s))
+	if err != nil {
+		return err
+	}
+	axes, err := e.int64Const(n, "axes", []int64{int64(ax + 1)})
+	if err != nil {
+		return err
+	}
+	reps := filled(len(s)+1, 1)
+	reps[ax+1] = int64(a.Repeats)
+	repeats, err := e.int64Const(n, "repeats", reps)
+	if err != nil {
+		return err
+	}
+	// The dims before the axis are copied (0), the repeated one is
+	// inferred (-1), and those after it are the traced ones.
+	shape := append(filled(ax, 0), -1)
+	for _, d := range s[ax+1:] {
+		shape = append(shape, int64(d))
+	}
+	merged, err := e.int64Const(n, "shape", shape)
+	if err != nil {
+		return err
+	}
+	copies, tiled := e.temp(n, "copies"), e.temp(n, "tiled")
+	e.node("Unsqueeze", n.Name+"_copies", []string{x, axes}, []string{copies})
+	e.node("Tile", n.Name+"_tiled", []string{copies, repeats}, []string{tiled})
+	e.node("Reshape", n.Name, []string{tiled, merged}, []string{out})
+	return nil
+}
+
 // where casts the condition to bool; a 1-D condition picks whole rows
 // of x and y, so it is reshaped to (n, 1, …, 1) for ONNX's broadcast.
 func where(e *exporter, n *graph.Node, in []string, out string) error {

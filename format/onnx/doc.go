@@ -77,6 +77,8 @@
 //	SliceChannel    Split into equal parts; Squeeze with squeeze_axis
 //	where           Cast to bool, Where; a 1-D condition picks rows
 //	tile            Tile, reps and dims padded with leading 1s as in MXNet
+//	repeat          Unsqueeze, Tile, Reshape: the copies of each element
+//	                on a new axis, merged with the repeated one
 //
 // and Cast, expand_dims (Unsqueeze), squeeze (Squeeze: without axes,
 // the dims of size 1 in the traced shape), square (Mul), rsqrt (Sqrt,
