@@ -43,7 +43,7 @@ var converters = map[string]converter{
 	"max":            {"ReduceMax", reduce("ReduceMax")},
 	"min":            {"ReduceMin", reduce("ReduceMin")},
 	"prod":           {"ReduceProd", reduce("ReduceProd")},
-	"Deconvolution":  {"ConvTranspose (target_shape is refused)", deconvolution},
+	"Deconvolution":  {"ConvTranspose (target_shape as pads and output_padding)", deconvolution},
 	"LayerNorm":      {"ReduceMean, Sub, Mul, Sqrt, Div and Add (any opset)", layerNorm},
 	"batch_dot":      {"MatMul (Transpose for transpose_a, transpose_b)", batchDot},
 	"Cast":           {"Cast", cast},

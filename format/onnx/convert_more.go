@@ -257,21 +257,29 @@ func deconvolution(e *exporter, n *graph.Node, in []string, out string) error {
 	if err := checkLayout(a.Layout); err != nil {
 		return err
 	}
-	if len(a.TargetShape) > 0 {
-		return fmt.Errorf("target_shape %v has no ONNX export (give pad and adj instead)", a.TargetShape)
-	}
 	k := len(a.Kernel)
-	list := []*Attribute{
+	stride, dilate := spatial(a.Stride, k, 1), spatial(a.Dilate, k, 1)
+	pad, adj := spatial(a.Pad, k, 0), spatial(a.Adj, k, 0)
+	if len(a.TargetShape) > 0 {
+		// MXNet's rule (ops' deconvPadAdj): the padding the target
+		// leaves, split with the odd one in adj.
+		s, err := knownShape(n, 0, "target_shape")
+		if err != nil {
+			return err
+		}
+		pad, adj = make([]int, k), make([]int, k)
+		for i, target := range a.TargetShape {
+			total := stride[i]*(s[2+i]-1) + dilate[i]*(a.Kernel[i]-1) + 1 - target
+			pad[i], adj[i] = (total+1)/2, total%2
+		}
+	}
+	e.node("ConvTranspose", n.Name, in, []string{out},
 		attrInts("kernel_shape", a.Kernel),
-		attrInts("strides", spatial(a.Stride, k, 1)),
-		attrInts("pads", pads(spatial(a.Pad, k, 0))),
-		attrInts("dilations", spatial(a.Dilate, k, 1)),
-		attrInt("group", a.NumGroup),
-	}
-	if len(a.Adj) > 0 {
-		list = append(list, attrInts("output_padding", a.Adj))
-	}
-	e.node("ConvTranspose", n.Name, in, []string{out}, list...)
+		attrInts("strides", stride),
+		attrInts("pads", pads(pad)),
+		attrInts("dilations", dilate),
+		attrInts("output_padding", adj),
+		attrInt("group", a.NumGroup))
 	return nil
 }
 

@@ -62,7 +62,9 @@ var opModels = []model{
 			F.Deconvolution(x, v("d1_weight", 2, 3, 3, 3), v("d1_bias"), []int{3, 3}, 3,
 				attr("stride", []int{2, 2}), attr("pad", []int{1, 1}), attr("adj", []int{1, 0}), attr("no_bias", false)),
 			F.Deconvolution(x, v("d2_weight", 2, 2, 2, 3), nil, []int{2, 3}, 4,
-				attr("num_group", 2), attr("dilate", []int{2, 1})))
+				attr("num_group", 2), attr("dilate", []int{2, 1})),
+			F.Deconvolution(x, v("d3_weight", 2, 1, 3, 3), nil, []int{3, 3}, 1,
+				attr("stride", []int{2, 2}), attr("target_shape", []int{10, 9})))
 	}, ops.Shape{2, 2, 5, 5}, []int{2, 3}},
 	{"layer_norm", func() *graph.Symbol {
 		x := data(0, 3, 4)

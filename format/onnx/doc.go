@@ -67,7 +67,8 @@
 //	                ReduceMin, ReduceProd (axes as an attribute, as up to
 //	                opset 17); exclude is resolved against the traced
 //	                rank; a reduction to a scalar is reshaped to MXNet's (1,)
-//	Deconvolution   ConvTranspose: adj is output_padding
+//	Deconvolution   ConvTranspose: adj is output_padding; target_shape
+//	                becomes the pad and adj MXNet computes from it
 //	LayerNorm       ReduceMean, Sub, Mul, ReduceMean, Add, Sqrt, Div,
 //	                Mul, Add: its arithmetic, which every opset from 13
 //	                has (LayerNormalization is opset 17's)
@@ -95,9 +96,8 @@
 // are attribute values ONNX cannot express: Reshape's codes -2, -3 and
 // -4, reverse=True, pool_type sum and lp, the same pooling convention,
 // BatchNorm on an axis other than 1, channels-last layouts, Dropout with
-// mode=always, gelu (opset 20) and mish, Deconvolution's target_shape
-// (give pad and adj), take's modes raise and wrap, and LayerNorm's
-// output_mean_var. The graph is exported as
+// mode=always, gelu (opset 20) and mish, take's modes raise and wrap,
+// and LayerNorm's output_mean_var. The graph is exported as
 // traced: the fused nodes of graph.Optimize exist only inside compiled
 // executables, and a fused layer-and-relu node that reaches Export is
 // written unfused. Of the multi-output ops only SliceChannel writes
