@@ -5,9 +5,9 @@
 
 GO ?= go
 
-.PHONY: test quick deps check lint lines race training fuzz bench run
+.PHONY: test quick deps check lint lines race training zoo fuzz bench run
 
-test: deps check race training fuzz
+test: deps check race training zoo fuzz
 
 FASHION_MNIST ?= /usr/share/datasets/fashion-mnist
 CHROMIUM_PKGS ?= chromium fonts-liberation
@@ -132,6 +132,12 @@ race:
 # minute) runs without the race detector, which would make it ten times slower.
 training:
 	$(GO) test -count=1 -run TrainFashionMNIST -v ./internal/train/
+
+# The model-zoo checks of the networks with the widest dense layers (VGG,
+# AlexNet), which a race build leaves out: minutes and gigabytes under
+# the race detector, seconds without it.
+zoo:
+	$(GO) test -count=1 -run '^TestTorchvision$$' ./nn/vision/
 
 # A short run of each fuzz target over the model-file readers (longer runs:
 # go test -run '^$$' -fuzz FuzzDecodeSymbol -fuzztime 5m ./format/mxnet/).

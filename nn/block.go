@@ -61,6 +61,9 @@ type core struct {
 	local    string
 	hasLocal bool
 	parent   *core // the block that last collected this one as a child
+	// childrenOutside names the children in the block's parent's scope
+	// (NameChildrenOutside).
+	childrenOutside bool
 }
 
 type child struct {
@@ -157,7 +160,7 @@ func (c *core) scan() bool {
 // prefix counts its children in its parent's counters.
 func (c *core) renameFromCounters() {
 	top := c
-	for top.transparent() && top.parent != nil {
+	for (top.transparent() || top.childrenOutside) && top.parent != nil {
 		top = top.parent
 	}
 	top.rename(top.prefix)
@@ -338,6 +341,12 @@ func (c *core) renameWith(prefix string, claimed map[*Parameter]bool) {
 // children's types in counts: a block with an empty SetPrefix passes its
 // parent's counts on to its children, as Gluon's prefix="" does.
 func (c *core) nameIn(prefix string, counts map[string]int, claimed map[*Parameter]bool) {
+	c.nameOwn(prefix, claimed)
+	c.nameChildren(prefix, counts, claimed)
+}
+
+// nameOwn gives the block its prefix and its own parameters their names.
+func (c *core) nameOwn(prefix string, claimed map[*Parameter]bool) {
 	c.prefix = prefix
 	for _, p := range c.own {
 		if !c.keepNames && !claimed[p] {
@@ -345,17 +354,43 @@ func (c *core) nameIn(prefix string, counts map[string]int, claimed map[*Paramet
 		}
 		claimed[p] = true
 	}
+}
+
+// nameChildren names the block's children under prefix, counting their
+// types in counts.
+func (c *core) nameChildren(prefix string, counts map[string]int, claimed map[*Parameter]bool) {
 	for _, ch := range c.children {
+		var own string
 		switch {
 		case ch.c.transparent():
 			ch.c.nameIn(prefix, counts, claimed)
+			continue
 		case ch.c.hasLocal:
-			ch.c.renameWith(prefix+ch.c.local, claimed)
+			own = prefix + ch.c.local
 		default:
 			n := counts[ch.c.typeName]
 			counts[ch.c.typeName] = n + 1
-			ch.c.renameWith(fmt.Sprintf("%s%s%d_", prefix, ch.c.typeName, n), claimed)
+			own = fmt.Sprintf("%s%s%d_", prefix, ch.c.typeName, n)
 		}
+		if ch.c.childrenOutside {
+			ch.c.nameOwn(own, claimed)
+			ch.c.nameChildren(prefix, counts, claimed)
+			continue
+		}
+		ch.c.renameWith(own, claimed)
+	}
+}
+
+// NameChildrenOutside names the block's children in the scope the block
+// itself is named in, not under its prefix: Gluon's naming of a block
+// that makes its children in __init__ without entering its own
+// name_scope (GluonCV's HardSwish makes its HardSigmoid so: in a parent
+// "p_", the two are "p_hardswish0_" and "p_hardsigmoid0_"). The block's
+// own parameters and nodes keep its prefix.
+func (c *core) NameChildrenOutside() {
+	c.childrenOutside = true
+	if c.parent != nil {
+		c.parent.renameFromCounters()
 	}
 }
 

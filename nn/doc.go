@@ -156,6 +156,21 @@
 // each REPL session, having a state of its own, counts from net0 again,
 // as a new process would.
 //
+// # Models from files
+//
+// Export writes a hybridized block as MXNet's export does (a symbol file
+// and a params file), and ExportONNX as an ONNX model. Both come back as
+// a SymbolBlock, a block made of a graph: SymbolBlockImports reads MXNet's
+// files (Gluon's SymbolBlock.imports), and ImportONNX an ONNX model,
+// whether written here or by torch.onnx.export:
+//
+//	net, err := nn.ImportONNX("resnet18.onnx")
+//	net.Hybridize()
+//	y := net.Forward(x) // the model's input is named as in the file
+//
+// A SymbolBlock is an ordinary block: its parameters (the model's
+// weights, named as in the file) train, save and load like any other's.
+//
 // # Plain blocks
 //
 // A Block (rather than a HybridBlock) implements EagerForward and may run

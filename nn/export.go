@@ -30,38 +30,13 @@ import (
 // be writable before either file is touched, so a failed export leaves
 // the previous files as they were.
 func (b *HybridBlock) Export(path string, epoch int) error {
-	b.mu.Lock()
-	cg := b.last
-	b.mu.Unlock()
-	if cg == nil {
-		return fmt.Errorf("%s: export: there is no traced graph yet: call Hybridize() and run a forward first", b.Name())
+	sym, params, err := b.exported()
+	if err != nil {
+		return fmt.Errorf("%s: export: %w", b.Name(), err)
 	}
-	sym := cg.sym
-	if cg.traced != nil && cg.traced != cg.sym {
-		if op := unregisteredOp(sym); op != "" {
-			warnf("%s: export: the graph optimised by OptimizeFor holds %s nodes, which MXNet's symbol format cannot express; writing the equivalent graph as traced instead", b.Name(), op)
-			sym = cg.traced
-		}
-	}
-	byName := map[string]*Parameter{}
-	for _, p := range b.CollectParams().List() {
-		byName[p.name] = p
-	}
-	params := map[string]*eager.NDArray{}
-	var list []mxnet.NamedArray
-	for _, n := range sym.Graph().Inputs() {
-		if n.Value != nil {
-			continue // a constant: SaveCheckpoint writes it as a parameter
-		}
-		p, ok := byName[n.Name]
-		if !ok {
-			continue // a data input
-		}
-		if !p.Initialized() {
-			return fmt.Errorf("%s: export: %w", b.Name(), p.notReady())
-		}
-		params[n.Name] = p.Data()
-		list = append(list, mxnet.NamedArray{Name: n.Name, Array: p.Data()})
+	list := make([]mxnet.NamedArray, 0, len(params))
+	for name, a := range params {
+		list = append(list, mxnet.NamedArray{Name: name, Array: a})
 	}
 	if _, err := mxnet.EncodeParams(list); err != nil {
 		return fmt.Errorf("%s: export %s: %w", b.Name(), mxnet.ParamsFile(path, epoch), err)
@@ -70,6 +45,45 @@ func (b *HybridBlock) Export(path string, epoch int) error {
 		return fmt.Errorf("%s: export %s: %w", b.Name(), path, err)
 	}
 	return nil
+}
+
+// exported returns what Export and ExportONNX write: the graph of the
+// latest hybridized forward (as traced, when the one OptimizeFor made
+// holds fused nodes) and the values of the parameters it uses, by
+// variable name.
+func (b *HybridBlock) exported() (*graph.Symbol, map[string]*eager.NDArray, error) {
+	b.mu.Lock()
+	cg := b.last
+	b.mu.Unlock()
+	if cg == nil {
+		return nil, nil, fmt.Errorf("there is no traced graph yet: call Hybridize() and run a forward first")
+	}
+	sym := cg.sym
+	if cg.traced != nil && cg.traced != cg.sym {
+		if op := unregisteredOp(sym); op != "" {
+			warnf("%s: export: the graph optimised by OptimizeFor holds %s nodes, which a model file cannot express; writing the equivalent graph as traced instead", b.Name(), op)
+			sym = cg.traced
+		}
+	}
+	byName := map[string]*Parameter{}
+	for _, p := range b.CollectParams().List() {
+		byName[p.name] = p
+	}
+	params := map[string]*eager.NDArray{}
+	for _, n := range sym.Graph().Inputs() {
+		if n.Value != nil {
+			continue // a constant: the writers keep it as a parameter
+		}
+		p, ok := byName[n.Name]
+		if !ok {
+			continue // a data input
+		}
+		if !p.Initialized() {
+			return nil, nil, p.notReady()
+		}
+		params[n.Name] = p.Data()
+	}
+	return sym, params, nil
 }
 
 // unregisteredOp returns the name of an op of the graph that is not in the

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hybridgo/hybridgo/nn"
+	"github.com/hybridgo/hybridgo/ops"
 )
 
 // TestSetPrefix checks Gluon's prefix argument: an empty prefix shares
@@ -40,5 +41,30 @@ func TestSetPrefix(t *testing.T) {
 	top.SetPrefix("head_")
 	if got := top.Weight.Name(); got != "head_weight" {
 		t.Errorf("a top-level block with prefix head_ names its weight %s", got)
+	}
+}
+
+// outside is a block that makes its child outside its name scope.
+type outside struct {
+	nn.HybridBlock
+	Inner *nn.Dense
+}
+
+func (o *outside) HybridForward(F ops.F, x ops.Tensor) ops.Tensor { return o.Inner.Forward(x) }
+
+// TestNameChildrenOutside: the children of such a block are named in
+// its parent's scope, counted with its siblings, as Gluon names the
+// children a block makes without entering its name_scope.
+func TestNameChildrenOutside(t *testing.T) {
+	o := &outside{Inner: nn.NewDense(2)}
+	o.Bind(o, "outside")
+	o.NameChildrenOutside()
+	net := nn.NewHybridSequential(nn.NewDense(3), o)
+	net.SetPrefix("net_")
+	if got := o.Prefix(); got != "net_outside0_" {
+		t.Errorf("the block's prefix is %q, want net_outside0_", got)
+	}
+	if got := o.Inner.Prefix(); got != "net_dense1_" {
+		t.Errorf("its child's prefix is %q, want net_dense1_ (after its sibling net_dense0_)", got)
 	}
 }

@@ -13,7 +13,8 @@ import (
 	"github.com/hybridgo/hybridgo/ops"
 )
 
-// runConvert converts an MXNet symbol file and params file to ONNX.
+// runConvert converts an MXNet symbol file and params file to ONNX, or an
+// ONNX model to MXNet's files.
 func runConvert(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("hybridgo convert", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -38,10 +39,15 @@ func runConvert(args []string, stdout, stderr io.Writer) int {
 		return nil
 	})
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: hybridgo convert MODEL-symbol.json [MODEL-0000.params] [-o MODEL.onnx] [flags]\n\n"+
+		fmt.Fprintln(stderr, "Usage: hybridgo convert MODEL-symbol.json [MODEL-0000.params] [-o MODEL.onnx] [flags]\n"+
+			"       hybridgo convert MODEL.onnx [-o PREFIX]\n\n"+
 			"Converts an MXNet model (the files Export and Gluon's export write) to ONNX,\n"+
 			"with a dynamic batch. Without a params file the parameters are inputs of the\n"+
-			"model. `hybridgo ops NAME` says what an op becomes in ONNX.\n\nFlags:")
+			"model. `hybridgo ops NAME` says what an op becomes in ONNX.\n\n"+
+			"Given a .onnx file, converts it the other way: to PREFIX-symbol.json and\n"+
+			"PREFIX-0000.params (PREFIX defaults to the model's path without .onnx), which\n"+
+			"MXNet and nn.SymbolBlockImports load. `hybridgo ops -onnx` lists the ONNX ops\n"+
+			"that convert.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	files, err := parseInterspersed(fs, args)
@@ -51,6 +57,13 @@ func runConvert(args []string, stdout, stderr io.Writer) int {
 	if len(files) < 1 || len(files) > 2 {
 		fs.Usage()
 		return 2
+	}
+	if strings.HasSuffix(files[0], ".onnx") {
+		if len(files) != 1 {
+			fs.Usage()
+			return 2
+		}
+		return convertONNX(files[0], *out, stdout, stderr)
 	}
 	sym, err := mxnet.LoadSymbol(files[0])
 	if err != nil {
@@ -86,5 +99,28 @@ func runConvert(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fmt.Fprintf(stdout, "wrote %s (ONNX opset %d)\n", path, *opset)
+	return 0
+}
+
+// convertONNX converts an ONNX model to MXNet's symbol and params files.
+func convertONNX(path, prefix string, stdout, stderr io.Writer) int {
+	m, err := onnx.LoadModel(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "hybridgo convert: %v\n", err)
+		return 1
+	}
+	im, err := onnx.Import(m)
+	if err != nil {
+		fmt.Fprintf(stderr, "hybridgo convert: %s: %v\n", path, err)
+		return 1
+	}
+	if prefix == "" {
+		prefix = strings.TrimSuffix(path, ".onnx")
+	}
+	if err := mxnet.SaveCheckpoint(prefix, 0, im.Symbol, im.Params); err != nil {
+		fmt.Fprintf(stderr, "hybridgo convert: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "wrote %s and %s (inputs: %s)\n", prefix+"-symbol.json", mxnet.ParamsFile(prefix, 0), strings.Join(im.Inputs, ", "))
 	return 0
 }

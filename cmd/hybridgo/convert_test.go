@@ -65,6 +65,49 @@ func TestConvert(t *testing.T) {
 	}
 }
 
+// TestConvertFromONNX converts LeNet to ONNX and back to MXNet's files,
+// which run as the first did.
+func TestConvertFromONNX(t *testing.T) {
+	symPath := saveLeNet(t, false)
+	params := saveLeNetParams(t, symPath)
+	dir := filepath.Dir(symPath)
+	if code, _, errOut := runCmd("convert", symPath, params, "-shape", "data=1,1,28,28"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	prefix := filepath.Join(dir, "back")
+	code, out, errOut := runCmd("convert", filepath.Join(dir, "lenet.onnx"), "-o", prefix)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if want := "wrote " + prefix + "-symbol.json and " + prefix + "-0000.params (inputs: data)"; !strings.Contains(out, want) {
+		t.Errorf("output %q, want %q", out, want)
+	}
+	x := eager.RandomNormal(2, 1, 28, 28)
+	var outs [2][]float64
+	for i, p := range []string{strings.TrimSuffix(symPath, "-symbol.json"), prefix} {
+		sym, params, err := mxnet.LoadCheckpoint(p, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		params["data"] = x
+		for _, n := range sym.Graph().Inputs() {
+			if n.Name == "data" {
+				n.Shapes[0] = x.Shape()
+			}
+		}
+		y, err := sym.Eval(params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs[i] = y[0].Float64s()
+	}
+	for i := range outs[0] {
+		if d := outs[0][i] - outs[1][i]; d > 1e-4 || d < -1e-4 {
+			t.Fatalf("output %d: %g after the round trip, %g before", i, outs[1][i], outs[0][i])
+		}
+	}
+}
+
 func TestConvertErrors(t *testing.T) {
 	symPath := saveLeNet(t, false)
 	params := saveLeNetParams(t, symPath)

@@ -13,9 +13,21 @@ import (
 // runOps prints the op registry: a table of every op, or the full
 // description of the ops named.
 func runOps(names []string, stdout, stderr io.Writer) int {
+	if len(names) == 1 && (names[0] == "-onnx" || names[0] == "--onnx") {
+		list := onnx.ImportOps()
+		fmt.Fprintf(stdout, "%d ONNX operators convert to the registry's (nn.ImportONNX, `hybridgo convert MODEL.onnx`)\n\n", len(list))
+		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "ONNX\tBECOMES")
+		for _, name := range list {
+			m, _ := onnx.ImportMapping(name)
+			fmt.Fprintf(tw, "%s\t%s\n", name, m)
+		}
+		tw.Flush()
+		return 0
+	}
 	if len(names) == 0 {
 		all := ops.All()
-		fmt.Fprintf(stdout, "%d operators (MXNet names; `hybridgo ops NAME` describes one)\n\n", len(all))
+		fmt.Fprintf(stdout, "%d operators (MXNet names; `hybridgo ops NAME` describes one, `hybridgo ops -onnx` lists the ONNX ops that import)\n\n", len(all))
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "NAME\tINPUTS\tATTRIBUTES (default)")
 		for _, op := range all {

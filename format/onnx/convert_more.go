@@ -125,9 +125,8 @@ func take(e *exporter, n *graph.Node, in []string, out string) error {
 	return gatherClipped(e, n, in[0], in[1], n.Inputs[1].DType(), ax, s[ax], out)
 }
 
-// sliceNode writes ONNX's Slice. ONNX clamps starts and ends to the dim,
-// so an open end is the largest int64 (the smallest with a negative
-// step).
+// sliceNode writes ONNX's Slice. ONNX clamps ends to the dim, so an
+// open end is the largest int64 (the smallest with a negative step).
 func sliceNode(e *exporter, n *graph.Node, in string, starts, ends, axes, steps []int64, out string) error {
 	var names []string
 	for _, c := range []struct {
@@ -160,7 +159,7 @@ func slice(e *exporter, n *graph.Node, in []string, out string) error {
 		}
 		start, end := int64(0), int64(math.MaxInt64)
 		if step < 0 {
-			start, end = math.MaxInt64, math.MinInt64
+			start, end = -1, math.MinInt64 // from the last element to before the first
 		}
 		if a.Begin[i].Valid {
 			start = int64(a.Begin[i].Value)
@@ -186,12 +185,12 @@ func sliceAxis(e *exporter, n *graph.Node, in []string, out string) error {
 	return sliceNode(e, n, in[0], []int64{int64(a.Begin)}, []int64{end}, []int64{int64(a.Axis)}, []int64{1}, out)
 }
 
-// reduce maps sum, mean, max, min and prod to ONNX's Reduce ops.
+// reduction maps sum, mean, max, min and prod to ONNX's Reduce ops.
 // ReduceSum takes its axes as an input from opset 13, the others from
 // opset 18, so as an attribute up to MaxOpset. MXNet's reduction of
 // every axis without keepdims gives shape (1,), ONNX's a scalar: that
 // one keeps the dims and is reshaped to (1,).
-func reduce(opType string) func(e *exporter, n *graph.Node, in []string, out string) error {
+func reduction(opType string) func(e *exporter, n *graph.Node, in []string, out string) error {
 	return func(e *exporter, n *graph.Node, in []string, out string) error {
 		a, err := attrs[ops.ReduceAttrs](n)
 		if err != nil {

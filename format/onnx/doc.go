@@ -1,8 +1,9 @@
-// Package onnx writes hybridgo graphs as ONNX models, and reads the part
-// of the ONNX format it writes. It owns the ONNX wire format and the
-// mapping from MXNet's ops to ONNX's; like format/mxnet beside it, it
-// builds files from graph values and must not import nn or anything
-// above graph and eager.
+// Package onnx writes hybridgo graphs as ONNX models, and turns ONNX
+// models (its own, PyTorch's, other exporters') back into graphs. It owns
+// the ONNX wire format and the mappings between MXNet's ops and ONNX's,
+// both ways; like format/mxnet beside it, it builds files from graph
+// values and graphs from files, and must not import nn or anything above
+// graph and eager. (nn.ImportONNX makes an imported graph a block.)
 //
 // # Export
 //
@@ -103,6 +104,48 @@
 // written unfused. Of the multi-output ops only SliceChannel writes
 // every output; of the others, such as BatchNorm and Dropout, only the
 // first is written, and a graph that uses another is an error.
+//
+// # Import
+//
+// Import converts a decoded model (opsets 11 to MaxImportOpset) into a
+// graph of the registry's ops, the names of its data inputs, and the
+// values of its parameters:
+//
+//	m, err := onnx.LoadModel("resnet18.onnx") // torch.onnx.export wrote it
+//	im, err := onnx.Import(m)
+//	// im.Symbol: Convolution, BatchNorm, Activation, Pooling, …
+//	// im.Inputs: ["input"]; im.Params: "fc.weight", "onnx::Conv_193", …
+//
+// nn.ImportONNX wraps this in a SymbolBlock that runs, hybridizes,
+// trains and exports; `hybridgo convert model.onnx` writes MXNet's two
+// files from it. ImportOps lists the ONNX ops that convert and
+// ImportMapping says what each becomes (`hybridgo ops -onnx` prints the
+// table): Conv and ConvTranspose, Gemm and MatMul (FullyConnected when
+// the weight is an initializer), BatchNormalization, the pooling ops,
+// the activations (HardSigmoid and HardSwish as the scalar ops and clip
+// they are), Reshape, Flatten, Transpose, Concat, Slice, the reductions,
+// Softmax, Dropout, Gather (Embedding for a table), the element-wise
+// arithmetic (scalar ops for a constant operand) and the unary functions.
+//
+// Initializers that ops take as weights, biases or statistics become
+// parameters named as in the model; a constant that an op takes as an
+// attribute (Reshape's shape, Clip's bounds, Slice's starts) is folded
+// into the op. PyTorch stores equal initializers once and hands them on
+// through Identity nodes: each use becomes a parameter of its own, as the
+// model had before export. The data inputs keep their names, and their
+// symbolic dims (a dynamic batch) stay unknown until the graph runs.
+//
+// Shape computations are worked out at import. PyTorch exports
+// x.view(x.size(0), -1) as Shape, Gather, Unsqueeze and Concat feeding a
+// Reshape; Import follows the dims through those ops, and the graph is
+// built twice with the inputs' symbolic dims at two sizes, so that it
+// knows which dims depend on them: such a dim becomes Reshape's code 0
+// (copy this dim) when it is the same dim of the reshaped tensor, and is
+// an error otherwise. The limits: pads that differ at the start and end
+// of a dim (MXNet's pad is symmetric), auto_pad SAME_*, a Pad of other
+// than zeros, MaxPool's indices output, training-mode BatchNormalization,
+// and ops of other domains are errors that name the node, its op and
+// what is wrong; so is any op not in ImportOps.
 //
 // # The wire format
 //

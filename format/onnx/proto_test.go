@@ -133,6 +133,10 @@ func FuzzDecodeModel(f *testing.F) {
 		if len(again.OpsetImports) != len(m.OpsetImports) || (m.Graph == nil) != (again.Graph == nil) {
 			t.Fatalf("re-read model differs")
 		}
+		// Whatever it holds, importing it is a graph or an error.
+		if im, err := onnx.Import(m); err == nil && im.Symbol == nil {
+			t.Fatal("Import returned neither a graph nor an error")
+		}
 	})
 }
 

@@ -15,6 +15,7 @@ func init() {
 		"Backends":            reflect.ValueOf(&nn.Backends).Elem(),
 		"ConstantInit":        reflect.ValueOf(nn.ConstantInit),
 		"Describe":            reflect.ValueOf(nn.Describe),
+		"ImportONNX":          reflect.ValueOf(nn.ImportONNX),
 		"LastGraphOf":         reflect.ValueOf(nn.LastGraphOf),
 		"MSRAPrelu":           reflect.ValueOf(nn.MSRAPrelu),
 		"NewActivation":       reflect.ValueOf(nn.NewActivation),

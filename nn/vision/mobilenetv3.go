@@ -50,7 +50,10 @@ var mobileNetV3Spec = map[string]struct {
 // makeDivisible rounds x up to a multiple of 8 (GluonCV's make_divisible).
 func makeDivisible(x float64) int { return int(math.Ceil(x/8) * 8) }
 
-// HardSigmoid is relu6(x+3)/6 (GluonCV's HardSigmoid).
+// HardSigmoid is relu6(x+3)/6 (GluonCV's HardSigmoid). As GluonCV's, it
+// makes its RELU6 outside its name scope: in a parent "p_", the two are
+// "p_hardsigmoid0_" and "p_relu60_", and the nodes "p_hardsigmoid0__plusscalar0",
+// "p_relu60_relu6" and "p_hardsigmoid0__divscalar0".
 type HardSigmoid struct {
 	nn.HybridBlock
 	Act *RELU6
@@ -60,15 +63,21 @@ type HardSigmoid struct {
 func NewHardSigmoid() *HardSigmoid {
 	h := &HardSigmoid{Act: NewRELU6()}
 	h.Bind(h, "hardsigmoid")
+	h.NameChildrenOutside()
 	return h
 }
 
 // HybridForward returns relu6(x+3)/6.
 func (h *HardSigmoid) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
-	return F.DivScalar(h.Act.Forward(F.PlusScalar(x, 3)), 6)
+	countNext(F, "_plusscalar")
+	y := h.Act.Forward(F.PlusScalar(x, 3))
+	countNext(F, "_divscalar")
+	return F.DivScalar(y, 6)
 }
 
-// HardSwish is x*hardsigmoid(x) (GluonCV's HardSwish).
+// HardSwish is x*hardsigmoid(x) (GluonCV's HardSwish), its HardSigmoid
+// made outside its name scope as HardSigmoid's RELU6 is; the product is
+// the node "hardswish0__mul0", as MXNet names Symbol's x * y.
 type HardSwish struct {
 	nn.HybridBlock
 	Act *HardSigmoid
@@ -78,12 +87,15 @@ type HardSwish struct {
 func NewHardSwish() *HardSwish {
 	h := &HardSwish{Act: NewHardSigmoid()}
 	h.Bind(h, "hardswish")
+	h.NameChildrenOutside()
 	return h
 }
 
 // HybridForward returns x*hardsigmoid(x).
 func (h *HardSwish) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
-	return F.Mul(x, h.Act.Forward(x))
+	gate := h.Act.Forward(x)
+	countNext(F, "_mul")
+	return F.ElemwiseMul(x, gate)
 }
 
 // mobileNetV3Act makes the activation of a configuration row.
@@ -142,8 +154,10 @@ func (u *mobileNetV3Unit) HybridForward(F ops.F, x ops.Tensor) ops.Tensor {
 // mobileNetV3SE is GluonCV's _SE: the input times a gate made of a
 // global average pool, a 1x1 convolution to a quarter of the channels
 // (rounded up to a multiple of 8), a ReLU, a 1x1 convolution back and a
-// hard sigmoid; the convolutions are named "<name>_fc1_" and "<name>_fc2_"
-// in its parent's scope.
+// hard sigmoid. As GluonCV's, it is "_se0_" (its product of input and
+// gate the node "_se0_broadcast_mul0") and makes its children outside its
+// name scope: the convolutions are "<name>_fc1_" and "<name>_fc2_" in its
+// parent's scope, the pool "pool0_" there.
 type mobileNetV3SE struct {
 	nn.HybridBlock
 	Pool  *nn.GlobalAvgPool2D
@@ -162,7 +176,7 @@ func newMobileNetV3SE(name string, channels int) *mobileNetV3SE {
 		Act2:  NewHardSigmoid(),
 	}
 	s.Bind(s, "_se")
-	s.SetPrefix("")
+	s.NameChildrenOutside()
 	return s
 }
 

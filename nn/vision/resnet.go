@@ -108,10 +108,17 @@ func seq(prefix string, layers ...nn.HybridForwarder) *nn.HybridSequential {
 // plus adds the shortcut, its node named as MXNet names Symbol's x + y
 // ("resnetv10_stage1__plus0").
 func plus(F ops.F, a, b ops.Tensor) ops.Tensor {
-	if t, ok := F.Interpreter().(*graph.Tracer); ok {
-		t.CountNext("_plus")
-	}
+	countNext(F, "_plus")
 	return F.ElemwiseAdd(a, b)
+}
+
+// countNext names the next node traced by F with a counted stem, as
+// MXNet names the nodes of Symbol's operators: "_plus0" for x + y,
+// "_mulscalar0" for x * 2. Eagerly it does nothing.
+func countNext(F ops.F, stem string) {
+	if t, ok := F.Interpreter().(*graph.Tracer); ok {
+		t.CountNext(stem)
+	}
 }
 
 // conv3x3 is a 3x3 convolution without bias, padded to keep the size at

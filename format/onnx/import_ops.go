@@ -1,0 +1,1104 @@
+package onnx
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/hybridgo/hybridgo/eager"
+	"github.com/hybridgo/hybridgo/graph"
+)
+
+// An importer converts the node being built (b.node) and sets its
+// output.
+type importer struct {
+	mxnet string // what it becomes, for ImportOps and `hybridgo ops`
+	fn    func(b *builder) error
+}
+
+// importers maps ONNX op types to their conversion.
+var importers map[string]importer
+
+func init() {
+	importers = map[string]importer{
+		"Conv":               {"Convolution (symmetric pads; auto_pad NOTSET or VALID)", conv},
+		"ConvTranspose":      {"Deconvolution (symmetric pads; output_padding as adj)", convTranspose},
+		"Gemm":               {"FullyConnected for a constant B; dot, scalar multiplies and broadcast_add otherwise", gemm},
+		"MatMul":             {"FullyConnected (flatten=False) for a constant 2-D B; dot or batch_dot otherwise", matMul},
+		"BatchNormalization": {"BatchNorm (fix_gamma=False)", batchNormalization},
+		"MaxPool":            {"Pooling (max; ceil_mode as pooling_convention=full)", pool("max")},
+		"AveragePool":        {"Pooling (avg; count_include_pad)", pool("avg")},
+		"GlobalAveragePool":  {"Pooling (global_pool, avg)", globalPool("avg")},
+		"GlobalMaxPool":      {"Pooling (global_pool, max)", globalPool("max")},
+		"Relu":               {"Activation (relu)", activationOf("relu")},
+		"Sigmoid":            {"Activation (sigmoid)", activationOf("sigmoid")},
+		"Tanh":               {"Activation (tanh)", activationOf("tanh")},
+		"Softplus":           {"Activation (softrelu)", activationOf("softrelu")},
+		"Softsign":           {"Activation (softsign)", activationOf("softsign")},
+		"LeakyRelu":          {"LeakyReLU (leaky)", leaky("leaky", "alpha", 0.01)},
+		"Elu":                {"LeakyReLU (elu)", leaky("elu", "alpha", 1)},
+		"PRelu":              {"LeakyReLU (prelu) with a per-channel slope", pRelu},
+		"HardSigmoid":        {"_mul_scalar, _plus_scalar, clip", hardSigmoid},
+		"HardSwish":          {"_mul_scalar, _plus_scalar, clip, elemwise_mul", hardSwish},
+		"Clip":               {"clip", clipOp},
+		"Flatten":            {"Flatten (axis 1) or Reshape", flattenOp},
+		"Reshape":            {"Reshape (0 copies a dim, -1 infers one)", reshapeOp},
+		"Transpose":          {"transpose", transposeOp},
+		"Concat":             {"Concat", concatOp},
+		"Softmax":            {"softmax", softmaxImport("softmax")},
+		"LogSoftmax":         {"log_softmax", softmaxImport("log_softmax")},
+		"Dropout":            {"Dropout (identity outside training)", dropoutOp},
+		"Identity":           {"the same value (a copy of a constant)", identity},
+		"Pad":                {"nothing, when every pad is 0", padOp},
+		"Constant":           {"a constant, folded into the ops that use it", constantOp},
+		"Shape":              {"a shape worked out at import", shapeOp},
+		"Gather":             {"Embedding for a constant 2-D table; take; or a shape worked out at import", gather},
+		"Unsqueeze":          {"expand_dims", unsqueeze},
+		"Squeeze":            {"squeeze", squeezeOp},
+		"Cast":               {"Cast", castOp},
+		"Slice":              {"slice (or a shape worked out at import)", sliceOp},
+		"ReduceMean":         {"mean", reduce("mean")},
+		"ReduceSum":          {"sum", reduce("sum")},
+		"ReduceMax":          {"max", reduce("max")},
+		"ReduceMin":          {"min", reduce("min")},
+		"ReduceProd":         {"prod", reduce("prod")},
+		"Sum":                {"broadcast_add", variadic("broadcast_add")},
+		"Max":                {"broadcast_maximum (_maximum_scalar with a constant)", arith("broadcast_maximum", "_maximum_scalar", "_maximum_scalar")},
+		"Min":                {"broadcast_minimum (_minimum_scalar with a constant)", arith("broadcast_minimum", "_minimum_scalar", "_minimum_scalar")},
+		"Add":                {"broadcast_add (_plus_scalar with a constant)", arith("broadcast_add", "_plus_scalar", "_plus_scalar")},
+		"Sub":                {"broadcast_sub (_minus_scalar, _rminus_scalar)", arith("broadcast_sub", "_minus_scalar", "_rminus_scalar")},
+		"Mul":                {"broadcast_mul (_mul_scalar with a constant)", arith("broadcast_mul", "_mul_scalar", "_mul_scalar")},
+		"Div":                {"broadcast_div (_div_scalar, _rdiv_scalar)", arith("broadcast_div", "_div_scalar", "_rdiv_scalar")},
+		"Pow":                {"broadcast_power (_power_scalar, _rpower_scalar)", arith("broadcast_power", "_power_scalar", "_rpower_scalar")},
+	}
+	for onnxOp, mx := range map[string]string{"Exp": "exp", "Log": "log", "Sqrt": "sqrt", "Abs": "abs", "Neg": "negative",
+		"Reciprocal": "reciprocal", "Floor": "floor", "Ceil": "ceil", "Erf": "erf", "Sign": "sign", "Sin": "sin", "Cos": "cos"} {
+		importers[onnxOp] = importer{mx, unary(mx)}
+	}
+}
+
+// ImportOps lists the ONNX op types Import converts, sorted.
+func ImportOps() []string {
+	names := make([]string, 0, len(importers))
+	for name := range importers {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// ImportMapping says what Import makes of the ONNX op opType, and whether
+// it converts it at all.
+func ImportMapping(opType string) (string, bool) {
+	c, ok := importers[opType]
+	return c.mxnet, ok
+}
+
+// convert converts one node.
+func (b *builder) convert(n *Node) error {
+	if n.Domain != "" && n.Domain != "ai.onnx" {
+		return fmt.Errorf("ops of domain %q are not supported", n.Domain)
+	}
+	c, ok := importers[n.OpType]
+	if !ok {
+		return fmt.Errorf("op %s has no conversion (the ops that have: %s)", n.OpType, strings.Join(ImportOps(), ", "))
+	}
+	for i, o := range n.Outputs[min(1, len(n.Outputs)):] {
+		if o != "" && n.OpType != "Dropout" && n.OpType != "BatchNormalization" {
+			return fmt.Errorf("output %d %q: only the first output converts", i+1, o)
+		}
+	}
+	return c.fn(b)
+}
+
+// name is the node's name for the graph node that gives its output.
+func (b *builder) name() string {
+	if b.node.Name != "" {
+		return b.node.Name
+	}
+	return b.node.Outputs[0]
+}
+
+// single applies one op to the node's first input and sets the output.
+func (b *builder) single(opName string, attrs map[string]string) error {
+	x, err := b.tensor(0)
+	if err != nil {
+		return err
+	}
+	y, err := b.apply(b.name(), opName, attrs, x)
+	if err != nil {
+		return err
+	}
+	return b.out(&value{sym: y})
+}
+
+func unary(opName string) func(b *builder) error {
+	return func(b *builder) error { return b.single(opName, nil) }
+}
+
+func activationOf(act string) func(b *builder) error {
+	return func(b *builder) error { return b.single("Activation", map[string]string{"act_type": act}) }
+}
+
+func leaky(act, attr string, def float64) func(b *builder) error {
+	return func(b *builder) error {
+		return b.single("LeakyReLU", map[string]string{"act_type": act, "slope": float(b.attrFloat(attr, def))})
+	}
+}
+
+func pRelu(b *builder) error {
+	x, err := b.tensor(0)
+	if err != nil {
+		return err
+	}
+	// MXNet's prelu takes one slope per channel, (C,), where ONNX's
+	// broadcasts, (C, 1, 1): a constant slope is stored as (C,), a
+	// computed one reshaped by the graph.
+	if v, _ := b.get(1); v != nil && v.konst != nil && v.sym == nil {
+		s := v.konst.Shape()
+		if c := v.konst.Size(); c > 1 && s[0] != c {
+			return fmt.Errorf("slope of shape %s: only a slope per channel, (C, 1, 1), converts", s.Tuple())
+		}
+		v.konst = v.konst.Reshape(v.konst.Size())
+	}
+	slope, err := b.tensor(1)
+	if err != nil {
+		return err
+	}
+	if len(slope.Shape()) != 1 {
+		if slope, err = b.apply(b.name()+"_slope", "Reshape", map[string]string{"shape": "(-1,)"}, slope); err != nil {
+			return err
+		}
+	}
+	y, err := b.apply(b.name(), "LeakyReLU", map[string]string{"act_type": "prelu"}, x, slope)
+	if err != nil {
+		return err
+	}
+	return b.out(&value{sym: y})
+}
+
+// hardSigmoidOf is max(0, min(1, alpha*x + beta)).
+func (b *builder) hardSigmoidOf(x *graph.Symbol, alpha, beta float64, name string) (*graph.Symbol, error) {
+	y, err := b.apply(name+"_mul", "_mul_scalar", map[string]string{"scalar": float(alpha)}, x)
+	if err != nil {
+		return nil, err
+	}
+	if y, err = b.apply(name+"_add", "_plus_scalar", map[string]string{"scalar": float(beta)}, y); err != nil {
+		return nil, err
+	}
+	return b.apply(name, "clip", map[string]string{"a_min": "0", "a_max": "1"}, y)
+}
+
+func hardSigmoid(b *builder) error {
+	x, err := b.tensor(0)
+	if err != nil {
+		return err
+	}
+	y, err := b.hardSigmoidOf(x, b.attrFloat("alpha", 0.2), b.attrFloat("beta", 0.5), b.name())
+	if err != nil {
+		return err
+	}
+	return b.out(&value{sym: y})
+}
+
+func hardSwish(b *builder) error {
+	x, err := b.tensor(0)
+	if err != nil {
+		return err
+	}
+	g, err := b.hardSigmoidOf(x, 1.0/6, 0.5, b.name()+"_gate")
+	if err != nil {
+		return err
+	}
+	y, err := b.apply(b.name(), "elemwise_mul", nil, x, g)
+	if err != nil {
+		return err
+	}
+	return b.out(&value{sym: y})
+}
+
+func clipOp(b *builder) error {
+	lo, hi := -math.MaxFloat32, math.MaxFloat32
+	if b.opset < 11 {
+		lo, hi = b.attrFloat("min", lo), b.attrFloat("max", hi)
+	} else {
+		for i, bound := range []*float64{&lo, &hi} {
+			if v, _ := b.get(i + 1); v == nil {
+				continue
+			}
+			x, ok := b.scalarOf(i + 1)
+			if !ok {
+				return fmt.Errorf("input %d (the bound) must be a scalar constant", i+1)
+			}
+			*bound = x
+		}
+	}
+	return b.single("clip", map[string]string{"a_min": float(lo), "a_max": float(hi)})
+}
+
+// spatial checks the pads of a convolution or pooling node (symmetric,
+// auto_pad NOTSET or VALID) and returns MXNet's kernel, stride, dilate
+// and pad for k spatial dims.
+func (b *builder) spatial(kernel []int64, k int) (stride, dilate, pad []int64, err error) {
+	switch ap := b.attrString("auto_pad", "NOTSET"); ap {
+	case "NOTSET", "VALID", "":
+	default:
+		return nil, nil, nil, fmt.Errorf("auto_pad=%s is not supported (export with explicit pads)", ap)
+	}
+	ones := func(name string) []int64 {
+		if v := b.attrInts(name); v != nil {
+			return v
+		}
+		return slices.Repeat([]int64{1}, k)
+	}
+	stride, dilate = ones("strides"), ones("dilations")
+	pads := b.attrInts("pads")
+	if pads == nil {
+		pads = make([]int64, 2*k)
+	}
+	if len(kernel) != k || len(stride) != k || len(dilate) != k || len(pads) != 2*k {
+		return nil, nil, nil, fmt.Errorf("kernel_shape %v, strides %v, dilations %v and pads %v do not fit %d spatial dims", kernel, stride, dilate, pads, k)
+	}
+	if !slices.Equal(pads[:k], pads[k:]) {
+		return nil, nil, nil, fmt.Errorf("pads %v differ at the start and the end of a dim, which MXNet's pad cannot say", pads)
+	}
+	return stride, dilate, pads[:k], nil
+}
+
+func conv(b *builder) error { return b.convLike("Convolution", 0) }
+
+func convTranspose(b *builder) error {
+	if b.attr("output_shape") != nil {
+		return fmt.Errorf("output_shape is not supported (export with pads and output_padding)")
+	}
+	return b.convLike("Deconvolution", 1)
+}
+
+// paddedInput returns input 0 and, when it is the output of a Pad that
+// this op may take over (takes), the Pad's spatial padding.
+func (b *builder) paddedInput(takes bool) (*graph.Symbol, []int64, error) {
+	v, err := b.get(0)
+	if err != nil {
+		return nil, nil, err
+	}
+	if v != nil && v.padded != nil {
+		if !takes {
+			return nil, nil, fmt.Errorf("input 0 %q is the output of a Pad, whose padding this op cannot take over", b.node.Inputs[0])
+		}
+		return v.padded, v.pad, nil
+	}
+	x, err := b.tensor(0)
+	return x, nil, err
+}
+
+// addPads adds the padding of a Pad to an op's own.
+func addPads(pad, extra []int64) ([]int64, error) {
+	if extra == nil {
+		return pad, nil
+	}
+	if len(extra) != len(pad) {
+		return nil, fmt.Errorf("a Pad of %d spatial dims feeds an op of %d", len(extra), len(pad))
+	}
+	sum := make([]int64, len(pad))
+	for i := range pad {
+		sum[i] = pad[i] + extra[i]
+	}
+	return sum, nil
+}
+
+// convLike converts Conv and ConvTranspose: the output channels are dim
+// filterDim of the weight (times group for ConvTranspose).
+func (b *builder) convLike(opName string, filterDim int) error {
+	x, extra, err := b.paddedInput(opName == "Convolution")
+	if err != nil {
+		return err
+	}
+	w, err := b.shapeOf(1)
+	if err != nil {
+		return err
+	}
+	if len(w) < 3 {
+		return fmt.Errorf("a weight of shape %s: it needs a spatial dim", w.Tuple())
+	}
+	kernel := b.attrInts("kernel_shape")
+	if kernel == nil {
+		for _, d := range w[2:] {
+			kernel = append(kernel, int64(d))
+		}
+	}
+	stride, dilate, pad, err := b.spatial(kernel, len(w)-2)
+	if err != nil {
+		return err
+	}
+	if pad, err = addPads(pad, extra); err != nil {
+		return err
+	}
+	group := b.attrInt("group", 1)
+	filters := int64(w[0])
+	if filterDim == 1 {
+		filters = int64(w[1]) * group
+	}
+	attrs := map[string]string{"kernel": tuple(kernel), "stride": tuple(stride), "dilate": tuple(dilate), "pad": tuple(pad),
+		"num_filter": fmt.Sprint(filters), "num_group": fmt.Sprint(group)}
+	if adj := b.attrInts("output_padding"); adj != nil {
+		attrs["adj"] = tuple(adj)
+	}
+	in := []*graph.Symbol{x, nil}
+	if in[1], err = b.tensor(1); err != nil {
+		return err
+	}
+	if v, _ := b.get(2); v != nil {
+		bias, err := b.tensor(2)
+		if err != nil {
+			return err
+		}
+		in = append(in, bias)
+		attrs["no_bias"] = "False"
+	} else {
+		attrs["no_bias"] = "True"
+	}
+	y, err := b.apply(b.name(), opName, attrs, in...)
+	if err != nil {
+		return err
+	}
+	return b.out(&value{sym: y})
+}
+
+func pool(poolType string) func(b *builder) error {
+	return func(b *builder) error {
+		kernel := b.attrInts("kernel_shape")
+		stride, dilate, pad, err := b.spatial(kernel, len(kernel))
+		if err != nil {
+			return err
+		}
+		if slices.ContainsFunc(dilate, func(d int64) bool { return d != 1 }) {
+			return fmt.Errorf("dilations %v are not supported", dilate)
+		}
+		convention := "valid"
+		if b.attrInt("ceil_mode", 0) != 0 {
+			convention = "full"
+		}
+		// Padding from a Pad before an average pool is counted.
+		x, extra, err := b.paddedInput(poolType == "avg" && !slices.ContainsFunc(pad, func(p int64) bool { return p != 0 }))
+		if err != nil {
+			return err
+		}
+		if pad, err = addPads(pad, extra); err != nil {
+			return err
+		}
+		attrs := map[string]string{"pool_type": poolType, "kernel": tuple(kernel), "stride": tuple(stride), "pad": tuple(pad),
+			"pooling_convention": convention}
+		if poolType == "avg" {
+			attrs["count_include_pad"] = boolean(b.attrInt("count_include_pad", 0) != 0 || extra != nil)
+		}
+		y, err := b.apply(b.name(), "Pooling", attrs, x)
+		if err != nil {
+			return err
+		}
+		return b.out(&value{sym: y})
+	}
+}
+
+func globalPool(poolType string) func(b *builder) error {
+	return func(b *builder) error {
+		return b.single("Pooling", map[string]string{"pool_type": poolType, "global_pool": "True", "kernel": "(1, 1)"})
+	}
+}
+
+func batchNormalization(b *builder) error {
+	if b.attrInt("training_mode", 0) != 0 {
+		return fmt.Errorf("training_mode=1 is not supported (export the model in eval mode)")
+	}
+	for _, o := range b.node.Outputs[1:] {
+		if o != "" {
+			return fmt.Errorf("only the first output converts; %q is asked for", o)
+		}
+	}
+	in := make([]*graph.Symbol, 5)
+	for i := range in {
+		var err error
+		if in[i], err = b.tensor(i); err != nil {
+			return err
+		}
+	}
+	y, err := b.apply(b.name(), "BatchNorm", map[string]string{"eps": float(b.attrFloat("epsilon", 1e-5)),
+		"momentum": float(b.attrFloat("momentum", 0.9)), "fix_gamma": "False"}, in...)
+	if err != nil {
+		return err
+	}
+	return b.out(&value{sym: y})
+}
+
+func gemm(b *builder) error {
+	alpha, beta := b.attrFloat("alpha", 1), b.attrFloat("beta", 1)
+	transA, transB := b.attrInt("transA", 0) != 0, b.attrInt("transB", 0) != 0
+	bv, err := b.get(1)
+	if err != nil {
+		return err
+	}
+	cv, err := b.get(2)
+	if err != nil {
+		return err
+	}
+	a, err := b.tensor(0)
+	if err != nil {
+		return err
+	}
+	// The common case, a dense layer: FullyConnected with B as its weight.
+	if alpha == 1 && beta == 1 && !transA && bv != nil && bv.konst != nil && len(bv.konst.Shape()) == 2 &&
+		(cv == nil || cv.konst != nil && len(cv.konst.Shape()) == 1) {
+		return b.dense(a, bv, cv, !transB, true)
+	}
+	bs, err := b.tensor(1)
+	if err != nil {
+		return err
+	}
+	last := cv == nil && alpha == 1
+	name := b.name() + "_dot"
+	if last {
+		name = b.name()
+	}
+	y, err := b.apply(name, "dot", map[string]string{"transpose_a": boolean(transA), "transpose_b": boolean(transB)}, a, bs)
+	if err != nil {
+		return err
+	}
+	if alpha != 1 {
+		name = b.name() + "_alpha"
+		if cv == nil {
+			name = b.name()
+		}
+		if y, err = b.apply(name, "_mul_scalar", map[string]string{"scalar": float(alpha)}, y); err != nil {
+			return err
+		}
+	}
+	if cv != nil {
+		c, err := b.tensor(2)
+		if err != nil {
+			return err
+		}
+		if beta != 1 {
+			if c, err = b.apply(b.name()+"_beta", "_mul_scalar", map[string]string{"scalar": float(beta)}, c); err != nil {
+				return err
+			}
+		}
+		if y, err = b.apply(b.name(), "broadcast_add", nil, y, c); err != nil {
+			return err
+		}
+	}
+	return b.out(&value{sym: y})
+}
+
+// dense makes a FullyConnected layer of the constant weight w and bias c
+// (nil for none); transpose says w is (in, out), as ONNX's B without
+// transB, rather than MXNet's (out, in).
+func (b *builder) dense(x *graph.Symbol, w, c *value, transpose, flatten bool) error {
+	weight := w.konst
+	if transpose {
+		weight = eager.F.Transpose(weight).(*eager.NDArray)
+	}
+	name := b.fresh(b.node.Inputs[1])
+	b.params[name] = weight
+	in := []*graph.Symbol{x, graph.Var(name, weight.Shape(), weight.DType())}
+	attrs := map[string]string{"num_hidden": fmt.Sprint(weight.Shape()[0]), "no_bias": "True", "flatten": boolean(flatten)}
+	if c != nil {
+		bias, err := b.tensor(2)
+		if err != nil {
+			return err
+		}
+		in = append(in, bias)
+		attrs["no_bias"] = "False"
+	}
+	y, err := b.apply(b.name(), "FullyConnected", attrs, in...)
+	if err != nil {
+		return err
+	}
+	return b.out(&value{sym: y})
+}
+
+func matMul(b *builder) error {
+	a, err := b.tensor(0)
+	if err != nil {
+		return err
+	}
+	bv, err := b.get(1)
+	if err != nil {
+		return err
+	}
+	if bv != nil && bv.konst != nil && len(bv.konst.Shape()) == 2 {
+		return b.dense(a, bv, nil, true, false)
+	}
+	bs, err := b.tensor(1)
+	if err != nil {
+		return err
+	}
+	ra, rb := len(a.Shape()), len(bs.Shape())
+	opName := "dot"
+	switch {
+	case ra == 3 && rb == 3:
+		opName = "batch_dot"
+	case ra < 1 || rb != 2:
+		return fmt.Errorf("MatMul of a %d-D and a %d-D tensor is not supported (2-D B, or two 3-D batches are)", ra, rb)
+	}
+	y, err := b.apply(b.name(), opName, nil, a, bs)
+	if err != nil {
+		return err
+	}
+	return b.out(&value{sym: y})
+}
+
+func flattenOp(b *builder) error {
+	s, err := b.shapeOf(0)
+	if err != nil {
+		return err
+	}
+	axis := int(b.attrInt("axis", 1))
+	if axis < 0 {
+		axis += len(s)
+	}
+	switch {
+	case axis == 1:
+		return b.single("Flatten", nil)
+	case axis == 0:
+		return b.single("Reshape", map[string]string{"shape": "(1, -1)"})
+	case axis == len(s)-1 && s[axis] > 0:
+		return b.single("Reshape", map[string]string{"shape": tuple([]int{-1, s[axis]})})
+	}
+	return fmt.Errorf("axis=%d of a %d-D input is not supported (0, 1 and the last are)", axis, len(s))
+}
+
+func reshapeOp(b *builder) error {
+	if b.attrInt("allowzero", 0) != 0 {
+		return fmt.Errorf("allowzero=1 is not supported")
+	}
+	x, err := b.tensor(0)
+	if err != nil {
+		return err
+	}
+	v, err := b.get(1)
+	if err != nil {
+		return err
+	}
+	if v == nil {
+		return fmt.Errorf("the shape input is missing")
+	}
+	var codes []int64
+	switch {
+	case v.konst != nil:
+		if codes, err = int64s(v.konst); err != nil {
+			return err
+		}
+	case v.dims != nil:
+		// A dim that depends on a symbolic input dim converts when it is
+		// the same dim of the input, which Reshape's 0 copies.
+		cur, first := x.Shape(), b.first[b.node.Inputs[0]]
+		for i, d := range v.dims {
+			switch {
+			case d.of == nil || !d.dynamic:
+				codes = append(codes, int64(d.size))
+			case i < len(cur) && i < len(first) && cur[i] == d.size && first[i] == d.size1:
+				codes = append(codes, 0)
+			default:
+				return fmt.Errorf("dim %d of the new shape depends on a symbolic dim of an input in a way MXNet's Reshape cannot say", i)
+			}
+		}
+	default:
+		return fmt.Errorf("the shape is computed by the graph; it must be a constant or worked out from Shape")
+	}
+	return b.single("Reshape", map[string]string{"shape": tuple(codes)})
+}
+
+func transposeOp(b *builder) error {
+	perm := b.attrInts("perm")
+	if perm == nil {
+		return b.single("transpose", nil)
+	}
+	return b.single("transpose", map[string]string{"axes": tuple(perm)})
+}
+
+func concatOp(b *builder) error {
+	axis := int(b.attrInt("axis", 0))
+	var shapes []*value
+	for i := range b.node.Inputs {
+		v, err := b.get(i)
+		if err != nil {
+			return err
+		}
+		shapes = append(shapes, v)
+	}
+	if slices.ContainsFunc(shapes, func(v *value) bool { return v.dims != nil }) {
+		// A shape computation: the dims of each part, one after another.
+		var dims []dim
+		for i := range shapes {
+			d, err := b.dimsOf(i)
+			if err != nil {
+				return err
+			}
+			dims = append(dims, d...)
+		}
+		return b.out(&value{dims: dims})
+	}
+	in := make([]*graph.Symbol, len(b.node.Inputs))
+	for i := range in {
+		var err error
+		if in[i], err = b.tensor(i); err != nil {
+			return err
+		}
+	}
+	if axis < 0 {
+		axis += len(in[0].Shape())
+	}
+	y, err := b.apply(b.name(), "Concat", map[string]string{"dim": fmt.Sprint(axis), "num_args": fmt.Sprint(len(in))}, in...)
+	if err != nil {
+		return err
+	}
+	return b.out(&value{sym: y})
+}
+
+func softmaxImport(opName string) func(b *builder) error {
+	return func(b *builder) error {
+		s, err := b.shapeOf(0)
+		if err != nil {
+			return err
+		}
+		def := int64(-1)
+		if b.opset < 13 {
+			def = 1
+		}
+		axis := int(b.attrInt("axis", def))
+		if axis < 0 {
+			axis += len(s)
+		}
+		// Before opset 13, softmax flattens the dims from axis on into
+		// one: the same as MXNet's along axis when that is the last.
+		if b.opset < 13 && axis != len(s)-1 {
+			return fmt.Errorf("axis=%d of a %d-D input at opset %d (which flattens the dims after it) is not supported", axis, len(s), b.opset)
+		}
+		return b.single(opName, map[string]string{"axis": fmt.Sprint(axis)})
+	}
+}
+
+func dropoutOp(b *builder) error {
+	for _, o := range b.node.Outputs[1:] {
+		if o != "" {
+			return fmt.Errorf("the mask output %q is not supported", o)
+		}
+	}
+	ratio := b.attrFloat("ratio", 0.5)
+	if b.opset >= 12 {
+		if v, _ := b.get(1); v != nil {
+			r, ok := b.scalarOf(1)
+			if !ok {
+				return fmt.Errorf("the ratio must be a scalar constant")
+			}
+			ratio = r
+		}
+	}
+	return b.single("Dropout", map[string]string{"p": float(ratio)})
+}
+
+// identity passes a value through; a constant is copied, so that the
+// parameters PyTorch stores once for two ops (equal folded biases) stay
+// two parameters here, as they were in the model that was exported.
+func identity(b *builder) error {
+	v, err := b.get(0)
+	if err != nil || v == nil {
+		return fmt.Errorf("input 0 is missing")
+	}
+	if v.konst != nil && v.sym == nil {
+		return b.out(&value{konst: v.konst.Copy(), scalar: v.scalar})
+	}
+	if v.sym == nil {
+		return b.out(&value{dims: v.dims, scalar: v.scalar})
+	}
+	return b.single("_copy", nil)
+}
+
+// padOp converts a Pad of zeros on the spatial dims, the same at both
+// ends, which PyTorch writes before an average pool that counts the
+// padding (and some exporters before a convolution): the padding is
+// handed on to the Conv or AveragePool it feeds, whose own pad it
+// becomes. A Pad of zeros everywhere changes nothing.
+func padOp(b *builder) error {
+	if mode := b.attrString("mode", "constant"); mode != "constant" {
+		return fmt.Errorf("mode=%s is not supported (constant is)", mode)
+	}
+	pads := b.attrInts("pads")
+	if b.opset >= 11 {
+		var err error
+		if pads, err = b.ints(1); err != nil {
+			return err
+		}
+		if v, _ := b.get(2); v != nil {
+			if c, ok := b.scalarOf(2); !ok || c != 0 {
+				return fmt.Errorf("only a Pad with the value 0 converts")
+			}
+		}
+	} else if b.attrFloat("value", 0) != 0 {
+		return fmt.Errorf("only a Pad with the value 0 converts")
+	}
+	x, err := b.tensor(0)
+	if err != nil {
+		return err
+	}
+	if !slices.ContainsFunc(pads, func(p int64) bool { return p != 0 }) {
+		return b.out(&value{sym: x})
+	}
+	k := len(pads) / 2
+	if k < 3 || len(pads) != 2*k || pads[0] != 0 || pads[1] != 0 || pads[k] != 0 || pads[k+1] != 0 || !slices.Equal(pads[2:k], pads[k+2:]) {
+		return fmt.Errorf("pads %v: only the same padding at both ends of the spatial dims converts", pads)
+	}
+	return b.out(&value{padded: x, pad: pads[2:k]})
+}
+
+func constantOp(b *builder) error {
+	var a *eager.NDArray
+	var err error
+	scalar := false
+	switch at := b.node.Attributes; {
+	case len(at) != 1:
+		return fmt.Errorf("a Constant needs exactly one value attribute, it has %d", len(at))
+	case at[0].Name == "value" && at[0].T != nil:
+		a, err = arrayOf(at[0].T)
+		scalar = len(at[0].T.Dims) == 0
+	case at[0].Name == "value_float":
+		a, scalar = eager.Array([]float32{at[0].F}), true
+	case at[0].Name == "value_floats":
+		a, err = eager.NewArray(slices.Clone(at[0].Floats), len(at[0].Floats))
+	case at[0].Name == "value_int":
+		a, scalar = eager.Array([]int64{at[0].I}), true
+	case at[0].Name == "value_ints":
+		a, err = eager.NewArray(slices.Clone(at[0].Ints), len(at[0].Ints))
+	default:
+		return fmt.Errorf("attribute %s is not supported", at[0].Name)
+	}
+	if err != nil {
+		return fmt.Errorf("value: %w", err)
+	}
+	return b.out(&value{konst: a, scalar: scalar})
+}
+
+// ---- shape computations ----
+
+func shapeOp(b *builder) error {
+	x, err := b.tensor(0)
+	if err != nil {
+		return err
+	}
+	s := x.Shape()
+	if s == nil {
+		return fmt.Errorf("the shape of %q is unknown at import", b.node.Inputs[0])
+	}
+	first := b.first[b.node.Inputs[0]]
+	dims := make([]dim, len(s))
+	for i, n := range s {
+		dims[i] = dim{of: x, axis: i, size: n, size1: n}
+		if i < len(first) {
+			dims[i].size1 = first[i]
+		}
+		dims[i].dynamic = dims[i].size != dims[i].size1
+	}
+	return b.out(&value{dims: dims})
+}
+
+// dimsOf returns input i as a shape computation: its dims, or a
+// constant's values as fixed dims.
+func (b *builder) dimsOf(i int) ([]dim, error) {
+	v, err := b.get(i)
+	if err != nil || v == nil {
+		return nil, fmt.Errorf("input %d is missing", i)
+	}
+	if v.dims != nil {
+		return v.dims, nil
+	}
+	vals, err := b.ints(i)
+	if err != nil {
+		return nil, err
+	}
+	dims := make([]dim, len(vals))
+	for j, x := range vals {
+		dims[j] = dim{size: int(x), size1: int(x)}
+	}
+	return dims, nil
+}
+
+func gather(b *builder) error {
+	axis := int(b.attrInt("axis", 0))
+	data, err := b.get(0)
+	if err != nil || data == nil {
+		return fmt.Errorf("input 0 is missing")
+	}
+	switch {
+	case data.dims != nil:
+		idx, err := b.ints(1)
+		if err != nil {
+			return err
+		}
+		var dims []dim
+		for _, k := range idx {
+			if k < 0 {
+				k += int64(len(data.dims))
+			}
+			if k < 0 || k >= int64(len(data.dims)) {
+				return fmt.Errorf("index %d is out of the %d dims of the shape", k, len(data.dims))
+			}
+			dims = append(dims, data.dims[k])
+		}
+		iv, _ := b.get(1)
+		return b.out(&value{dims: dims, scalar: iv.scalar})
+	case data.konst != nil && len(data.konst.Shape()) == 2 && axis == 0:
+		// A lookup table: an embedding layer, whose weight is the table.
+		idx, err := b.tensor(1)
+		if err != nil {
+			return err
+		}
+		table, err := b.tensor(0)
+		if err != nil {
+			return err
+		}
+		s := data.konst.Shape()
+		y, err := b.apply(b.name(), "Embedding", map[string]string{"input_dim": fmt.Sprint(s[0]), "output_dim": fmt.Sprint(s[1])}, idx, table)
+		if err != nil {
+			return err
+		}
+		return b.out(&value{sym: y})
+	}
+	x, err := b.tensor(0)
+	if err != nil {
+		return err
+	}
+	idx, err := b.tensor(1)
+	if err != nil {
+		return err
+	}
+	y, err := b.apply(b.name(), "take", map[string]string{"axis": fmt.Sprint(axis), "mode": "wrap"}, x, idx)
+	if err != nil {
+		return err
+	}
+	return b.out(&value{sym: y})
+}
+
+// axesOf reads the axes of Unsqueeze, Squeeze and the reductions: an
+// attribute before opset 13 (18 for the reductions other than
+// ReduceSum), input 1 from then on.
+func (b *builder) axesOf(inputFrom int64) ([]int64, error) {
+	if b.opset < inputFrom {
+		return b.attrInts("axes"), nil
+	}
+	return b.ints(1)
+}
+
+func unsqueeze(b *builder) error {
+	axes, err := b.axesOf(13)
+	if err != nil {
+		return err
+	}
+	v, err := b.get(0)
+	if err != nil || v == nil {
+		return fmt.Errorf("input 0 is missing")
+	}
+	if v.dims != nil {
+		if !v.scalar || !slices.Equal(axes, []int64{0}) {
+			return fmt.Errorf("only a scalar shape computation unsqueezes, on axis 0; other forms are not supported")
+		}
+		return b.out(&value{dims: v.dims})
+	}
+	x, err := b.tensor(0)
+	if err != nil {
+		return err
+	}
+	rank := len(x.Shape()) + len(axes)
+	for i := range axes {
+		if axes[i] < 0 {
+			axes[i] += int64(rank)
+		}
+	}
+	slices.Sort(axes)
+	for i, a := range axes {
+		name := b.name()
+		if i < len(axes)-1 {
+			name += fmt.Sprintf("_%d", i)
+		}
+		if x, err = b.apply(name, "expand_dims", map[string]string{"axis": fmt.Sprint(a)}, x); err != nil {
+			return err
+		}
+	}
+	return b.out(&value{sym: x})
+}
+
+func squeezeOp(b *builder) error {
+	axes, err := b.axesOf(13)
+	if err != nil {
+		return err
+	}
+	v, err := b.get(0)
+	if err != nil || v == nil {
+		return fmt.Errorf("input 0 is missing")
+	}
+	if v.dims != nil {
+		if len(v.dims) != 1 {
+			return fmt.Errorf("a shape computation of %d dims does not squeeze (one of one dim does)", len(v.dims))
+		}
+		return b.out(&value{dims: v.dims, scalar: true})
+	}
+	if axes == nil {
+		return b.single("squeeze", nil)
+	}
+	return b.single("squeeze", map[string]string{"axis": tuple(axes)})
+}
+
+// sliceOp converts Slice (opset 10 on: starts, ends, axes and steps are
+// constant inputs) to MXNet's slice, None where an axis is not sliced or
+// an end is past the last index.
+func sliceOp(b *builder) error {
+	var args [4][]int64 // starts, ends, axes, steps
+	for i := range args {
+		var err error
+		if args[i], err = b.ints(i + 1); err != nil {
+			return err
+		}
+	}
+	starts, ends, axes, steps := args[0], args[1], args[2], args[3]
+	if len(ends) != len(starts) || axes != nil && len(axes) != len(starts) || steps != nil && len(steps) != len(starts) {
+		return fmt.Errorf("starts %v, ends %v, axes %v and steps %v differ in length", starts, ends, axes, steps)
+	}
+	v, err := b.get(0)
+	if err != nil || v == nil {
+		return fmt.Errorf("input 0 is missing")
+	}
+	if v.dims != nil {
+		// A part of a shape: one axis, step 1.
+		if axes != nil && !slices.Equal(axes, []int64{0}) || steps != nil && !slices.Equal(steps, []int64{1}) || len(starts) != 1 {
+			return fmt.Errorf("a Slice of a shape computation is supported on axis 0 with step 1 only")
+		}
+		n := int64(len(v.dims))
+		lo, hi := min(max(starts[0]+n*b2i64(starts[0] < 0), 0), n), min(max(ends[0]+n*b2i64(ends[0] < 0), 0), n)
+		return b.out(&value{dims: v.dims[lo:max(lo, hi)]})
+	}
+	x, err := b.tensor(0)
+	if err != nil {
+		return err
+	}
+	rank := len(x.Shape())
+	begin, end, step := slices.Repeat([]string{"None"}, rank), slices.Repeat([]string{"None"}, rank), slices.Repeat([]string{"None"}, rank)
+	for i := range starts {
+		axis := int64(i)
+		if axes != nil {
+			axis = axes[i]
+		}
+		if axis < 0 {
+			axis += int64(rank)
+		}
+		if axis < 0 || axis >= int64(rank) {
+			return fmt.Errorf("axis %d is out of the %d dims of the input", axis, rank)
+		}
+		st := int64(1)
+		if steps != nil {
+			st = steps[i]
+		}
+		// Bounds past either end mean "to the end": ONNX writes
+		// INT64_MAX (or INT64_MIN for a negative step).
+		begin[axis] = fmt.Sprint(starts[i])
+		if ends[i] < math.MaxInt32 && ends[i] > math.MinInt32 {
+			end[axis] = fmt.Sprint(ends[i])
+		}
+		step[axis] = fmt.Sprint(st)
+	}
+	return b.single("slice", map[string]string{"begin": "(" + strings.Join(begin, ", ") + ")",
+		"end": "(" + strings.Join(end, ", ") + ")", "step": "(" + strings.Join(step, ", ") + ")"})
+}
+
+func b2i64(v bool) int64 {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+func castOp(b *builder) error {
+	dtype, err := dtypeOf(int32(b.attrInt("to", 0)))
+	if err != nil {
+		return err
+	}
+	v, err := b.get(0)
+	if err != nil || v == nil {
+		return fmt.Errorf("input 0 is missing")
+	}
+	if v.dims != nil {
+		return b.out(&value{dims: v.dims, scalar: v.scalar})
+	}
+	return b.single("Cast", map[string]string{"dtype": dtype.String()})
+}
+
+func reduce(opName string) func(b *builder) error {
+	return func(b *builder) error {
+		from := int64(18)
+		if opName == "sum" {
+			from = 13
+		}
+		axes, err := b.axesOf(from)
+		if err != nil {
+			return err
+		}
+		attrs := map[string]string{"keepdims": boolean(b.attrInt("keepdims", 1) != 0)}
+		if len(axes) > 0 {
+			attrs["axis"] = tuple(axes)
+		} else if b.attrInt("noop_with_empty_axes", 0) != 0 {
+			return fmt.Errorf("noop_with_empty_axes=1 is not supported")
+		}
+		return b.single(opName, attrs)
+	}
+}
+
+// ---- arithmetic ----
+
+// binary converts an element-wise op of two inputs: with a scalar
+// constant on the right (scalarOp) or on the left (rscalarOp), a scalar
+// op; otherwise the broadcast op.
+func arith(opName, scalarOp, rscalarOp string) func(b *builder) error {
+	return func(b *builder) error {
+		for _, c := range []struct {
+			scalar, tensor int
+			op             string
+		}{{1, 0, scalarOp}, {0, 1, rscalarOp}} {
+			x, ok := b.scalarOf(c.scalar)
+			if v, _ := b.get(c.tensor); !ok || v == nil || v.sym == nil && v.konst == nil {
+				continue
+			}
+			y, err := b.tensor(c.tensor)
+			if err != nil {
+				return err
+			}
+			z, err := b.apply(b.name(), c.op, map[string]string{"scalar": float(x)}, y)
+			if err != nil {
+				return err
+			}
+			return b.out(&value{sym: z})
+		}
+		return variadic(opName)(b)
+	}
+}
+
+// variadic applies a broadcast op of two inputs along the node's inputs.
+func variadic(opName string) func(b *builder) error {
+	return func(b *builder) error {
+		y, err := b.tensor(0)
+		if err != nil {
+			return err
+		}
+		for i := 1; i < len(b.node.Inputs); i++ {
+			x, err := b.tensor(i)
+			if err != nil {
+				return err
+			}
+			name := b.name()
+			if i < len(b.node.Inputs)-1 {
+				name += fmt.Sprintf("_%d", i)
+			}
+			if y, err = b.apply(name, opName, nil, y, x); err != nil {
+				return err
+			}
+		}
+		return b.out(&value{sym: y})
+	}
+}
