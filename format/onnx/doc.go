@@ -178,5 +178,7 @@
 // MobileNets, 64x64 for AlexNet, 224x224 for SqueezeNet and DenseNet,
 // 299x299 for Inception v3. Under the race detector, which slows the
 // forward passes and the writing of the parameters ten to twenty times,
-// nine run: one network of each family but Inception v3, the slowest.
+// seven run: ResNet's two with the thumbnail stem, densenet121,
+// squeezenet1.1 and the smallest of each MobileNet; VGG, AlexNet and
+// Inception v3, the slowest, run only without it.
 package onnx

@@ -2,5 +2,5 @@
 
 package onnx_test
 
-// raceEnabled is false: the tests run without the race detector.
-const raceEnabled = false
+// raceDetector is false: the tests run without the race detector.
+const raceDetector = false

@@ -2,7 +2,7 @@
 
 package onnx_test
 
-// raceEnabled is set under the race detector, which slows hybridgo's
+// raceDetector is set under the race detector, which slows hybridgo's
 // forward passes and the writing of parameters ten to twenty times:
 // TestModelZooONNXRuntime then checks a subset of the zoo.
-const raceEnabled = true
+const raceDetector = true
