@@ -33,6 +33,37 @@ var converters = map[string]converter{
 	"transpose":      {"Transpose", transpose},
 	"dot":            {"Gemm (2-D) or MatMul", dot},
 	"add_n":          {"Sum", simple("Sum")},
+	"SoftmaxOutput":  {"Softmax (inference; Flatten+Softmax+Reshape over the dims after the first)", softmaxOutput},
+	"Embedding":      {"Clip+Cast+Gather", embedding},
+	"take":           {"Clip+Cast+Gather (mode clip)", take},
+	"slice":          {"Slice", slice},
+	"slice_axis":     {"Slice", sliceAxis},
+	"sum":            {"ReduceSum", reduction("ReduceSum")},
+	"mean":           {"ReduceMean", reduction("ReduceMean")},
+	"max":            {"ReduceMax", reduction("ReduceMax")},
+	"min":            {"ReduceMin", reduction("ReduceMin")},
+	"prod":           {"ReduceProd", reduction("ReduceProd")},
+	"Deconvolution":  {"ConvTranspose (target_shape as pads and output_padding)", deconvolution},
+	"LayerNorm":      {"ReduceMean, Sub, Mul, Sqrt, Div and Add (any opset)", layerNorm},
+	"batch_dot":      {"MatMul (Transpose for transpose_a, transpose_b)", batchDot},
+	"Cast":           {"Cast", cast},
+	"expand_dims":    {"Unsqueeze", expandDims},
+	"squeeze":        {"Squeeze", squeeze},
+	"square":         {"Mul", square},
+	"rsqrt":          {"Sqrt+Reciprocal", rsqrt},
+	"stack":          {"Unsqueeze+Concat", stack},
+	"tile":           {"Tile", tile},
+	"repeat":         {"Unsqueeze+Tile+Reshape", repeat},
+	"where":          {"Cast+Where", where},
+	"broadcast_to":   {"Expand", broadcastTo},
+	"argmax":         {"ArgMax+Cast", argReduce("ArgMax")},
+	"argmin":         {"ArgMin+Cast", argReduce("ArgMin")},
+	"SliceChannel":   {"Split (Squeeze with squeeze_axis)", sliceChannel},
+	"_zeros":         {"an initializer holding the values", created},
+	"_ones":          {"an initializer holding the values", created},
+	"_full":          {"an initializer holding the values", created},
+	"_arange":        {"an initializer holding the values", created},
+	"_eye":           {"an initializer holding the values", created},
 
 	"elemwise_add": {"Add", simple("Add")}, "broadcast_add": {"Add", simple("Add")},
 	"elemwise_sub": {"Sub", simple("Sub")}, "broadcast_sub": {"Sub", simple("Sub")},
@@ -276,12 +307,9 @@ func leakyReLU(e *exporter, n *graph.Node, in []string, out string) error {
 		}
 		slope := in[1]
 		if r > 2 {
-			shape := make([]int64, r-1)
+			shape := filled(r-1, 1)
 			shape[0] = -1
-			for i := 1; i < len(shape); i++ {
-				shape[i] = 1
-			}
-			s, err := e.constant(n.Name+"_slope_shape", shape, len(shape))
+			s, err := e.int64Const(n, "slope_shape", shape)
 			if err != nil {
 				return err
 			}

@@ -54,7 +54,42 @@
 //
 // and Flatten, softmax, log_softmax (axis, temperature), Concat, clip,
 // transpose, add_n, the element-wise and broadcast_ arithmetic and the
-// common unary functions, one to one.
+// common unary functions, one to one. The indexing, shape, reduction
+// and sequence-model ops:
+//
+//	SoftmaxOutput   Softmax (inference): axis 1 with multi_output, the
+//	                last with preserve_shape, else over the dims after
+//	                the first (Flatten, Softmax, Reshape); the label, read
+//	                only in training, is no input of the model
+//	Embedding, take Clip (MXNet clips the indices), Cast to int64, Gather
+//	slice …         Slice with constant starts, ends, axes and steps (an
+//	                open end is the largest int64); slice_axis the same
+//	sum, mean …     ReduceSum (axes as an input), ReduceMean, ReduceMax,
+//	                ReduceMin, ReduceProd (axes as an attribute, as up to
+//	                opset 17); exclude is resolved against the traced
+//	                rank; a reduction to a scalar is reshaped to MXNet's (1,)
+//	Deconvolution   ConvTranspose: adj is output_padding; target_shape
+//	                becomes the pad and adj MXNet computes from it
+//	LayerNorm       ReduceMean, Sub, Mul, ReduceMean, Add, Sqrt, Div,
+//	                Mul, Add: its arithmetic, which every opset from 13
+//	                has (LayerNormalization is opset 17's)
+//	batch_dot       MatMul, with Transpose(perm 0, 2, 1) for transpose_a/b
+//	argmax, argmin  ArgMax / ArgMin (first index on ties), cast to the
+//	                data's dtype as MXNet returns it
+//	SliceChannel    Split into equal parts; Squeeze with squeeze_axis
+//	where           Cast to bool, Where; a 1-D condition picks rows
+//	tile            Tile, reps and dims padded with leading 1s as in MXNet
+//	repeat          Unsqueeze, Tile, Reshape: the copies of each element
+//	                on a new axis, merged with the repeated one
+//
+// and Cast, expand_dims (Unsqueeze), squeeze (Squeeze: without axes,
+// the dims of size 1 in the traced shape), square (Mul), rsqrt (Sqrt,
+// Reciprocal), stack (Unsqueeze, Concat), broadcast_to (Expand). The
+// ops that create an array from their attributes alone (_zeros, _ones,
+// _full, _arange, _eye) are written as initializers holding their values.
+//
+// Inputs that no ONNX node reads are left out of the model, so that a
+// runtime does not ask for them.
 //
 // # Limits
 //
@@ -62,12 +97,13 @@
 // are attribute values ONNX cannot express: Reshape's codes -2, -3 and
 // -4, reverse=True, pool_type sum and lp, the same pooling convention,
 // BatchNorm on an axis other than 1, channels-last layouts, Dropout with
-// mode=always, gelu (opset 20) and mish. The graph is exported as
+// mode=always, gelu (opset 20) and mish, take's modes raise and wrap,
+// and LayerNorm's output_mean_var. The graph is exported as
 // traced: the fused nodes of graph.Optimize exist only inside compiled
 // executables, and a fused layer-and-relu node that reaches Export is
-// written unfused. Only the first output of multi-output ops such as
-// BatchNorm and Dropout is written; a graph that uses another is an
-// error.
+// written unfused. Of the multi-output ops only SliceChannel writes
+// every output; of the others, such as BatchNorm and Dropout, only the
+// first is written, and a graph that uses another is an error.
 //
 // # Import
 //
@@ -136,10 +172,13 @@
 // The networks of the model zoo (package nn/vision) are checked the way
 // a user converts one: initialised with a fixed seed, run hybridized,
 // written with Export, read back with format/mxnet's LoadCheckpoint and
-// converted with SaveModel, as `hybridgo convert` does. The checked
-// networks, one of each family at its smallest input: resnet18_v1 and
-// resnet50_v2 (thumbnail, 32x32), mobilenet0.25 and mobilenetv2_0.25
-// (32x32), vgg11_bn (32x32), alexnet (64x64), squeezenet1.0 and
-// squeezenet1.1 (224x224). The other depths and widths of each family
-// are made of the same blocks and ops.
+// converted with SaveModel, as `hybridgo convert` does. Every network
+// of the zoo is checked, each at its smallest input: 32x32 for ResNet
+// (resnet18_v1 and resnet50_v2 with the thumbnail stem), VGG and the
+// MobileNets, 64x64 for AlexNet, 224x224 for SqueezeNet and DenseNet,
+// 299x299 for Inception v3. Under the race detector, which slows the
+// forward passes and the writing of the parameters ten to twenty times,
+// seven run: ResNet's two with the thumbnail stem, densenet121,
+// squeezenet1.1 and the smallest of each MobileNet; VGG, AlexNet and
+// Inception v3, the slowest, run only without it.
 package onnx

@@ -113,6 +113,7 @@ func ExportModel(sym *graph.Symbol, params map[string]*eager.NDArray, opts Optio
 	if err := e.outputs(g.Outputs); err != nil {
 		return nil, err
 	}
+	e.dropUnread()
 	return &Model{
 		IRVersion:       IRVersion,
 		ProducerName:    "hybridgo",
@@ -250,6 +251,22 @@ func (e *exporter) outputs(outs []graph.Entry) error {
 	return nil
 }
 
+// dropUnread removes the inputs that no node reads, which a runtime
+// would still ask to be fed: SoftmaxOutput's label, used only in
+// training.
+func (e *exporter) dropUnread() {
+	read := map[string]bool{}
+	for _, n := range e.g.Nodes {
+		for _, x := range n.Inputs {
+			read[x] = true
+		}
+	}
+	for _, o := range e.g.Outputs {
+		read[o.Name] = true
+	}
+	e.g.Inputs = slices.DeleteFunc(e.g.Inputs, func(v *ValueInfo) bool { return !read[v.Name] })
+}
+
 // value returns the ONNX name of a hybridgo output.
 func (e *exporter) value(in graph.Entry) (string, error) {
 	name, ok := e.names[in]
@@ -335,7 +352,9 @@ func tensorOf(name string, a *eager.NDArray) (*Tensor, error) {
 }
 
 // tensorFrom encodes values (a slice of an NDArray's element type) of the
-// given dims as a TensorProto, the values little-endian in raw_data.
+// given dims as a TensorProto, the values little-endian in raw_data,
+// written into a buffer of the final size (the parameters of a network
+// run to hundreds of megabytes).
 func tensorFrom(name string, values any, dims []int) (*Tensor, error) {
 	t := &Tensor{Name: name, Dims: make([]int64, 0, len(dims))}
 	for _, d := range dims {
@@ -349,7 +368,7 @@ func tensorFrom(name string, values any, dims []int) (*Tensor, error) {
 	if t.DataType, err = elemType(dtype); err != nil {
 		return nil, err
 	}
-	t.RawData = ops.AppendLittleEndian([]byte{}, values)
+	t.RawData = ops.AppendLittleEndian(make([]byte, 0, dtype.Size()*ops.DataLen(values)), values)
 	return t, nil
 }
 

@@ -248,6 +248,9 @@ func TestExportErrors(t *testing.T) {
 		{"opset", F.Relu(x).(*graph.Symbol), onnx.Options{Opset: 11}, []string{"opset 11"}},
 		{"no data shape", F.Relu(graph.Var("data", nil, ops.Float32)).(*graph.Symbol), onnx.Options{}, []string{`input "data" has no shape`, "InputShapes"}},
 		{"unknown input", F.Relu(x).(*graph.Symbol), onnx.Options{InputShapes: map[string]ops.Shape{"img": {1}}}, []string{`"img"`, "not a variable"}},
+		{"take mode", F.Take(x, v("i", 2), attr("mode", "wrap")).(*graph.Symbol), onnx.Options{}, []string{"op take", "mode wrap has no ONNX export"}},
+		{"layer norm statistics", F.LayerNorm(x, v("g", 3), v("b", 3), attr("output_mean_var", true)).(*graph.Symbol),
+			onnx.Options{}, []string{"op LayerNorm", "output_mean_var"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
