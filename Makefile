@@ -71,10 +71,10 @@ lint:
 # meant to stay within.
 # A figure to watch, not a gate: a package past its budget has likely
 # taken on a second job, and is the next one to split.
-LINE_BUDGET ?= accel:3500 ops:10000 eager:1300 graph:3500 format/mxnet:1800 format/onnx:4400 nn:4400 nn/vision:3000 nn/loss:600 nn/optim:1000 \
+LINE_BUDGET ?= accel:3500 ops:10100 eager:1300 graph:3500 format/mxnet:1800 format/onnx:4400 nn:4400 nn/vision:3000 nn/loss:600 nn/optim:1000 \
 	nn/metric:400 data:1000 \
 	viz:3000 display:1000 repl:4200 repl/term:1300 repl/worker:1800 kernel:1500 tutorial:800 \
-	tutorial/walk:700 bench:1100 cmd/hybridgo:1200
+	tutorial/walk:700 bench:1100 cmd/hybridgo:1300
 lines:
 	@echo "lines of Go per package (tests and generated files left out) / budget:"
 	@for b in $(LINE_BUDGET); do \

@@ -124,8 +124,10 @@
 // the weight is an initializer), BatchNormalization, the pooling ops,
 // the activations (HardSigmoid and HardSwish as the scalar ops and clip
 // they are), Reshape, Flatten, Transpose, Concat, Slice, the reductions,
-// Softmax, Dropout, Gather (Embedding for a table), the element-wise
-// arithmetic (scalar ops for a constant operand) and the unary functions.
+// Softmax, Dropout, Gather (Embedding for a table), Split, Tile, Expand,
+// Where, ArgMax, the element-wise arithmetic (scalar ops for a constant
+// operand) and the unary functions: every op Export writes among them, so
+// that what Export writes, Import reads back.
 //
 // Initializers that ops take as weights, biases or statistics become
 // parameters named as in the model; a constant that an op takes as an

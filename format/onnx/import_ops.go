@@ -8,6 +8,7 @@ import (
 
 	"github.com/hybridgo/hybridgo/eager"
 	"github.com/hybridgo/hybridgo/graph"
+	"github.com/hybridgo/hybridgo/ops"
 )
 
 // An importer converts the node being built (b.node) and sets its
@@ -57,6 +58,13 @@ func init() {
 		"Unsqueeze":          {"expand_dims", unsqueeze},
 		"Squeeze":            {"squeeze", squeezeOp},
 		"Cast":               {"Cast", castOp},
+		"Tile":               {"tile", tileOp},
+		"Expand":             {"broadcast_to (expand_dims first for new leading dims)", expandOp},
+		"Where":              {"where", whereOp},
+		"Split":              {"SliceChannel for equal parts; slice_axis otherwise", splitOp},
+		"ArgMax":             {"argmax and a Cast to int64", argOp("argmax")},
+		"ArgMin":             {"argmin and a Cast to int64", argOp("argmin")},
+		"Selu":               {"LeakyReLU (selu; the default alpha and gamma)", selu},
 		"Slice":              {"slice (or a shape worked out at import)", sliceOp},
 		"ReduceMean":         {"mean", reduce("mean")},
 		"ReduceSum":          {"sum", reduce("sum")},
@@ -105,7 +113,7 @@ func (b *builder) convert(n *Node) error {
 		return fmt.Errorf("op %s has no conversion (the ops that have: %s)", n.OpType, strings.Join(ImportOps(), ", "))
 	}
 	for i, o := range n.Outputs[min(1, len(n.Outputs)):] {
-		if o != "" && n.OpType != "Dropout" && n.OpType != "BatchNormalization" {
+		if o != "" && n.OpType != "Dropout" && n.OpType != "BatchNormalization" && n.OpType != "Split" {
 			return fmt.Errorf("output %d %q: only the first output converts", i+1, o)
 		}
 	}
@@ -998,7 +1006,13 @@ func sliceOp(b *builder) error {
 		}
 		// Bounds past either end mean "to the end": ONNX writes
 		// INT64_MAX (or INT64_MIN for a negative step).
-		begin[axis] = fmt.Sprint(starts[i])
+		// A start past either end is clamped, as ONNX does.
+		dim := int64(x.Shape()[axis])
+		start := min(max(starts[i], -dim), dim)
+		if st < 0 {
+			start = min(start, dim-1)
+		}
+		begin[axis] = fmt.Sprint(start)
 		if ends[i] < math.MaxInt32 && ends[i] > math.MinInt32 {
 			end[axis] = fmt.Sprint(ends[i])
 		}
@@ -1098,6 +1112,172 @@ func variadic(opName string) func(b *builder) error {
 			if y, err = b.apply(name, opName, nil, y, x); err != nil {
 				return err
 			}
+		}
+		return b.out(&value{sym: y})
+	}
+}
+
+func selu(b *builder) error {
+	// MXNet's selu has ONNX's default constants built in.
+	alpha, gamma := b.attrFloat("alpha", 1.67326319217681884765625), b.attrFloat("gamma", 1.05070102214813232421875)
+	if math.Abs(alpha-1.6732632) > 1e-6 || math.Abs(gamma-1.0507010) > 1e-6 {
+		return fmt.Errorf("alpha=%g, gamma=%g: only the default constants convert", alpha, gamma)
+	}
+	return b.single("LeakyReLU", map[string]string{"act_type": "selu"})
+}
+
+func tileOp(b *builder) error {
+	reps, err := b.ints(1)
+	if err != nil {
+		return err
+	}
+	return b.single("tile", map[string]string{"reps": tuple(reps)})
+}
+
+// expandOp converts Expand, which broadcasts to a shape aligned on the
+// right, where a 1 keeps the input's dim: MXNet's broadcast_to takes a
+// shape of the input's rank, where 0 keeps the dim.
+func expandOp(b *builder) error {
+	shape, err := b.ints(1)
+	if err != nil {
+		return err
+	}
+	x, err := b.tensor(0)
+	if err != nil {
+		return err
+	}
+	for len(x.Shape()) < len(shape) {
+		if x, err = b.apply(b.name()+"_expand", "expand_dims", map[string]string{"axis": "0"}, x); err != nil {
+			return err
+		}
+	}
+	target := make([]int64, len(x.Shape()))
+	off := len(target) - len(shape)
+	for i := range target {
+		if i >= off && shape[i-off] != 1 {
+			target[i] = shape[i-off]
+		}
+	}
+	y, err := b.apply(b.name(), "broadcast_to", map[string]string{"shape": tuple(target)}, x)
+	if err != nil {
+		return err
+	}
+	return b.out(&value{sym: y})
+}
+
+func whereOp(b *builder) error {
+	in := make([]*graph.Symbol, 3)
+	for i := range in {
+		var err error
+		if in[i], err = b.tensor(i); err != nil {
+			return err
+		}
+	}
+	// ONNX broadcasts the condition; MXNet's takes x's shape (or a 1-D
+	// one along x's first dim).
+	if c, x := in[0].Shape(), in[1].Shape(); !c.Equal(x) && len(c) > 1 {
+		var err error
+		if in[0].DType() != in[1].DType() {
+			if in[0], err = b.apply(b.name()+"_cast", "Cast", map[string]string{"dtype": in[1].DType().String()}, in[0]); err != nil {
+				return err
+			}
+		}
+		if in[0], err = b.apply(b.name()+"_condition", "broadcast_like", nil, in[0], in[1]); err != nil {
+			return err
+		}
+	}
+	y, err := b.apply(b.name(), "where", nil, in...)
+	if err != nil {
+		return err
+	}
+	return b.out(&value{sym: y})
+}
+
+// splitOp converts Split: SliceChannel when the parts are equal, one
+// slice_axis per part otherwise.
+func splitOp(b *builder) error {
+	x, err := b.tensor(0)
+	if err != nil {
+		return err
+	}
+	shape := x.Shape()
+	axis := int(b.attrInt("axis", 0))
+	if axis < 0 {
+		axis += len(shape)
+	}
+	if axis < 0 || axis >= len(shape) {
+		return fmt.Errorf("axis %d is out of the %d dims of the input", axis, len(shape))
+	}
+	parts := b.attrInts("split")
+	if b.opset >= 13 {
+		if parts, err = b.ints(1); err != nil {
+			return err
+		}
+	}
+	n := len(b.node.Outputs)
+	if parts == nil {
+		if shape[axis]%n != 0 {
+			return fmt.Errorf("dim %d of size %d does not split into %d equal parts", axis, shape[axis], n)
+		}
+		for range n {
+			parts = append(parts, int64(shape[axis]/n))
+		}
+	}
+	if len(parts) != n {
+		return fmt.Errorf("%d parts for %d outputs", len(parts), n)
+	}
+	outs := make([]*graph.Symbol, n)
+	if !slices.ContainsFunc(parts, func(p int64) bool { return p != parts[0] }) {
+		op, _ := ops.Lookup("SliceChannel")
+		a, err := op.ParseAttrs(map[string]string{"num_outputs": fmt.Sprint(n), "axis": fmt.Sprint(axis)})
+		if err != nil {
+			return err
+		}
+		b.t.NameNext(b.fresh(b.name()))
+		ys, err := b.t.Apply(op, a, []ops.Tensor{x})
+		if err != nil {
+			return err
+		}
+		for i := range outs {
+			outs[i] = ys[i].(*graph.Symbol)
+		}
+	} else {
+		lo := int64(0)
+		for i, p := range parts {
+			if outs[i], err = b.apply(fmt.Sprintf("%s_%d", b.name(), i), "slice_axis", map[string]string{
+				"axis": fmt.Sprint(axis), "begin": fmt.Sprint(lo), "end": fmt.Sprint(lo + p)}, x); err != nil {
+				return err
+			}
+			lo += p
+		}
+	}
+	for i, o := range b.node.Outputs {
+		if _, dup := b.values[o]; dup {
+			return fmt.Errorf("output %q is also the output of another node", o)
+		}
+		b.set(o, &value{sym: outs[i]})
+	}
+	return nil
+}
+
+// argOp converts ArgMax and ArgMin: MXNet's return float indices, ONNX's
+// int64 ones.
+func argOp(opName string) func(b *builder) error {
+	return func(b *builder) error {
+		if b.attrInt("select_last_index", 0) != 0 {
+			return fmt.Errorf("select_last_index=1 is not supported")
+		}
+		x, err := b.tensor(0)
+		if err != nil {
+			return err
+		}
+		y, err := b.apply(b.name()+"_"+opName, opName, map[string]string{"axis": fmt.Sprint(b.attrInt("axis", 0)),
+			"keepdims": boolean(b.attrInt("keepdims", 1) != 0)}, x)
+		if err != nil {
+			return err
+		}
+		if y, err = b.apply(b.name(), "Cast", map[string]string{"dtype": "int64"}, y); err != nil {
+			return err
 		}
 		return b.out(&value{sym: y})
 	}

@@ -32,9 +32,10 @@ func evalAt(t *testing.T, sym *graph.Symbol, params map[string]*eager.NDArray, i
 	return outs
 }
 
-// TestImportReadsWhatExportWrites exports each test graph and the
-// tutorial's LeNet, imports the model back, and runs both at a batch size
-// other than the one exported: the outputs must agree to float32
+// TestImportReadsWhatExportWrites exports each test graph (the op
+// models of every converter among them) and the tutorial's LeNet,
+// imports the model back, and runs both at the last batch size each is
+// checked at in ONNX Runtime: the outputs must agree to float32
 // rounding. Every op Export writes for these graphs is thereby one
 // Import reads.
 func TestImportReadsWhatExportWrites(t *testing.T) {
@@ -43,14 +44,15 @@ func TestImportReadsWhatExportWrites(t *testing.T) {
 		sym    *graph.Symbol
 		params map[string]*eager.NDArray
 		data   ops.Shape
+		batch  int // the batch it runs at after the import
 	}
 	var cases []exported
-	for _, md := range models {
+	for _, md := range append(append([]model(nil), models...), opModels...) {
 		sym := md.sym()
-		cases = append(cases, exported{md.name, sym, bind(t, sym, md.data), md.data})
+		cases = append(cases, exported{md.name, sym, bind(t, sym, md.data), md.data, md.batches[len(md.batches)-1]})
 	}
 	sym, params := lenet(t)
-	cases = append(cases, exported{"lenet", sym, params, ops.Shape{2, 1, 28, 28}})
+	cases = append(cases, exported{"lenet", sym, params, ops.Shape{2, 1, 28, 28}, 3})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			m := exportModel(t, c.sym, c.params, onnx.Options{InputShapes: map[string]ops.Shape{"data": c.data}})
@@ -61,7 +63,7 @@ func TestImportReadsWhatExportWrites(t *testing.T) {
 			if len(im.Inputs) != 1 || im.Inputs[0] != "data" {
 				t.Fatalf("inputs %v, want [data]", im.Inputs)
 			}
-			x := eager.RandomNormal(append(ops.Shape{c.data[0] + 1}, c.data[1:]...)...)
+			x := eager.RandomNormal(append(ops.Shape{c.batch}, c.data[1:]...)...)
 			want := evalAt(t, c.sym, c.params, "data", x)
 			got := evalAt(t, im.Symbol, im.Params, "data", x)
 			if len(got) != len(want) {
