@@ -69,7 +69,11 @@ func LoadModel(path string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return DecodeModel(b)
+	m, err := DecodeModel(b)
+	if err != nil {
+		return nil, fmt.Errorf("load onnx model %s: %w", path, err)
+	}
+	return m, nil
 }
 
 // ExportModel is Export before encoding: the model as a value, for
