@@ -66,7 +66,7 @@ func (c *Comparison) Rows() [][3]string {
 	}
 	return [][3]string{
 		{"calls profiled", fmt.Sprint(e.Calls), fmt.Sprint(h.Calls)},
-		{"wall per call", per(e, e.Wall), per(h, h.Wall)},
+		{"time per call", per(e, e.OpTime+e.Dispatch), per(h, h.OpTime+h.Dispatch)},
 		{"op calls per call", ops(e), ops(h)},
 		{"time in ops", per(e, e.OpTime), per(h, h.OpTime)},
 		{"interpreter/dispatch", per(e, e.Dispatch), per(h, h.Dispatch)},

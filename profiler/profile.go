@@ -124,7 +124,7 @@ type Totals struct {
 	OpCalls    int           // op calls
 	OpTime     time.Duration // in op kernels (with shape inference and allocation, for eager calls)
 	Dispatch   time.Duration // between op calls: interpreter, block and executor code
-	Wall       time.Duration // from the first event's start to the last one's end
+	Wall       time.Duration // from the first event's start to the last one's end, the profiler's own work included
 	Allocated  int64         // by op calls and compiled calls
 	Planned    int64         // memory plans of the compiled calls, summed over calls
 	Peak       int64         // the most one call held at once (see Profile.Peak)
@@ -262,8 +262,10 @@ func (p *Profile) Table() string {
 	t := p.Totals()
 	fmt.Fprintf(&b, "%s\n\n", t)
 	writeStats(&b, "operator", p.Ops(), t)
-	b.WriteByte('\n')
-	writeStats(&b, "block", p.Blocks(), Totals{})
+	if blocks := p.Blocks(); len(blocks) > 0 {
+		b.WriteByte('\n')
+		writeStats(&b, "block", blocks, Totals{})
+	}
 	return b.String()
 }
 
@@ -292,13 +294,18 @@ const dispatchRow = "(interpreter/dispatch)"
 // String is a one-line summary: calls, op calls, time in ops and between
 // them, and memory per call.
 func (t Totals) String() string {
-	s := fmt.Sprintf("%d call(s), %d op calls (%d fused); per call: wall %s, ops %s, interpreter/dispatch %s, allocated %s, peak %s",
-		t.Calls, t.OpCalls, t.FusedCalls, formatDuration(t.Wall/time.Duration(t.Calls)), formatDuration(t.OpTime/time.Duration(t.Calls)),
+	s := fmt.Sprintf("%d call(s), %d op calls (%d fused); per call: time %s, ops %s, interpreter/dispatch %s, allocated %s, peak %s",
+		t.Calls, t.OpCalls, t.FusedCalls, formatDuration((t.OpTime+t.Dispatch)/time.Duration(t.Calls)), formatDuration(t.OpTime/time.Duration(t.Calls)),
 		formatDuration(t.Dispatch/time.Duration(t.Calls)), formatBytes(t.Allocated/int64(t.Calls)), formatBytes(t.Peak))
 	if t.Planned > 0 {
 		s += ", planned " + formatBytes(t.Planned/int64(t.Calls))
 	}
 	return s
+}
+
+// String is the aggregate table and the top ops as bars.
+func (p *Profile) String() string {
+	return p.Table() + "\ntop ops:\n" + p.Bars(topOps)
 }
 
 // Bars lists the n ops that took the most time as a bar chart for a
