@@ -46,9 +46,8 @@
 // Chrome trace (Trace Event Format, complete events on each goroutine's
 // track) that opens in https://ui.perfetto.dev and chrome://tracing.
 // Profile.Bars is the top ops as a bar list for a terminal; the REPL's
-// :profile EXPR prints a Comparison with them. The notebook picture
-// lives with the other drawings: viz draws a profile's timeline and
-// display.Profile shows it in a cell.
+// :profile EXPR prints a Comparison with them. In a notebook cell, print
+// a Comparison or a Profile the same way.
 //
 // # Cost
 //
