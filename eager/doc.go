@@ -35,6 +35,14 @@
 // given training mode; graph evaluation (graph.Eval) runs its nodes with it
 // too, and Run is Exec plus recording.
 //
+// # Profiling
+//
+// SetProfiler installs a Profiler (package profiler has the one to use)
+// that sees every op call: Exec reports each eager call, a compiled
+// graph's executor each of its steps, and blocks and compiled calls open
+// and close spans around them. With none installed an op call pays one
+// atomic load (ActiveProfiler) and allocates nothing.
+//
 // # Autograd
 //
 // Mark the arrays to differentiate with AttachGrad, compute inside Record,

@@ -60,6 +60,11 @@ func Run(op *ops.Op, attrs ops.Attrs, in ...*NDArray) ([]*NDArray, error) {
 // op's defaults). It is the one node runner of eager ops and of graph
 // evaluation (graph.Eval).
 func Exec(op *ops.Op, attrs ops.Attrs, training bool, in ...*NDArray) ([]*NDArray, error) {
+	prof := ActiveProfiler()
+	var start int64
+	if prof != nil {
+		start = ProfileClock()
+	}
 	if attrs == nil {
 		attrs = op.DefaultAttrs()
 	}
@@ -97,6 +102,9 @@ func Exec(op *ops.Op, attrs ops.Attrs, training bool, in ...*NDArray) ([]*NDArra
 	}
 	if err := op.Forward(&env, attrs, vals, outVals); err != nil {
 		return nil, err
+	}
+	if prof != nil {
+		prof.Op(&OpCall{Op: op.Name(), Inputs: vals, Start: start, End: ProfileClock(), Bytes: ValueBytes(outVals...)})
 	}
 	return out, nil
 }

@@ -195,20 +195,29 @@ func (e *Executable) Call(args ...*eager.NDArray) ([]*eager.NDArray, error) {
 	// frame then goes to a later call on the tape. A call outside the
 	// tape without StaticAlloc keeps nothing once its outputs are copied
 	// out, so its frame serves the next such call at once.
+	prof := eager.ActiveProfiler()
+	if prof != nil {
+		prof.Begin(eager.GraphCall, eager.ModeHybridized)
+	}
 	var frame []ops.Value
-	dirty := true
+	dirty, fresh := true, false
 	switch {
 	case onTape:
 		frame, dirty = p.tapeFrame()
+		fresh = !dirty
 	case e.static:
+		fresh = p.static == nil
 		frame = e.staticFrame()
 	default:
-		frame = p.borrowFrame()
+		frame, fresh = p.borrowFrame()
 	}
 	p.bind(frame, args)
 	r, unlock := p.randFor()
 	err := p.run(frame, 0, p.nForward, training, r, e.opHook(), dirty)
 	unlock()
+	if prof != nil {
+		e.profileEnd(prof, onTape, fresh)
+	}
 	switch {
 	case onTape:
 		if err != nil {
@@ -231,6 +240,26 @@ func (e *Executable) Call(args ...*eager.NDArray) ([]*eager.NDArray, error) {
 		}
 		return p.copyOut(frame), nil
 	}
+}
+
+// profileEnd closes a call's profiler span with the bytes of its memory
+// plan and what the call allocated: its frame when it was new, and the
+// outputs it copies out (all but a StaticAlloc call outside the tape).
+func (e *Executable) profileEnd(prof eager.Profiler, onTape, fresh bool) {
+	p := e.p
+	forwardOnly := !onTape && !e.static
+	planned := p.bufferBytes(forwardOnly)
+	var copied int64
+	if onTape || !e.static {
+		for _, s := range p.outSlot {
+			copied += int64(p.shapes[s].Size()) * int64(p.dtypes[s].Size())
+		}
+	}
+	m := eager.SpanMemory{Allocated: copied, Planned: planned, Peak: planned + copied}
+	if fresh {
+		m.Allocated += planned
+	}
+	prof.End(m)
 }
 
 // staticFrame returns the one frame of StaticAlloc, made on first use: a

@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync"
 
 	"github.com/hybridgo/hybridgo/eager"
@@ -398,18 +399,18 @@ func (p *program) forgetInputs(frame []ops.Value) {
 }
 
 // borrowFrame returns a frame for a call that keeps none of its values
-// once its outputs are copied out: a spare one, or a new one. Give it
-// back with returnFrame.
-func (p *program) borrowFrame() []ops.Value {
+// once its outputs are copied out: a spare one, or a new one (fresh is
+// then true). Give it back with returnFrame.
+func (p *program) borrowFrame() (frame []ops.Value, fresh bool) {
 	p.spareMu.Lock()
 	if n := len(p.spare); n > 0 {
 		f := p.spare[n-1]
 		p.spare = p.spare[:n-1]
 		p.spareMu.Unlock()
-		return f
+		return f, false
 	}
 	p.spareMu.Unlock()
-	return p.allocate(true) // no backward follows
+	return p.allocate(true), true // no backward follows
 }
 
 // returnFrame keeps frame for a later call, forgetting its inputs.
@@ -458,23 +459,7 @@ func (p *program) allocate(forwardOnly bool) []ops.Value {
 
 // buffers makes the plan's buffers (see allocate); unmade ones are nil.
 func (p *program) buffers(forwardOnly bool) []any {
-	var need []bool
-	if forwardOnly {
-		need = make([]bool, len(p.plan.Buffers))
-		mark := func(slot int) {
-			if b := p.slotBuffer[slot]; b >= 0 {
-				need[b] = true
-			}
-		}
-		for _, s := range p.steps[:p.nForward] {
-			for _, i := range s.in {
-				mark(i)
-			}
-			for _, o := range s.out {
-				mark(o)
-			}
-		}
-	}
+	need := p.needed(forwardOnly)
 	bufs := make([]any, len(p.plan.Buffers))
 	for i, b := range p.plan.Buffers {
 		if need == nil || need[i] {
@@ -482,6 +467,41 @@ func (p *program) buffers(forwardOnly bool) []any {
 		}
 	}
 	return bufs
+}
+
+// needed marks the plan's buffers that some forward step reads or
+// writes, with forwardOnly; without, it returns nil: all of them.
+func (p *program) needed(forwardOnly bool) []bool {
+	if !forwardOnly {
+		return nil
+	}
+	need := make([]bool, len(p.plan.Buffers))
+	mark := func(slot int) {
+		if b := p.slotBuffer[slot]; b >= 0 {
+			need[b] = true
+		}
+	}
+	for _, s := range p.steps[:p.nForward] {
+		for _, i := range s.in {
+			mark(i)
+		}
+		for _, o := range s.out {
+			mark(o)
+		}
+	}
+	return need
+}
+
+// bufferBytes is the size of the buffers allocate(forwardOnly) makes.
+func (p *program) bufferBytes(forwardOnly bool) int64 {
+	need := p.needed(forwardOnly)
+	var n int64
+	for i, b := range p.plan.Buffers {
+		if need == nil || need[i] {
+			n += int64(b.Elems) * int64(b.DType.Size())
+		}
+	}
+	return n
 }
 
 // frameOf returns a frame whose op-output slots are views of bufs and
@@ -565,7 +585,12 @@ func (p *program) run(frame []ops.Value, from, to int, training bool, r *rand.Ra
 	}
 	st.env = ops.Env{Training: training, Rand: r}
 	defer func() { st.env.Rand = nil }()
+	prof := eager.ActiveProfiler()
 	for _, s := range p.steps[from:to] {
+		var start, fresh int64
+		if prof != nil {
+			start = eager.ProfileClock()
+		}
 		in := st.in[:0]
 		for _, i := range s.in {
 			in = append(in, frame[i])
@@ -575,6 +600,7 @@ func (p *program) run(frame []ops.Value, from, to int, training bool, r *rand.Ra
 			switch {
 			case frame[o].Data == nil:
 				frame[o] = ops.NewValue(p.shapes[o], p.dtypes[o])
+				fresh += eager.ValueBytes(frame[o])
 			case p.clearable[o] && (p.reused[o] || dirty):
 				// The kernel adds into its output: a reused buffer
 				// starts from zero.
@@ -585,11 +611,22 @@ func (p *program) run(frame []ops.Value, from, to int, training bool, r *rand.Ra
 		if err := s.node.Op.Forward(&st.env, s.node.Attrs, in, out); err != nil {
 			return nodeError(s.node, err)
 		}
+		if prof != nil {
+			prof.Op(&eager.OpCall{Op: s.node.Op.Name(), Node: s.node.Name, Mode: profileMode(s.node), Inputs: in, Start: start, End: eager.ProfileClock(), Bytes: fresh})
+		}
 		if hook != nil {
 			p.callHook(hook, s, in, out)
 		}
 	}
 	return nil
+}
+
+// profileMode tells a fused group from a single op.
+func profileMode(n *Node) eager.ProfileMode {
+	if strings.HasPrefix(n.Op.Name(), "_fused") {
+		return eager.ModeFused
+	}
+	return eager.ModeHybridized
 }
 
 // rerunForward computes the forward half again on the inputs in frame,

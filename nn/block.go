@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/hybridgo/hybridgo/eager"
 	"github.com/hybridgo/hybridgo/ops"
 )
 
@@ -636,9 +637,16 @@ func (b *Block) Forward(xs ...ops.Tensor) []ops.Tensor {
 		panic(fmt.Errorf("this block was not bound: call Bind(self) in its constructor"))
 	}
 	b.scan()
+	prof := eager.ActiveProfiler()
+	if prof != nil {
+		prof.Begin(b.Name(), eager.ModeEager)
+	}
 	b.runPreHooks(xs)
 	out := b.self.EagerForward(xs)
 	b.runHooks(xs, out)
+	if prof != nil {
+		prof.End(eager.SpanMemory{})
+	}
 	return out
 }
 

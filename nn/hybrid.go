@@ -198,6 +198,14 @@ func (b *HybridBlock) ForwardN(xs ...ops.Tensor) []ops.Tensor {
 	if symbolic || !b.active {
 		b.rescan() // a hybridized call rescans when it compiles
 	}
+	prof := eager.ActiveProfiler()
+	if prof != nil && !symbolic {
+		mode := eager.ModeEager
+		if b.active {
+			mode = eager.ModeHybridized
+		}
+		prof.Begin(b.Name(), mode)
+	}
 	b.runPreHooks(xs)
 	var out []ops.Tensor
 	switch {
@@ -209,6 +217,9 @@ func (b *HybridBlock) ForwardN(xs ...ops.Tensor) []ops.Tensor {
 		out = b.call(ops.NewF(deferredInterp{}), xs)
 	}
 	b.runHooks(xs, out)
+	if prof != nil && !symbolic {
+		prof.End(eager.SpanMemory{})
+	}
 	return out
 }
 

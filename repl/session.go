@@ -139,6 +139,7 @@ var preImports = []string{
 	"github.com/hybridgo/hybridgo/data",
 	"github.com/hybridgo/hybridgo/display",
 	"github.com/hybridgo/hybridgo/viz",
+	"github.com/hybridgo/hybridgo/profiler",
 	"github.com/hybridgo/hybridgo/repl/nd",
 	"github.com/hybridgo/hybridgo/repl/sym",
 }

@@ -4,6 +4,8 @@ package symbols
 
 import (
 	"github.com/hybridgo/hybridgo/eager"
+	"go/constant"
+	"go/token"
 	"reflect"
 )
 
@@ -11,6 +13,7 @@ func init() {
 	Symbols["github.com/hybridgo/hybridgo/eager/eager"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"AbbreviatedIndices": reflect.ValueOf(eager.AbbreviatedIndices),
+		"ActiveProfiler":     reflect.ValueOf(eager.ActiveProfiler),
 		"Arange":             reflect.ValueOf(eager.Arange),
 		"Array":              reflect.ValueOf(eager.Array),
 		"Backward":           reflect.ValueOf(eager.Backward),
@@ -28,14 +31,19 @@ func init() {
 		"GradAdd":            reflect.ValueOf(eager.GradAdd),
 		"GradNull":           reflect.ValueOf(eager.GradNull),
 		"GradWrite":          reflect.ValueOf(eager.GradWrite),
+		"GraphCall":          reflect.ValueOf(constant.MakeFromLiteral("\"(graph)\"", token.STRING, 0)),
 		"IsRecording":        reflect.ValueOf(eager.IsRecording),
 		"IsTraining":         reflect.ValueOf(eager.IsTraining),
 		"LockRand":           reflect.ValueOf(eager.LockRand),
+		"ModeEager":          reflect.ValueOf(eager.ModeEager),
+		"ModeFused":          reflect.ValueOf(eager.ModeFused),
+		"ModeHybridized":     reflect.ValueOf(eager.ModeHybridized),
 		"NewArray":           reflect.ValueOf(eager.NewArray),
 		"NewState":           reflect.ValueOf(eager.NewState),
 		"Ones":               reflect.ValueOf(eager.Ones),
 		"Pause":              reflect.ValueOf(eager.Pause),
 		"PredictMode":        reflect.ValueOf(eager.PredictMode),
+		"ProfileClock":       reflect.ValueOf(eager.ProfileClock),
 		"RandomNormal":       reflect.ValueOf(eager.RandomNormal),
 		"RandomUniform":      reflect.ValueOf(eager.RandomUniform),
 		"Record":             reflect.ValueOf(eager.Record),
@@ -43,11 +51,13 @@ func init() {
 		"Run":                reflect.ValueOf(eager.Run),
 		"ScalarArray":        reflect.ValueOf(eager.ScalarArray),
 		"Seed":               reflect.ValueOf(eager.Seed),
+		"SetProfiler":        reflect.ValueOf(eager.SetProfiler),
 		"SetRecording":       reflect.ValueOf(eager.SetRecording),
 		"SetTraining":        reflect.ValueOf(eager.SetTraining),
 		"Taped":              reflect.ValueOf(eager.Taped),
 		"TrainMode":          reflect.ValueOf(eager.TrainMode),
 		"UseState":           reflect.ValueOf(eager.UseState),
+		"ValueBytes":         reflect.ValueOf(eager.ValueBytes),
 		"Zeros":              reflect.ValueOf(eager.Zeros),
 		"ZerosOf":            reflect.ValueOf(eager.ZerosOf),
 
@@ -57,10 +67,15 @@ func init() {
 		"GradReq":     reflect.ValueOf((*eager.GradReq)(nil)),
 		"Interpreter": reflect.ValueOf((*eager.Interpreter)(nil)),
 		"NDArray":     reflect.ValueOf((*eager.NDArray)(nil)),
+		"OpCall":      reflect.ValueOf((*eager.OpCall)(nil)),
+		"ProfileMode": reflect.ValueOf((*eager.ProfileMode)(nil)),
+		"Profiler":    reflect.ValueOf((*eager.Profiler)(nil)),
+		"SpanMemory":  reflect.ValueOf((*eager.SpanMemory)(nil)),
 		"State":       reflect.ValueOf((*eager.State)(nil)),
 
 		// interface wrapper definitions
-		"_Call": reflect.ValueOf((*_github_com_hybridgo_hybridgo_eager_Call)(nil)),
+		"_Call":     reflect.ValueOf((*_github_com_hybridgo_hybridgo_eager_Call)(nil)),
+		"_Profiler": reflect.ValueOf((*_github_com_hybridgo_hybridgo_eager_Profiler)(nil)),
 	}
 }
 
@@ -76,4 +91,22 @@ func (W _github_com_hybridgo_hybridgo_eager_Call) Backward(outGrads []*eager.NDA
 }
 func (W _github_com_hybridgo_hybridgo_eager_Call) Release() {
 	W.WRelease()
+}
+
+// _github_com_hybridgo_hybridgo_eager_Profiler is an interface wrapper for Profiler type
+type _github_com_hybridgo_hybridgo_eager_Profiler struct {
+	IValue interface{}
+	WBegin func(name string, mode eager.ProfileMode)
+	WEnd   func(m eager.SpanMemory)
+	WOp    func(c *eager.OpCall)
+}
+
+func (W _github_com_hybridgo_hybridgo_eager_Profiler) Begin(name string, mode eager.ProfileMode) {
+	W.WBegin(name, mode)
+}
+func (W _github_com_hybridgo_hybridgo_eager_Profiler) End(m eager.SpanMemory) {
+	W.WEnd(m)
+}
+func (W _github_com_hybridgo_hybridgo_eager_Profiler) Op(c *eager.OpCall) {
+	W.WOp(c)
 }

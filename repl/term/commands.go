@@ -2,11 +2,13 @@ package term
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/format"
 	"go/parser"
 	"go/token"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -63,6 +65,7 @@ func init() {
 		{"graph", ":graph NAME [FILE.svg|FILE.html|FILE.txt]", "draw a Symbol, or a hybridized block's traced graph, here or to a file", (*REPL).cmdGraph},
 		{"trace", ":trace on|off", "print each op as a hybridized block traces it", (*REPL).cmdTrace},
 		{"time", ":time EXPR", "run EXPR repeatedly for about a second and print the median time per run", (*REPL).cmdTime},
+		{"profile", ":profile EXPR", "profile EXPR op by op; for a block's net.Forward(x), eagerly and hybridized side by side", (*REPL).cmdProfile},
 		{"load", ":load FILE.go", "evaluate a Go file (its declarations, then main's body)", (*REPL).cmdLoad},
 		{"save", ":save FILE.go", "write the session's cells as a Go file", (*REPL).cmdSave},
 		{"reset", ":reset", "forget every variable, type and function", (*REPL).cmdReset},
@@ -314,6 +317,68 @@ func (r *REPL) cmdTime(c Command) bool {
 	}
 	fmt.Fprintf(r.out, "%s per run (median of %d; min %s, max %s)\n", formatDuration(st.median), st.samples, formatDuration(st.min), formatDuration(st.max))
 	return false
+}
+
+// profileRuns is how many profiled runs :profile makes in each mode,
+// after one unprofiled run.
+const profileRuns = 3
+
+// cmdProfile profiles EXPR with package profiler, in a helper cell so
+// that it runs where cells run. A call of a block's Forward or ForwardN
+// runs in both modes (profiler.Modes); any other expression (or a block
+// that cannot hybridize) once, in the mode it is in.
+func (r *REPL) cmdProfile(c Command) bool {
+	if c.Rest == "" {
+		return r.usageError("profile", "give an expression, such as net.Forward(x)")
+	}
+	name := timeMarker + "Profile"
+	var cells []string
+	for _, body := range []string{"_ = " + c.Rest, c.Rest} {
+		if recv := forwardReceiver(c.Rest); recv != "" {
+			cells = append(cells, fmt.Sprintf("%s := profiler.Modes(%s, %d, func() {\n\t%s\n}).String()", name, recv, profileRuns, body))
+		}
+		cells = append(cells, fmt.Sprintf("%s := profiler.Run(func() {\n\t%s\n}).String()", name, body))
+	}
+	var lastErr error
+	for _, cell := range cells {
+		// The cell compiles before it runs, so a failed try ran nothing.
+		var err error
+		r.run(func(ctx context.Context) { _, err = r.eval(ctx, cell) })
+		if err != nil {
+			lastErr = err
+			if errors.Is(err, repl.ErrInterrupted) || errors.Is(err, context.Canceled) || strings.HasPrefix(err.Error(), "panic") {
+				break
+			}
+			continue
+		}
+		if v, ok := r.s.Lookup(name); ok && v.Kind() == reflect.String {
+			io.WriteString(r.out, v.String())
+			return false
+		}
+	}
+	if lastErr == nil {
+		lastErr = fmt.Errorf("could not profile %s", c.Rest)
+	}
+	r.printError(lastErr)
+	return false
+}
+
+// forwardReceiver returns the receiver of expr when expr is a call of its
+// Forward or ForwardN method ("net" for "net.Forward(x)"), else "".
+func forwardReceiver(expr string) string {
+	e, err := parser.ParseExpr(expr)
+	if err != nil {
+		return ""
+	}
+	call, ok := e.(*ast.CallExpr)
+	if !ok {
+		return ""
+	}
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok || (sel.Sel.Name != "Forward" && sel.Sel.Name != "ForwardN") {
+		return ""
+	}
+	return expr[sel.X.Pos()-1 : sel.X.End()-1]
 }
 
 type timing struct {

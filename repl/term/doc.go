@@ -24,6 +24,8 @@
 //	                            traced graph, here or to FILE.svg/.html/.txt
 //	:trace on|off               print each op as a hybridized block traces it
 //	:time EXPR                  median time per run of EXPR over about a second
+//	:profile EXPR               EXPR's op calls (package profiler); for
+//	                            net.Forward(x), eager beside hybridized
 //	:load FILE.go, :save FILE.go
 //	                            evaluate a Go file; write the cells as one
 //	:restart [-no-replay]       a new worker process, the cells replayed or not

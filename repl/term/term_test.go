@@ -361,3 +361,28 @@ func TestBatchGoroutinePanic(t *testing.T) {
 		t.Errorf("stdout %q, stderr %q", out, errOut)
 	}
 }
+
+// :profile runs a block's Forward eagerly and hybridized and shows both;
+// another expression once; and leaves no helper in :vars.
+func TestProfile(t *testing.T) {
+	out, errOut := batch(t, `net := nn.NewHybridSequential(nn.NewDense(8, nn.DenseOptions{Act: "relu"}), nn.NewDense(3))
+net.Initialize()
+x := nd.Ones(2, 5)
+:profile net.Forward(x)
+:profile nd.F.Relu(x)
+:profile undefinedName
+:vars
+`)
+	for _, want := range []string{"eager", "hybridized", "fused: _fused_FullyConnected_relu", "eager, top ops:", "FullyConnected", "relu", "1 call(s), 1 op calls"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	t.Log(out)
+	if !strings.Contains(errOut, "undefinedName") {
+		t.Errorf("stderr %q", errOut)
+	}
+	if strings.Contains(out, timeMarker) {
+		t.Errorf(":vars shows the profiling helper:\n%s", out)
+	}
+}
