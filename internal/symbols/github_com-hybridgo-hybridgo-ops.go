@@ -13,6 +13,7 @@ func init() {
 	Symbols["github.com/hybridgo/hybridgo/ops/ops"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"All":                reflect.ValueOf(ops.All),
+		"AppendLittleEndian": reflect.ValueOf(ops.AppendLittleEndian),
 		"AsError":            reflect.ValueOf(ops.AsError),
 		"Axis":               reflect.ValueOf(ops.Axis),
 		"Bool":               reflect.ValueOf(ops.Bool),
@@ -24,6 +25,7 @@ func init() {
 		"DTypeOfData":        reflect.ValueOf(ops.DTypeOfData),
 		"DTypes":             reflect.ValueOf(ops.DTypes),
 		"DataLen":            reflect.ValueOf(ops.DataLen),
+		"DecodeLittleEndian": reflect.ValueOf(ops.DecodeLittleEndian),
 		"Errorf":             reflect.ValueOf(ops.Errorf),
 		"Float16":            reflect.ValueOf(ops.Float16),
 		"Float32":            reflect.ValueOf(ops.Float32),
