@@ -242,6 +242,15 @@ def run(driver, args):
                 args.timeout, [i + 1 for i, c in enumerate(st["cells"]) if "*" in c["prompt"]],
                 "idle" if st["idle"] else "busy" if st["busy"] else "neither idle nor busy"))
         time.sleep(0.05)
+    if args.echarts:
+        # echarts loads and draws after its cell has finished: on a busy
+        # machine, give it time before reading the chart's output.
+        try:
+            wait(driver, "the interactive graph", lambda d: any(
+                o["canvases"] and not o["svgs"] for o in state(d)["cells"][chart_i]["outputs"]), 30)
+        except TimeoutException:
+            pass  # the check below says what was seen
+        st = state(driver)
     screenshot(driver, out, "run-all")
     cells = st["cells"]
 
