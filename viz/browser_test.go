@@ -22,7 +22,8 @@ import (
 // TestBrowser renders the package's pictures in headless Chromium, as a
 // person would see them, and checks the screenshots: the static SVG, the
 // interactive graph page of LeNet and the line chart page (with echarts
-// installed from npm into a temporary directory). The screenshots are kept
+// installed from npm into a temporary directory), and the profiler's
+// timeline as SVG and as a page. The screenshots are kept
 // in $HYBRIDGO_ARTIFACTS when it is set, else in the test's temporary
 // directory; their paths are logged.
 func TestBrowser(t *testing.T) {
@@ -98,6 +99,29 @@ func TestBrowser(t *testing.T) {
 		checkNotBlank(t, img, 0.01)
 		for i := range curves {
 			checkColor(t, img, viz.SeriesColor(i), 40, curves[i].Name)
+		}
+		checkRendered(t, b.dumpDOM(t, page))
+	})
+
+	// The profiler's timeline: the SVG fallback and the echarts page draw
+	// the same bars in the kinds' colours.
+	t.Run("Timeline", func(t *testing.T) {
+		kinds := []string{"conv", "activation", "fused", "block"}
+		img, _ := b.screenshot(t, b.write(t, "timeline.svg", viz.TimelineSVG(testTimeline, 800)), 820, 300)
+		checkNotBlank(t, img, 0.03)
+		for _, kind := range kinds {
+			checkColor(t, img, viz.KindColor(kind), 200, kind)
+		}
+		data, err := viz.TimelineHTML(testTimeline, viz.HTMLOptions{AssetsHost: assets})
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := b.write(t, "timeline.html", data)
+		img, log := b.screenshot(t, page, 1000, 500)
+		checkScripts(t, log)
+		checkNotBlank(t, img, 0.03)
+		for _, kind := range kinds {
+			checkColor(t, img, viz.KindColor(kind), 200, kind)
 		}
 		checkRendered(t, b.dumpDOM(t, page))
 	})
