@@ -14,6 +14,14 @@
 //     hybridized nn block after its first call): text/plain, image/svg+xml
 //     (viz.DrawSVG) and text/html, the interactive echarts drawing of
 //     viz.DrawHTML made embeddable (see below).
+//   - *profiler.Comparison and *profiler.Profile: text/plain (their
+//     String), image/svg+xml (a timeline of one call, viz.TimelineSVG)
+//     and text/html: for a comparison, the table of the two modes side by
+//     side (time per call, op calls and fused ones, time in ops,
+//     interpreter/dispatch, memory allocated, planned and peak), the
+//     fused groups and the top ops of each mode; for a profile, its
+//     summary and top ops; then the timeline as an interactive echarts
+//     chart over its SVG (see Profiling below).
 //   - image.Image: image/png and text/plain "<image WxH>".
 //   - a value with a MIMEBundle() map[string]any method: that map.
 //   - nil, or a nil pointer of any type: text/plain "<nil>".
@@ -64,6 +72,20 @@
 // same display id). Without a publisher (the terminal REPL, go test) each
 // display prints its text/plain to standard output.
 //
+// # Profiling
+//
+//	display.Profile(net, func() { net.Forward(x) })
+//
+// runs the call eagerly and hybridized (profiler.Modes) and displays the
+// comparison; display.Show(profiler.Run(f)) displays one profile. The
+// timeline draws the last profiled call of each mode on its busy time:
+// every op and every stretch of interpreter/dispatch time as long as it
+// took, one after the other, blocks as bars over their ops, so that it
+// adds up to the table's time per call (the profiler's own bookkeeping
+// between events is left out). Eager and hybridized share the time axis,
+// so the shorter bar is the faster mode. Without a publisher the
+// comparison prints as in the REPL's :profile.
+//
 // # Training progress
 //
 //	p := display.NewProgress(len(batches), "training")
@@ -78,4 +100,10 @@
 // In a notebook the bar and a loss chart update in place; in a terminal
 // the bar is one line redrawn with a carriage return, and each epoch
 // prints a summary with a sparkline of the training loss.
+//
+// # Imports
+//
+// display imports eager, graph, nn, profiler and viz, and passes viz
+// plain data (spans, series); nothing below the REPL and the kernel
+// imports display.
 package display

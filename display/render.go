@@ -12,6 +12,7 @@ import (
 	"github.com/hybridgo/hybridgo/eager"
 	"github.com/hybridgo/hybridgo/graph"
 	"github.com/hybridgo/hybridgo/nn"
+	"github.com/hybridgo/hybridgo/profiler"
 	"github.com/hybridgo/hybridgo/viz"
 )
 
@@ -87,6 +88,10 @@ func render(v any) Bundle {
 		if x != nil {
 			return symbolBundle(x)
 		}
+	case *profiler.Comparison:
+		return comparisonBundle(x)
+	case *profiler.Profile:
+		return profileBundle(x)
 	case image.Image:
 		if b, ok := imageBundle(x); ok {
 			return b

@@ -618,6 +618,19 @@ func LastGraphOf(v any) (g *graph.Symbol, ok bool) {
 	return c.hybrid.LastGraph(), true
 }
 
+// HybridBlockOf returns the HybridBlock of a hybrid block given as any
+// value (see LastGraphOf): the one a compiled layer embeds, or the one a
+// block type defined in interpreted Go embeds, whose promoted methods the
+// interpreter cannot pass as an interface. It is nil when v is not a
+// hybrid block.
+func HybridBlockOf(v any) *HybridBlock {
+	c := coreOf(reflect.ValueOf(v))
+	if c == nil {
+		return nil
+	}
+	return c.hybrid
+}
+
 // Describe prints a block given as any value (see LastGraphOf) as its
 // tree of children; ok is false when v is not a block.
 func Describe(v any) (string, bool) {

@@ -11,10 +11,25 @@ import (
 )
 
 // Hybridizable is a block that runs eagerly or hybridized:
-// nn.HybridBlock, and every struct that embeds it.
+// nn.HybridBlock, and every compiled struct that embeds it (a block type
+// defined in a cell goes through HybridizableOf).
 type Hybridizable interface {
 	Hybridize(opts ...nn.HybridizeOptions)
 	Hybridized() bool
+}
+
+// HybridizableOf returns v as a Hybridizable: v itself when its type has
+// the methods, else the nn.HybridBlock that v, a block type defined in
+// interpreted Go, embeds (nn.HybridBlockOf); nil when v is neither. The
+// REPL's :profile and display.Profile take their block through it.
+func HybridizableOf(v any) Hybridizable {
+	if h, ok := v.(Hybridizable); ok {
+		return h
+	}
+	if b := nn.HybridBlockOf(v); b != nil {
+		return b
+	}
+	return nil
 }
 
 // Comparison is the profile of the same calls run eagerly and hybridized.
@@ -22,19 +37,19 @@ type Comparison struct {
 	Eager, Hybridized *Profile
 }
 
+// DefaultRuns is how many profiled runs the REPL's :profile and the
+// notebook's display.Profile make in each mode, after one unprofiled run.
+const DefaultRuns = 3
+
 // Modes profiles f, a call of net, eagerly and then hybridized. In each
 // mode f runs once unprofiled first (a hybridized block's first call
 // traces and compiles), then runs times profiled. net is left as it
-// was: hybridized with opts, or not hybridized.
+// was: hybridized with opts, keeping the graph the profiled calls
+// compiled, or not hybridized.
 func Modes(net Hybridizable, runs int, f func(), opts ...nn.HybridizeOptions) *Comparison {
-	was := net.Hybridized()
-	defer func() {
-		if was {
-			net.Hybridize(opts...)
-		} else {
-			net.Hybridize(nn.HybridizeOptions{Off: true})
-		}
-	}()
+	if !net.Hybridized() {
+		defer net.Hybridize(nn.HybridizeOptions{Off: true})
+	}
 	profile := func() *Profile {
 		f()
 		return Run(func() {

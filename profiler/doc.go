@@ -46,8 +46,13 @@
 // Chrome trace (Trace Event Format, complete events on each goroutine's
 // track) that opens in https://ui.perfetto.dev and chrome://tracing.
 // Profile.Bars is the top ops as a bar list for a terminal; the REPL's
-// :profile EXPR prints a Comparison with them. In a notebook cell, print
-// a Comparison or a Profile the same way.
+// :profile EXPR prints a Comparison with them (DefaultRuns profiled runs
+// in each mode). In a notebook cell, display.Profile(net, func() {
+// net.Forward(x) }) runs the same comparison and displays it as one rich
+// output: the table, the top ops of each mode and a timeline of one call
+// in each mode (echarts, over a static SVG); display.Show(p) shows one
+// Profile the same way. Package display draws them; this package draws
+// nothing but text.
 //
 // # Cost
 //

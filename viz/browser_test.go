@@ -22,7 +22,8 @@ import (
 // TestBrowser renders the package's pictures in headless Chromium, as a
 // person would see them, and checks the screenshots: the static SVG, the
 // interactive graph page of LeNet and the line chart page (with echarts
-// installed from npm into a temporary directory). The screenshots are kept
+// installed from npm into a temporary directory), and the profiler's
+// timeline as SVG and as a page. The screenshots are kept
 // in $HYBRIDGO_ARTIFACTS when it is set, else in the test's temporary
 // directory; their paths are logged.
 func TestBrowser(t *testing.T) {
@@ -77,14 +78,10 @@ func TestBrowser(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		page := b.write(t, "lenet.html", data)
-		img, log := b.screenshot(t, page, 900, int(l.Height)+200)
-		checkScripts(t, log)
-		checkNotBlank(t, img, 0.03)
+		img := b.checkPage(t, "lenet.html", data, 900, int(l.Height)+200, 0.03)
 		for _, kind := range graphKinds {
 			checkColor(t, img, viz.KindColor(kind), 200, kind)
 		}
-		checkRendered(t, b.dumpDOM(t, page))
 	})
 
 	t.Run("LineChartHTML", func(t *testing.T) {
@@ -92,14 +89,29 @@ func TestBrowser(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		page := b.write(t, "chart.html", data)
-		img, log := b.screenshot(t, page, 1000, 600)
-		checkScripts(t, log)
-		checkNotBlank(t, img, 0.01)
+		img := b.checkPage(t, "chart.html", data, 1000, 600, 0.01)
 		for i := range curves {
 			checkColor(t, img, viz.SeriesColor(i), 40, curves[i].Name)
 		}
-		checkRendered(t, b.dumpDOM(t, page))
+	})
+
+	// The profiler's timeline: the SVG fallback and the echarts page draw
+	// the same bars in the kinds' colours.
+	t.Run("Timeline", func(t *testing.T) {
+		kinds := []string{"conv", "activation", "fused", "block"}
+		img, _ := b.screenshot(t, b.write(t, "timeline.svg", viz.TimelineSVG(testTimeline, 800)), 820, 300)
+		checkNotBlank(t, img, 0.03)
+		for _, kind := range kinds {
+			checkColor(t, img, viz.KindColor(kind), 200, kind)
+		}
+		data, err := viz.TimelineHTML(testTimeline, viz.HTMLOptions{AssetsHost: assets})
+		if err != nil {
+			t.Fatal(err)
+		}
+		img = b.checkPage(t, "timeline.html", data, 1000, 500, 0.03)
+		for _, kind := range kinds {
+			checkColor(t, img, viz.KindColor(kind), 200, kind)
+		}
 	})
 
 	// The checks above would catch a page without echarts: it logs
@@ -205,6 +217,20 @@ func (b *browser) screenshot(t *testing.T, page string, w, h int) (image.Image, 
 	}
 	t.Logf("screenshot: %s", shot)
 	return img, log
+}
+
+// checkPage saves an echarts page, screenshots it at a window size and
+// checks that its scripts ran without errors, drew into a canvas and
+// left at least minInk of the screenshot not white; it returns the
+// screenshot for the caller's colour checks.
+func (b *browser) checkPage(t *testing.T, name string, data []byte, w, h int, minInk float64) image.Image {
+	t.Helper()
+	page := b.write(t, name, data)
+	img, log := b.screenshot(t, page, w, h)
+	checkScripts(t, log)
+	checkNotBlank(t, img, minInk)
+	checkRendered(t, b.dumpDOM(t, page))
+	return img
 }
 
 // dumpDOM returns the page's DOM after its scripts ran.

@@ -82,6 +82,16 @@
 //
 //	viz.Sparkline([]float64{2.3, 1.1, 0.7, 0.55, 0.5, 0.47}, 0) // "█▃▂▁▁▁"
 //
+// A Timeline is a flame chart: named lanes, top to bottom, of Spans (a
+// call from Start to End in microseconds, coloured by kind, or by its own
+// Color) on one time axis; a call nested in another sits on the lane
+// below it. TimelineHTML writes it as an interactive echarts page (a
+// custom series per kind: the legend hides a kind, the wheel and the
+// slider zoom the time axis, hovering a bar shows its tip), TimelineSVG
+// as a plain SVG with the same bars, a legend and a time axis. Package
+// display draws the profiler's calls with them, eager above hybridized;
+// viz takes the spans as plain data and knows nothing of the profiler.
+//
 // WriteFile writes a file atomically (a temporary file renamed over the
 // old one), so a browser or notebook reloading it never reads half a page.
 //

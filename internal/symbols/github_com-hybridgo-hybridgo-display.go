@@ -31,6 +31,7 @@ func init() {
 		"NewHandle":        reflect.ValueOf(display.NewHandle),
 		"NewProgress":      reflect.ValueOf(display.NewProgress),
 		"PNG":              reflect.ValueOf(display.PNG),
+		"Profile":          reflect.ValueOf(display.Profile),
 		"Render":           reflect.ValueOf(display.Render),
 		"SVG":              reflect.ValueOf(display.SVG),
 		"SetPublisher":     reflect.ValueOf(display.SetPublisher),

@@ -15,6 +15,7 @@ func init() {
 		"Backends":            reflect.ValueOf(&nn.Backends).Elem(),
 		"ConstantInit":        reflect.ValueOf(nn.ConstantInit),
 		"Describe":            reflect.ValueOf(nn.Describe),
+		"HybridBlockOf":       reflect.ValueOf(nn.HybridBlockOf),
 		"ImportONNX":          reflect.ValueOf(nn.ImportONNX),
 		"LastGraphOf":         reflect.ValueOf(nn.LastGraphOf),
 		"MSRAPrelu":           reflect.ValueOf(nn.MSRAPrelu),

@@ -5,22 +5,26 @@ package symbols
 import (
 	"github.com/hybridgo/hybridgo/nn"
 	"github.com/hybridgo/hybridgo/profiler"
+	"go/constant"
+	"go/token"
 	"reflect"
 )
 
 func init() {
 	Symbols["github.com/hybridgo/hybridgo/profiler/profiler"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"BlockEvent": reflect.ValueOf(profiler.BlockEvent),
-		"Current":    reflect.ValueOf(profiler.Current),
-		"Dump":       reflect.ValueOf(profiler.Dump),
-		"Dumps":      reflect.ValueOf(profiler.Dumps),
-		"GraphEvent": reflect.ValueOf(profiler.GraphEvent),
-		"Modes":      reflect.ValueOf(profiler.Modes),
-		"OpEvent":    reflect.ValueOf(profiler.OpEvent),
-		"Run":        reflect.ValueOf(profiler.Run),
-		"SetConfig":  reflect.ValueOf(profiler.SetConfig),
-		"SetState":   reflect.ValueOf(profiler.SetState),
+		"BlockEvent":     reflect.ValueOf(profiler.BlockEvent),
+		"Current":        reflect.ValueOf(profiler.Current),
+		"DefaultRuns":    reflect.ValueOf(constant.MakeFromLiteral("3", token.INT, 0)),
+		"Dump":           reflect.ValueOf(profiler.Dump),
+		"Dumps":          reflect.ValueOf(profiler.Dumps),
+		"GraphEvent":     reflect.ValueOf(profiler.GraphEvent),
+		"HybridizableOf": reflect.ValueOf(profiler.HybridizableOf),
+		"Modes":          reflect.ValueOf(profiler.Modes),
+		"OpEvent":        reflect.ValueOf(profiler.OpEvent),
+		"Run":            reflect.ValueOf(profiler.Run),
+		"SetConfig":      reflect.ValueOf(profiler.SetConfig),
+		"SetState":       reflect.ValueOf(profiler.SetState),
 
 		// type definitions
 		"Comparison":   reflect.ValueOf((*profiler.Comparison)(nil)),

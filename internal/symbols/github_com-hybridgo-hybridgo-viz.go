@@ -30,6 +30,8 @@ func init() {
 		"SVG":               reflect.ValueOf(viz.SVG),
 		"Sparkline":         reflect.ValueOf(viz.Sparkline),
 		"Text":              reflect.ValueOf(viz.Text),
+		"TimelineHTML":      reflect.ValueOf(viz.TimelineHTML),
+		"TimelineSVG":       reflect.ValueOf(viz.TimelineSVG),
 		"WriteFile":         reflect.ValueOf(viz.WriteFile),
 
 		// type definitions
@@ -41,5 +43,7 @@ func init() {
 		"Options":     reflect.ValueOf((*viz.Options)(nil)),
 		"SVGOptions":  reflect.ValueOf((*viz.SVGOptions)(nil)),
 		"Series":      reflect.ValueOf((*viz.Series)(nil)),
+		"Span":        reflect.ValueOf((*viz.Span)(nil)),
+		"Timeline":    reflect.ValueOf((*viz.Timeline)(nil)),
 	}
 }

@@ -319,9 +319,20 @@ func (r *REPL) cmdTime(c Command) bool {
 	return false
 }
 
-// profileRuns is how many profiled runs :profile makes in each mode,
-// after one unprofiled run.
-const profileRuns = 3
+// modesCell profiles a call of a block (%[2]s) in both modes, or once
+// when the block cannot hybridize, into the variable %[1]s. The block
+// goes through profiler.HybridizableOf, so that one defined in a cell
+// works too.
+const modesCell = `%[1]s := ""
+if h := profiler.HybridizableOf(%[2]s); h != nil {
+	%[1]s = profiler.Modes(h, profiler.DefaultRuns, func() {
+		%[3]s
+	}).String()
+} else {
+	%[1]s = profiler.Run(func() {
+		%[3]s
+	}).String()
+}`
 
 // cmdProfile profiles EXPR with package profiler, in a helper cell so
 // that it runs where cells run. A call of a block's Forward or ForwardN
@@ -335,7 +346,7 @@ func (r *REPL) cmdProfile(c Command) bool {
 	var cells []string
 	for _, body := range []string{"_ = " + c.Rest, c.Rest} {
 		if recv := forwardReceiver(c.Rest); recv != "" {
-			cells = append(cells, fmt.Sprintf("%s := profiler.Modes(%s, %d, func() {\n\t%s\n}).String()", name, recv, profileRuns, body))
+			cells = append(cells, fmt.Sprintf(modesCell, name, recv, body))
 		}
 		cells = append(cells, fmt.Sprintf("%s := profiler.Run(func() {\n\t%s\n}).String()", name, body))
 	}

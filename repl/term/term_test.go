@@ -386,3 +386,23 @@ x := nd.Ones(2, 5)
 		t.Errorf(":vars shows the profiling helper:\n%s", out)
 	}
 }
+
+// :profile runs a block type defined in a cell in both modes too.
+func TestProfileInterpretedBlock(t *testing.T) {
+	out, errOut := batch(t, `type Two struct {
+	nn.HybridBlock
+	Fc *nn.Dense
+}
+func (b *Two) HybridForward(F ops.F, x ops.Tensor) ops.Tensor { return F.Relu(b.Fc.Forward(x)) }
+two := &Two{Fc: nn.NewDense(4)}
+two.Bind(two, "two")
+two.Initialize()
+x := nd.Ones(2, 3)
+:profile two.Forward(x)
+`)
+	for _, want := range []string{"eager", "hybridized", "fused: _fused_FullyConnected_relu", "hybridized, top ops:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s\nstderr:\n%s", want, out, errOut)
+		}
+	}
+}
