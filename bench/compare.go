@@ -75,10 +75,11 @@ type Options struct {
 	Self string
 	// Python is the interpreter and Script the script of the torch side.
 	Python, Script string
-	// ORTModules is the directory holding node_modules/onnxruntime-node
-	// (InstallORT), and ORTScript the ONNX Runtime side's script; with
-	// either empty, ONNX Runtime is not run.
-	ORTModules, ORTScript string
+	// ORTScript is the ONNX Runtime side's script (bench/ort/bench.js);
+	// empty, ONNX Runtime is not run. ORTModules is the directory holding
+	// node_modules/onnxruntime-node; empty, InstallORT's, when a case
+	// needs it.
+	ORTScript, ORTModules string
 	// PeerEnv is the environment of the peers' processes (PyTorch, NumPy,
 	// ONNX Runtime), to which the thread counts are added; nil for this
 	// process's own. `hybridgo bench compare` gives them OwnKernelsEnv.
@@ -181,14 +182,23 @@ func Compare(o Options) (*Report, error) {
 			cases = append(cases, c)
 		}
 	}
-	ort := torch && o.ORTModules != "" && o.ORTScript != ""
-	if ort && slices.ContainsFunc(cases, func(c Case) bool { return c.ONNXInput != nil }) {
+	// ONNX Runtime runs the models the torch side exports.
+	ort := torch && o.ORTScript != "" && slices.ContainsFunc(cases, func(c Case) bool { return c.ONNXInput != nil })
+	if ort && o.ORTModules == "" {
+		dir, err := InstallORT()
+		if err != nil {
+			fmt.Fprintf(logw, "%s (%v)\n", ORTInstallHint, err)
+		}
+		o.ORTModules = dir
+	}
+	if ort && o.ORTModules != "" {
 		v, err := ortVersion(o.ORTModules)
 		if err != nil {
 			return nil, err
 		}
 		rep.Machine.ORTVersion = v
-	} else if !ort {
+	} else if ort {
+		ort = false
 		rep.Missing = append(rep.Missing, ORTInstallHint)
 	}
 	models, err := os.MkdirTemp("", "hybridgo-bench-onnx-")

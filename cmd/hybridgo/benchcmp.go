@@ -84,13 +84,6 @@ func runBenchCompare(args []string, stdout, stderr io.Writer) int {
 	if code != 0 {
 		return code
 	}
-	if o.ORTScript != "" {
-		dir, err := bench.InstallORT()
-		if err != nil {
-			fmt.Fprintf(stderr, "hybridgo bench compare: %s (%v)\n", bench.ORTInstallHint, err)
-		}
-		o.ORTModules = dir
-	}
 	rep, err := bench.Compare(o)
 	if err != nil {
 		fmt.Fprintln(stderr, "hybridgo bench compare:", err)
@@ -115,8 +108,8 @@ func runBenchCompare(args []string, stdout, stderr io.Writer) int {
 }
 
 // compareOptions reads the flags of `hybridgo bench compare` into the
-// comparison's options (all but ORTModules, which installing ONNX Runtime
-// gives) and the file to write, or returns a non-zero exit code. The peers
+// comparison's options and the file to write, or returns a non-zero exit
+// code. The peers
 // run in this process's environment without the variables that force
 // OpenBLAS's kernels (bench.OwnKernelsEnv).
 func compareOptions(args []string, stderr io.Writer) (o bench.Options, out string, code int) {
