@@ -607,8 +607,9 @@ forward at about a fifth of the eager one: more than the kernels' arithmetic all
 ## How the numbers are taken
 
 - Each case is timed by its own process: ` + "`hybridgo bench case NAME -threads N`" + ` for ours and
-  ` + "`bench/torch/bench.py --case NAME --threads N`" + ` for PyTorch and NumPy; both print one JSON line per
-  implementation. The two sides alternate, case by case, which one goes first.
+  ` + "`bench/torch/bench.py --case NAME --threads N`" + ` for PyTorch and NumPy (and ` + "`bench/ort/bench.js`" + ` for
+  ONNX Runtime, below); each prints one JSON line per implementation. The sides take turns, case by
+  case, at going first.
 - Threads: hybridgo's worker pool reads GOMAXPROCS once, when the program starts, so our side runs in a
   subprocess with GOMAXPROCS=N in its environment. The Python side runs with OMP_NUM_THREADS,
   OPENBLAS_NUM_THREADS and MKL_NUM_THREADS set to N and calls torch.set_num_threads(N).
@@ -649,8 +650,9 @@ forward at about a fifth of the eager one: more than the kernels' arithmetic all
   batches with data.DataLoader (no worker goroutines), and the hybridized net compiles once more for the
   smaller last batch, within the epoch; PyTorch indexes its tensors with the shuffled indices. It needs
   the dataset: ` + "`apt-get install dataset-fashion-mnist`" + ` (Debian).
-- NumPy and Debian's PyTorch call the system BLAS (the libblas.so.3 alternative); install
-  libopenblas0-pthread so that it is OpenBLAS, or the reference BLAS is what gets measured.
+- NumPy and Debian's PyTorch call the system BLAS (the libblas.so.3 alternative) for matrix products;
+  install libopenblas0-pthread so that it is OpenBLAS, or the reference BLAS is what gets measured.
+  Debian's PyTorch is built with oneDNN (MKL-DNN), which it uses for most convolutions.
 `
 
 // RegenerateCommand is the one command that rewrites docs/benchmarks.md.
