@@ -589,7 +589,7 @@ func Render(w io.Writer, rep *Report) {
 	}
 	fmt.Fprint(w, notes)
 	fmt.Fprintf(w, "\n## Regenerating\n\nFrom the repository root, with python3-torch, python3-torchvision, python3-numpy, libopenblas0-pthread, nodejs and npm installed:\n\n    %s\n\n"+
-		"It takes about half an hour on two cores; add -quick for a faster, noisy run (the real-size cases keep their few runs), or -cases to run some cases only. The file is written by that command only.\n", RegenerateCommand)
+		"It takes about 15 minutes on two cores; add -quick for a faster, noisy run (the real-size cases keep their few runs), or -cases to run some cases only. The file is written by that command only.\n", RegenerateCommand)
 }
 
 const notes = `
