@@ -1,9 +1,13 @@
-// Package bench times hybridgo side by side with PyTorch and NumPy on the
-// same workloads: SGEMM, the LeNet of MXNet's hybridize tutorial (forward,
-// also driven from interpreted Go, a training step, the peak memory of
-// training, and a Fashion-MNIST epoch) and a small MLP. The Go side of
-// every case lives here; the Python side is in bench/torch. It may import
-// any library package; only the command imports it.
+// Package bench times hybridgo side by side with its peers, PyTorch (eager
+// and jit), NumPy and ONNX Runtime, on the same workloads: SGEMM, the
+// LeNet of MXNet's hybridize tutorial (forward, also driven from
+// interpreted Go, a training step, the peak memory of training, and a
+// Fashion-MNIST epoch), a small MLP, and real-size networks of the model
+// zoo (ResNet-18 v1 and MobileNet v2 forward at 224×224, a ResNet-18
+// training step). The Go side of every case lives here; the PyTorch and
+// NumPy side is in bench/torch, the ONNX Runtime side in bench/ort (a
+// Node script timing the model bench/torch exports). It may import any
+// library package; only the command imports it.
 package bench
 
 import (
@@ -20,6 +24,7 @@ import (
 	"github.com/hybridgo/hybridgo/nn"
 	"github.com/hybridgo/hybridgo/nn/loss"
 	"github.com/hybridgo/hybridgo/nn/optim"
+	"github.com/hybridgo/hybridgo/nn/vision"
 	"github.com/hybridgo/hybridgo/ops"
 )
 
@@ -30,6 +35,7 @@ const (
 	ImplTorchEager = "torch-eager"
 	ImplTorchJIT   = "torch-jit"
 	ImplNumPy      = "numpy"
+	ImplORT        = "onnxruntime"
 )
 
 // Case is one workload.
@@ -45,6 +51,10 @@ type Case struct {
 	// size (Result.PeakRSS), so each implementation runs in a process of
 	// its own.
 	Memory bool
+	// ONNXInput, when not nil, is the shape of the input ONNX Runtime
+	// is fed: the case has an ONNX Runtime column, timing the model that
+	// bench/torch exports for it.
+	ONNXInput []int
 	// setup builds the workload for one implementation.
 	setup func(impl string) (work, error)
 }
@@ -91,7 +101,7 @@ func Cases() []Case {
 			Name:  fmt.Sprintf("lenet-train-b%d", b),
 			Title: fmt.Sprintf("LeNet training step (SGD), batch %d", b),
 			Ours:  []string{ImplOursEager, ImplOursHybrid},
-			setup: func(impl string) (work, error) { return just(trainStep(impl, b)) },
+			setup: func(impl string) (work, error) { return just(trainStep(train.NewLeNet(), impl, b, 1, 28, 28)) },
 		})
 	}
 	cs = append(cs,
@@ -107,7 +117,7 @@ func Cases() []Case {
 			Ours:   []string{ImplOursHybrid},
 			Timing: &Timing{MinRuns: memorySteps, MaxRuns: memorySteps},
 			Memory: true,
-			setup:  func(impl string) (work, error) { return just(trainStep(impl, 256)) },
+			setup:  func(impl string) (work, error) { return just(trainStep(train.NewLeNet(), impl, 256, 1, 28, 28)) },
 		},
 		Case{
 			Name:   "fashion-epoch",
@@ -117,7 +127,52 @@ func Cases() []Case {
 			setup:  fashionEpoch,
 		},
 	)
-	return cs
+	return append(cs, realCases()...)
+}
+
+// realTrainSize is the image size of the ResNet-18 training step: 112×112,
+// as 224×224 made the comparison's run too long on two cores.
+const realTrainSize = 112
+
+// realCases are the networks of the model zoo at ImageNet size: forward
+// passes of the hybridized net beside PyTorch eager, PyTorch jit and ONNX
+// Runtime, and a training step. They take long, so each is timed a fixed,
+// small number of runs.
+func realCases() []Case {
+	fwd := func(name, title, model string, batch, runs int) Case {
+		shape := []int{batch, 3, 224, 224}
+		return Case{
+			Name: name, Title: title,
+			Ours:      []string{ImplOursHybrid},
+			Timing:    &Timing{MinRuns: runs, MaxRuns: runs},
+			ONNXInput: shape,
+			setup: func(impl string) (work, error) {
+				net, err := vision.GetModel(model)
+				if err != nil {
+					return work{}, err
+				}
+				return just(forward(net, impl, shape...))
+			},
+		}
+	}
+	return []Case{
+		fwd("resnet18-forward-b1", "ResNet-18 v1 forward, 224×224, batch 1", "resnet18_v1", 1, 10),
+		fwd("resnet18-forward-b16", "ResNet-18 v1 forward, 224×224, batch 16", "resnet18_v1", 16, 5),
+		fwd("mobilenetv2-forward-b1", "MobileNet v2 (1.0) forward, 224×224, batch 1", "mobilenetv2_1.0", 1, 10),
+		{
+			Name:   "resnet18-train-b16",
+			Title:  fmt.Sprintf("ResNet-18 v1 training step (SGD), %d×%d, batch 16", realTrainSize, realTrainSize),
+			Ours:   []string{ImplOursHybrid},
+			Timing: &Timing{MinRuns: 5, MaxRuns: 5},
+			setup: func(impl string) (work, error) {
+				net, err := vision.GetModel("resnet18_v1")
+				if err != nil {
+					return work{}, err
+				}
+				return just(trainStep(net, impl, 16, 3, realTrainSize, realTrainSize))
+			},
+		},
+	}
 }
 
 // memorySteps is the number of timed training steps of the memory case
@@ -157,8 +212,17 @@ func sgemm(n int) func() error {
 	}
 }
 
+// model is what a case needs of a network: a train.NewLeNet, NewMLP or a
+// model of the zoo.
+type model interface {
+	Initialize(opts ...nn.InitializeOptions) error
+	Hybridize(opts ...nn.HybridizeOptions)
+	Forward(x ops.Tensor) ops.Tensor
+	CollectParams(pattern ...string) *nn.ParameterDict
+}
+
 // prepare initializes net and hybridizes it for ImplOursHybrid.
-func prepare(net *nn.HybridSequential, impl string) error {
+func prepare(net model, impl string) error {
 	eager.Seed(1)
 	if err := net.Initialize(); err != nil {
 		return err
@@ -173,7 +237,7 @@ func prepare(net *nn.HybridSequential, impl string) error {
 	return nil
 }
 
-func forward(net *nn.HybridSequential, impl string, shape ...int) (func() error, error) {
+func forward(net model, impl string, shape ...int) (func() error, error) {
 	if err := prepare(net, impl); err != nil {
 		return nil, err
 	}
@@ -188,9 +252,8 @@ func forward(net *nn.HybridSequential, impl string, shape ...int) (func() error,
 }
 
 // trainer returns one SGD training step (lr 0.01, softmax cross-entropy)
-// of a new LeNet on a batch x with labels y.
-func trainer(impl string) (func(x, y *eager.NDArray) error, error) {
-	net := train.NewLeNet()
+// of net on a batch x with labels y.
+func trainer(net model, impl string) (func(x, y *eager.NDArray) error, error) {
 	if err := prepare(net, impl); err != nil {
 		return nil, err
 	}
@@ -212,12 +275,15 @@ func trainer(impl string) (func(x, y *eager.NDArray) error, error) {
 	}, nil
 }
 
-func trainStep(impl string, batch int) (func() error, error) {
-	step, err := trainer(impl)
+// trainStep returns a training step of net on a random batch of the given
+// shape, labels cycling through 0–9.
+func trainStep(net model, impl string, shape ...int) (func() error, error) {
+	step, err := trainer(net, impl)
 	if err != nil {
 		return nil, err
 	}
-	x := eager.RandomNormal(batch, 1, 28, 28)
+	x := eager.RandomNormal(shape...)
+	batch := shape[0]
 	labels := make([]float32, batch)
 	for i := range labels {
 		labels[i] = float32(i % 10)
@@ -247,7 +313,7 @@ func fashionEpoch(impl string) (work, error) {
 	if err != nil {
 		return work{}, err
 	}
-	step, err := trainer(impl)
+	step, err := trainer(train.NewLeNet(), impl)
 	if err != nil {
 		return work{}, err
 	}

@@ -6,11 +6,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hybridgo/hybridgo/data"
+	"github.com/hybridgo/hybridgo/eager"
+	"github.com/hybridgo/hybridgo/format/mxnet"
+	"github.com/hybridgo/hybridgo/format/onnx"
+	"github.com/hybridgo/hybridgo/ops"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -72,11 +77,19 @@ func TestParseResultsRejects(t *testing.T) {
 func fixedReport() *Report {
 	return &Report{
 		Machine: Machine{
-			CPU: "Test CPU 9000", Cores: 2, OS: "linux", Arch: "amd64", GoVersion: "go1.26.0",
-			TorchVersion: "1.13.1", NumPyVersion: "1.24.2",
+			CPU: "Test CPU 9000", SIMD: "AVX-512", Cores: 2, OS: "linux", Arch: "amd64", GoVersion: "go1.26.0",
+			TorchVersion: "1.13.1", TorchvisionVersion: "0.14.1", NumPyVersion: "1.24.2", ORTVersion: "1.30.0",
+			BLAS: "OpenBLAS 0.3.21 DYNAMIC_ARCH SkylakeX MAX_THREADS=64", BLASCore: "SkylakeX",
 			Date: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC),
 		},
+		Elapsed: 754 * time.Second,
 		Results: []Result{
+			{Case: "resnet18-forward-b1", Impl: ImplORT, Threads: 1, Median: 0.025, Min: 0.024, Max: 0.03, Runs: 10},
+			{Case: "resnet18-forward-b1", Impl: ImplOursHybrid, Threads: 1, Median: 0.09, Min: 0.088, Max: 0.1, Runs: 10},
+			{Case: "resnet18-forward-b1", Impl: ImplTorchEager, Threads: 1, Median: 0.045, Min: 0.043, Max: 0.05, Runs: 10},
+			{Case: "resnet18-forward-b1", Impl: ImplTorchJIT, Threads: 1, Median: 0.03, Min: 0.029, Max: 0.031, Runs: 10},
+			{Case: "resnet18-train-b16", Impl: ImplOursHybrid, Threads: 2, Median: 3, Min: 2.9, Max: 3.2, Runs: 5},
+			{Case: "resnet18-train-b16", Impl: ImplTorchEager, Threads: 2, Median: 1.5, Min: 1.4, Max: 1.6, Runs: 5},
 			// Out of order on purpose: rows follow Cases(), then threads.
 			{Case: "lenet-forward-b16", Impl: ImplOursEager, Threads: 2, Median: 0.004, Min: 0.003, Max: 0.01, Runs: 100},
 			{Case: "lenet-forward-b16", Impl: ImplOursHybrid, Threads: 2, Median: 0.002, Min: 0.0019, Max: 0.003, Runs: 120},
@@ -121,25 +134,61 @@ func TestRenderMemoryAndSpeedUp(t *testing.T) {
 		titles[c.Name] = c.Title
 	}
 	// Columns: case, threads, ours eager, ours hybridized, torch eager,
-	// torch jit, numpy, ours hybridized / torch eager, speed-up.
+	// torch jit, onnxruntime, numpy, ours / torch eager, ours / torch jit,
+	// ours / onnxruntime, speed-up.
+	const oursE, oursH, torchE, torchJ, ortC, numpyC, vsEager, vsJIT, vsORT, speedUp = 2, 3, 4, 5, 6, 7, 8, 9, 10, 11
 	mem := row(t, out, titles["lenet-train-b256-memory"])
-	if mem[2] != dash || mem[3] != "60 MB" || mem[4] != "295 MB" {
+	if mem[oursE] != dash || mem[oursH] != "60 MB" || mem[torchE] != "295 MB" {
 		t.Errorf("memory row shows %q, want the peak RSS of each side", mem)
 	}
-	if mem[7] != "0.20× (memory)" || mem[8] != dash {
-		t.Errorf("memory row: ratio %q and speed-up %q, want 0.20× (memory) and %s", mem[7], mem[8], dash)
+	if mem[vsEager] != "0.20× (memory)" || mem[vsJIT] != dash || mem[vsORT] != dash || mem[speedUp] != dash {
+		t.Errorf("memory row %q, want only the ratio to torch eager, 0.20× (memory)", mem)
 	}
 	fwd := row(t, out, titles["lenet-forward-b16"])
-	if fwd[7] != "2.00×" || fwd[8] != "2.00×" {
-		t.Errorf("forward row: ratio %q, speed-up %q; want 2.00× and 2.00× (4 ms / 2 ms)", fwd[7], fwd[8])
+	if fwd[vsEager] != "2.00×" || fwd[vsJIT] != "2.50×" || fwd[vsORT] != dash || fwd[speedUp] != "2.00×" {
+		t.Errorf("forward row %q; want ratios 2.00× and 2.50×, no ONNX Runtime, speed-up 2.00× (4 ms / 2 ms)", fwd)
 	}
 	epoch := row(t, out, titles["fashion-epoch"])
-	if epoch[2] != "28.00 s" || epoch[8] != "1.40×" || epoch[7] != "3.70×" {
+	if epoch[oursE] != "28.00 s" || epoch[speedUp] != "1.40×" || epoch[vsEager] != "3.70×" {
 		t.Errorf("epoch row %q", epoch)
 	}
 	// Only one of ours: no speed-up.
-	if tr := row(t, out, titles["lenet-train-b256"]); tr[8] != dash {
-		t.Errorf("a row with only ours eager shows a speed-up %q", tr[8])
+	if tr := row(t, out, titles["lenet-train-b256"]); tr[speedUp] != dash {
+		t.Errorf("a row with only ours eager shows a speed-up %q", tr[speedUp])
+	}
+	// SGEMM: ours eager against torch.mm, marked; numpy in its column.
+	if g := row(t, out, titles["sgemm-2048"]); g[vsEager] != "3.00× ¹" || g[numpyC] != "450 ms (440 ms–470 ms)" {
+		t.Errorf("SGEMM row %q", g)
+	}
+	// A real-size forward: ours hybridized against each peer at its best.
+	r18 := row(t, out, titles["resnet18-forward-b1"])
+	if r18[ortC] != "25 ms (24 ms–30 ms)" || r18[torchJ] != "30 ms (29 ms–31 ms)" || r18[oursE] != dash {
+		t.Errorf("ResNet-18 row %q", r18)
+	}
+	if r18[vsEager] != "2.00×" || r18[vsJIT] != "3.00×" || r18[vsORT] != "3.60×" {
+		t.Errorf("ResNet-18 ratios %q, want 2.00×, 3.00×, 3.60×", r18[vsEager:vsORT+1])
+	}
+	if tr := row(t, out, titles["resnet18-train-b16"]); tr[1] != "2" || tr[vsEager] != "2.00×" || tr[ortC] != dash || tr[vsORT] != dash {
+		t.Errorf("ResNet-18 training row %q", tr)
+	}
+	for _, want := range []string{
+		"- CPU: Test CPU 9000 (AVX-512), 2 cores",
+		"ONNX Runtime: 1.30.0",
+		"- OpenBLAS core: SkylakeX (OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE were removed",
+		"the whole comparison took 12.6 min",
+		"112×112",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	// A forced core is named as such.
+	rep := fixedReport()
+	rep.Machine.BLASCore, rep.Machine.ForcedBLAS = "Haswell", []string{"OPENBLAS_CORETYPE=Haswell"}
+	buf.Reset()
+	Render(&buf, rep)
+	if !strings.Contains(buf.String(), "- OpenBLAS core: Haswell (forced by the peers' environment: OPENBLAS_CORETYPE=Haswell)") {
+		t.Errorf("a forced core is not reported as forced:\n%s", buf.String())
 	}
 	if !strings.Contains(strings.Join(strings.Fields(out), " "), "is the whole process's") {
 		t.Error("the notes do not say that the RSS is the whole process's")
@@ -155,7 +204,8 @@ func TestRenderGolden(t *testing.T) {
 		{"table-notorch.golden.md", func() *Report {
 			r := fixedReport()
 			r.Machine.TorchVersion, r.Machine.NumPyVersion = "", ""
-			r.Missing, r.Quick = TorchInstallHint, true
+			r.Machine.TorchvisionVersion, r.Machine.ORTVersion, r.Machine.BLAS, r.Machine.BLASCore = "", "", "", ""
+			r.Missing, r.Quick = []string{TorchInstallHint, ORTInstallHint}, true
 			var ours []Result
 			for _, x := range r.Results {
 				if strings.HasPrefix(x.Impl, "ours") {
@@ -206,7 +256,16 @@ func TestRunOneCaseInProcess(t *testing.T) {
 
 func TestEveryCaseSetsUp(t *testing.T) {
 	_, noData := os.Stat(data.FashionMNISTDir)
+	// Initializing the real-size networks takes seconds under the race
+	// detector; a build without it sets them up.
+	real := map[string]bool{}
+	for _, c := range realCases() {
+		real[c.Name] = raceDetector
+	}
 	for _, c := range Cases() {
+		if real[c.Name] {
+			continue
+		}
 		for _, impl := range c.Ours {
 			_, err := c.setup(impl)
 			if err != nil && c.Name == "fashion-epoch" && noData != nil {
@@ -235,6 +294,10 @@ func TestNewCases(t *testing.T) {
 		{"fashion-epoch", []string{ImplOursEager, ImplOursHybrid}, false, 1},
 		{"lenet-train-b256-memory", []string{ImplOursHybrid}, true, memorySteps},
 		{"lenet-forward-b16-interp", []string{ImplOursEager, ImplOursHybrid}, false, 0},
+		{"resnet18-forward-b1", []string{ImplOursHybrid}, false, 10},
+		{"resnet18-forward-b16", []string{ImplOursHybrid}, false, 5},
+		{"mobilenetv2-forward-b1", []string{ImplOursHybrid}, false, 10},
+		{"resnet18-train-b16", []string{ImplOursHybrid}, false, 5},
 	} {
 		c, err := CaseNamed(tc.name)
 		if err != nil {
@@ -248,6 +311,18 @@ func TestNewCases(t *testing.T) {
 			t.Errorf("%s overrides the timing: %+v", c.Name, *c.Timing)
 		case tc.runs > 0 && (c.Timing == nil || c.Timing.MinRuns != tc.runs || c.Timing.MaxRuns != tc.runs):
 			t.Errorf("%s: timing %+v, want exactly %d runs", c.Name, c.Timing, tc.runs)
+		}
+	}
+	// ONNX Runtime runs the real-size forward cases only, on 3×224×224
+	// images.
+	for _, c := range Cases() {
+		want := map[string][]int{
+			"resnet18-forward-b1":    {1, 3, 224, 224},
+			"resnet18-forward-b16":   {16, 3, 224, 224},
+			"mobilenetv2-forward-b1": {1, 3, 224, 224},
+		}[c.Name]
+		if !slices.Equal(c.ONNXInput, want) {
+			t.Errorf("%s: ONNX Runtime input %v, want %v", c.Name, c.ONNXInput, want)
 		}
 	}
 	seen := map[string]bool{}
@@ -323,21 +398,144 @@ func TestTorchSide(t *testing.T) {
 	if py == "" {
 		t.Skip("no python3; the torch side is not tested")
 	}
-	if _, _, err := pythonVersions(py); err != nil {
+	wd, _ := os.Getwd()
+	script := FindScript(wd)
+	if script == "" {
+		t.Fatal("bench/torch/bench.py not found")
+	}
+	o := Options{Quick: true, Python: py, Script: script, PeerEnv: os.Environ()}
+	info, err := pythonInfo(o)
+	if err != nil {
 		t.Skipf("%s: %v", TorchInstallHint, err)
+	}
+	c, err := CaseNamed("sgemm-128")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := runTorch(o, c, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 2 || rs[0].Impl != ImplTorchEager || rs[1].Impl != ImplNumPy || rs[0].Threads != 1 || rs[0].Runs < QuickTiming.MinRuns {
+		t.Errorf("unexpected results %+v", rs)
+	}
+	if info.Torchvision == "" || info.NumPy == "" || info.BLAS == "" {
+		t.Errorf("incomplete --info %+v", info)
+	}
+	if strings.HasPrefix(info.BLAS, "OpenBLAS") != (info.BLASCore != "") {
+		t.Errorf("BLAS %q with core %q", info.BLAS, info.BLASCore)
+	}
+}
+
+func TestOwnKernelsEnv(t *testing.T) {
+	for _, tc := range []struct{ in, want []string }{
+		{nil, nil},
+		{[]string{"HOME=/root", "PATH=/bin"}, []string{"HOME=/root", "PATH=/bin"}},
+		{[]string{"OPENBLAS_CORETYPE=Haswell", "HOME=/root", "OPENBLAS_L2_SIZE=1048576", "OPENBLAS_NUM_THREADS=2"},
+			[]string{"HOME=/root", "OPENBLAS_NUM_THREADS=2"}},
+		{[]string{"OPENBLAS_CORETYPE_X=1", "XOPENBLAS_L2_SIZE=2"}, []string{"OPENBLAS_CORETYPE_X=1", "XOPENBLAS_L2_SIZE=2"}},
+	} {
+		if got := OwnKernelsEnv(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("OwnKernelsEnv(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestPeerCommands checks the peers' command lines: their environment is
+// Options.PeerEnv with the thread counts added, their timing the case's.
+func TestPeerCommands(t *testing.T) {
+	env := []string{"HOME=/home/x", "OPENBLAS_CORETYPE=Haswell", "OPENBLAS_L2_SIZE=1048576"}
+	o := Options{Python: "/usr/bin/python3", Script: "bench/torch/bench.py", ORTModules: "/cache/ort", ORTScript: "bench/ort/bench.js",
+		PeerEnv: OwnKernelsEnv(env)}
+	r18, err := CaseNamed("resnet18-forward-b16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem, err := CaseNamed("lenet-train-b256-memory")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mlp, err := CaseNamed("mlp-forward-b1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Quick = true
+	for _, tc := range []struct {
+		name string
+		cmd  *exec.Cmd
+		args string
+	}{
+		{"torch, quick", torchCmd(o, mlp, 2), "/usr/bin/python3 bench/torch/bench.py --case mlp-forward-b1 --threads 2 --budget 0.05 --min-runs 3 --max-runs 50"},
+		{"torch, memory", torchCmd(o, mem, 2), "/usr/bin/python3 bench/torch/bench.py --case lenet-train-b256-memory --threads 2 --budget 0 --min-runs 20 --max-runs 20 --memory"},
+		{"onnxruntime", ortCmd(o, r18, 2, "/tmp/m.onnx"), "node bench/ort/bench.js --modules /cache/ort --model /tmp/m.onnx --shape 16,3,224,224 --case resnet18-forward-b16 --threads 2 --budget 0 --min-runs 5 --max-runs 5"},
+	} {
+		if got := strings.Join(tc.cmd.Args, " "); got != tc.args {
+			t.Errorf("%s: %s\nwant %s", tc.name, got, tc.args)
+		}
+		want := []string{"HOME=/home/x", "OMP_NUM_THREADS=2", "OPENBLAS_NUM_THREADS=2", "MKL_NUM_THREADS=2"}
+		if !slices.Equal(tc.cmd.Env, want) {
+			t.Errorf("%s: environment %q, want %q", tc.name, tc.cmd.Env, want)
+		}
+	}
+	// The thread counts are added to a copy: PeerEnv is not changed.
+	if !slices.Equal(o.PeerEnv, []string{"HOME=/home/x"}) {
+		t.Errorf("PeerEnv became %q", o.PeerEnv)
+	}
+}
+
+// TestORTSide times a small exported model with bench/ort/bench.js, when
+// node and npm are installed.
+func TestORTSide(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: not running ONNX Runtime")
+	}
+	modules, err := InstallORT()
+	if err != nil {
+		t.Skipf("%s (%v)", ORTInstallHint, err)
 	}
 	wd, _ := os.Getwd()
 	script := FindScript(wd)
 	if script == "" {
 		t.Fatal("bench/torch/bench.py not found")
 	}
-	cmd := exec.Command(py, script, "--case", "sgemm-128", "--threads", "1", "--quick")
-	cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1")
-	rs, err := runSide(cmd)
+	model := filepath.Join(t.TempDir(), "mlp.onnx")
+	writeMLPModel(t, model)
+	o := Options{Quick: true, ORTModules: modules, ORTScript: filepath.Join(filepath.Dir(filepath.Dir(script)), "ort", "bench.js"), PeerEnv: os.Environ()}
+	c := Case{Name: "mlp-forward-b1", ONNXInput: []int{1, 784}}
+	rs, err := runSide(ortCmd(o, c, 1, model))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rs) != 2 || rs[0].Impl != ImplTorchEager || rs[1].Impl != ImplNumPy || rs[0].Threads != 1 {
+	if len(rs) != 1 || rs[0].Impl != ImplORT || rs[0].Case != c.Name || rs[0].Threads != 1 || rs[0].Runs < QuickTiming.MinRuns ||
+		!(rs[0].Min > 0 && rs[0].Min <= rs[0].Median && rs[0].Median <= rs[0].Max) {
 		t.Errorf("unexpected results %+v", rs)
+	}
+	if v, err := ortVersion(modules); err != nil || v == "" {
+		t.Errorf("version %q, %v", v, err)
+	}
+}
+
+// writeMLPModel writes NewMLP, for inputs of 784 features, as ONNX.
+func writeMLPModel(t *testing.T, path string) {
+	t.Helper()
+	net := NewMLP()
+	if err := prepare(net, ImplOursHybrid); err != nil {
+		t.Fatal(err)
+	}
+	net.Forward(eager.RandomNormal(1, 784))
+	prefix := filepath.Join(t.TempDir(), "mlp")
+	if err := net.Export(prefix, 0); err != nil {
+		t.Fatal(err)
+	}
+	sym, params, err := mxnet.LoadCheckpoint(prefix, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := onnx.Export(sym, params, onnx.Options{InputShapes: map[string]ops.Shape{"data": {1, 784}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -2,9 +2,17 @@
 (and NumPy for SGEMM) and prints one JSON line per implementation.
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python3 bench/torch/bench.py --case sgemm-512 --threads 1
+
+The Go side passes each case's timing (--budget, --min-runs, --max-runs)
+and --memory for the cases that report the peak RSS. With --info it
+prints the versions of torch, torchvision and NumPy and the BLAS they
+call, OpenBLAS's configuration with the core it chose; with --export-onnx
+PATH it writes a real-size forward case's network as ONNX instead.
 """
 
 import argparse
+import ctypes
+import json
 import os
 import re
 import sys
@@ -17,17 +25,7 @@ import fashion  # noqa: E402
 import gemm  # noqa: E402
 import models  # noqa: E402
 import timing  # noqa: E402
-
-
-# The timing of the cases that override it, as on the Go side (Case.Timing):
-# the memory case takes 20 steps, the epoch runs once.
-MEMORY_STEPS = 20
-OVERRIDES = {
-    "lenet-train-b256-memory": {"budget": 0, "min_runs": MEMORY_STEPS, "max_runs": MEMORY_STEPS},
-    "fashion-epoch": {"budget": 0, "min_runs": 1, "max_runs": 1},
-}
-# The cases that report the process's peak RSS; they have one implementation.
-MEMORY = {"lenet-train-b256-memory"}
+import zoo  # noqa: E402
 
 
 def variants(case):
@@ -58,25 +56,81 @@ def compiled_variants(case):
     m = re.fullmatch(r"lenet-train-b(\d+)", case)
     if m:
         return models.train_variants(int(m.group(1)))
+    real = zoo.variants(case)
+    if real is not None:
+        return real
     raise SystemExit(f"bench.py: no case {case!r}")
+
+
+def blas():
+    """Returns OpenBLAS's configuration (openblas_get_config) and the name
+    of the core whose kernels it chose (openblas_get_corename), read from
+    the BLAS library this process loaded; or, when that library is not
+    OpenBLAS, what it is and an empty core."""
+    import numpy
+
+    numpy.dot(numpy.ones((2, 2)), numpy.ones((2, 2)))
+    libs = set()
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            path = line.split()[-1]
+            if re.search(r"/lib(open)?blas[^/]*\.so", path):
+                libs.add(path)
+    for path in sorted(libs):
+        try:
+            lib = ctypes.CDLL(path)
+            config, core = lib.openblas_get_config, lib.openblas_get_corename
+        except (OSError, AttributeError):
+            continue
+        config.restype = core.restype = ctypes.c_char_p
+        return config().decode(), core().decode()
+    return "not OpenBLAS: " + (", ".join(sorted(libs)) or "no BLAS library loaded"), ""
+
+
+def info():
+    """Prints the versions of the Python side and its BLAS as one JSON line."""
+    import numpy
+    import torchvision
+
+    config, core = blas()
+    print(json.dumps({"torch": torch.__version__, "torchvision": torchvision.__version__,
+                      "numpy": numpy.__version__, "blas": config, "blas_core": core}), flush=True)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--case", required=True)
-    parser.add_argument("--threads", type=int, required=True)
+    parser.add_argument("--info", action="store_true", help="print the versions and the BLAS, and exit")
+    parser.add_argument("--case")
+    parser.add_argument("--export-onnx", metavar="PATH", help="write the case's network as ONNX to PATH, and exit")
+    parser.add_argument("--threads", type=int)
     parser.add_argument("--quick", action="store_true", help="few repetitions")
+    parser.add_argument("--budget", type=float, help="seconds to keep timing for")
+    parser.add_argument("--min-runs", type=int, help="at least this many runs")
+    parser.add_argument("--max-runs", type=int, help="at most this many runs")
+    parser.add_argument("--memory", action="store_true", help="report the peak RSS")
     args = parser.parse_args()
+    if args.info:
+        info()
+        return
+    if args.case is None:
+        parser.error("--case is required")
+    if args.export_onnx:
+        zoo.export(args.case, args.export_onnx)
+        return
+    if args.threads is None:
+        parser.error("--threads is required")
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         if os.environ.get(var) != str(args.threads):
             print(f"bench.py: warning: {var} is not {args.threads}", file=sys.stderr)
     torch.set_num_threads(args.threads)
-    settings = timing.QUICK if args.quick else timing.NORMAL
-    settings = OVERRIDES.get(args.case, settings)
+    settings = dict(timing.QUICK if args.quick else timing.NORMAL)
+    for key in ("budget", "min_runs", "max_runs"):
+        if getattr(args, key) is not None:
+            settings[key] = getattr(args, key)
     pairs, warm = variants(args.case)
     for impl, fn in pairs:
         times = timing.measure(fn, warm=warm, **settings)
-        timing.report(args.case, impl, args.threads, times, memory=args.case in MEMORY)
+        timing.report(args.case, impl, args.threads, times, memory=args.memory)
 
 
 if __name__ == "__main__":

@@ -56,16 +56,18 @@ def forward_variants(model, shape):
     return [("torch-eager", run_eager), ("torch-jit", run_jit)]
 
 
-def train_variants(batch, impls=("torch-eager", "torch-jit")):
+def train_variants(batch, impls=("torch-eager", "torch-jit"), shape=None, make=None):
     """An SGD step (lr 0.01) with cross-entropy, eager and through a trace
-    (the impls asked for only)."""
+    (the impls asked for only), of a new network from make (default LeNet)
+    on a batch of the given shape (default batch x 1 x 28 x 28), labels
+    cycling through 0-9."""
     torch.manual_seed(1)
-    x = torch.randn(batch, 1, 28, 28)
+    x = torch.randn(*(shape or (batch, 1, 28, 28)))
     y = torch.arange(batch) % 10
     loss_fn = nn.CrossEntropyLoss()
     out = []
     for impl in impls:
-        model = LeNet()
+        model = (make or LeNet)()
         model.train()
         if impl == "torch-jit":
             model = torch.jit.trace(model, x)

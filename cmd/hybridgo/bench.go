@@ -35,7 +35,8 @@ func runBench(args []string, stdout, stderr io.Writer) int {
         time one case of ours, one JSON line per implementation
         (hybridgo bench case -h lists the cases)
   hybridgo bench compare [-threads 1,2] [-out FILE.md] [-quick] [-cases A,B]
-        time hybridgo beside PyTorch and NumPy and write a Markdown table
+        time hybridgo beside PyTorch, NumPy and ONNX Runtime and write a
+        Markdown table
         (hybridgo bench compare -h for its flags)
 
 Flags of hybridgo bench:

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -48,5 +52,37 @@ func TestBenchUsage(t *testing.T) {
 		if !strings.Contains(errs, want) {
 			t.Errorf("bench case -h lacks %q:\n%s", want, errs)
 		}
+	}
+}
+
+// TestBenchComparePeerEnv checks that `hybridgo bench compare` runs the
+// peers without the variables forcing OpenBLAS's kernels, even when they
+// are set, and leaves this process's environment (ours) as it is.
+func TestBenchComparePeerEnv(t *testing.T) {
+	t.Setenv("OPENBLAS_CORETYPE", "Haswell")
+	t.Setenv("OPENBLAS_L2_SIZE", "1048576")
+	o, out, code := compareOptions([]string{"-threads", "1,2", "-out", "-", "-cases", "resnet18-forward-b1"}, io.Discard)
+	if code != 0 || out != "-" {
+		t.Fatalf("exit %d, out %q", code, out)
+	}
+	for _, kv := range o.PeerEnv {
+		if strings.HasPrefix(kv, "OPENBLAS_CORETYPE=") || strings.HasPrefix(kv, "OPENBLAS_L2_SIZE=") {
+			t.Errorf("the peers' environment has %s", kv)
+		}
+	}
+	if !slices.Contains(o.PeerEnv, "PATH="+os.Getenv("PATH")) {
+		t.Error("the peers' environment lost PATH")
+	}
+	if os.Getenv("OPENBLAS_CORETYPE") != "Haswell" {
+		t.Error("the command changed its own environment")
+	}
+	if !slices.Equal(o.Threads, []int{1, 2}) || !slices.Equal(o.Cases, []string{"resnet18-forward-b1"}) {
+		t.Errorf("threads %v, cases %v", o.Threads, o.Cases)
+	}
+	if filepath.Base(o.Script) != "bench.py" || !strings.HasSuffix(o.ORTScript, filepath.Join("bench", "ort", "bench.js")) {
+		t.Errorf("scripts %q and %q", o.Script, o.ORTScript)
+	}
+	if _, _, code := compareOptions([]string{"-threads", "0"}, io.Discard); code != 2 {
+		t.Errorf("-threads 0: exit %d, want 2", code)
 	}
 }
