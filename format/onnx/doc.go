@@ -180,7 +180,6 @@
 // MobileNets, 64x64 for AlexNet, 224x224 for SqueezeNet and DenseNet,
 // 299x299 for Inception v3. Under the race detector, which slows the
 // forward passes and the writing of the parameters ten to twenty times,
-// seven run: ResNet's two with the thumbnail stem, densenet121,
-// squeezenet1.1 and the smallest of each MobileNet; VGG, AlexNet and
-// Inception v3, the slowest, run only without it.
+// six run: ResNet's two with the thumbnail stem, squeezenet1.1 and the
+// smallest of each MobileNet; the others run without it, in `make zoo`.
 package onnx
