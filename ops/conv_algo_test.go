@@ -174,7 +174,8 @@ func TestConvAlgoForMobileNet(t *testing.T) {
 
 // BenchmarkConvAlgo times each algorithm at MobileNet v2's shapes (batch
 // 1, float32): "before" is the algorithm chosen before the depthwise and
-// pointwise paths, "after" the new one.
+// pointwise paths, "after" the new one (the same, the direct kernel, for
+// 16->96 and 320->1280 on CPUs with AVX-512).
 func BenchmarkConvAlgo(b *testing.B) {
 	for _, tc := range []struct {
 		name string
@@ -185,6 +186,8 @@ func BenchmarkConvAlgo(b *testing.B) {
 		{"dw96x112s2", Shape{1, 96, 112, 112}, ConvolutionAttrs{Kernel: Tuple{3, 3}, Stride: Tuple{2, 2}, Pad: Tuple{1, 1}, NumFilter: 96, NumGroup: 96}},
 		{"pw16to96x112", Shape{1, 16, 112, 112}, ConvolutionAttrs{Kernel: Tuple{1, 1}, NumFilter: 96, NumGroup: 1}},
 		{"pw320to1280x7", Shape{1, 320, 7, 7}, ConvolutionAttrs{Kernel: Tuple{1, 1}, NumFilter: 1280, NumGroup: 1}},
+		{"pw32to16x112", Shape{1, 32, 112, 112}, ConvolutionAttrs{Kernel: Tuple{1, 1}, NumFilter: 16, NumGroup: 1}},
+		{"pw144to24x56", Shape{1, 144, 56, 56}, ConvolutionAttrs{Kernel: Tuple{1, 1}, NumFilter: 24, NumGroup: 1}},
 	} {
 		p := tc.a.plan(tc.data)
 		x := make([]float32, tc.data.Size())
