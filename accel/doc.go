@@ -75,8 +75,13 @@
 // ConvForwardDirect computes a small convolution's forward the same way,
 // each tap's weights broadcast once against the image vectors of a block
 // of output segments, with the bias and relu applied before the store.
-// ops takes these for column matrices small enough for the packed path
-// (ConvDirectApplies says where they exist). Pooling kernels work on Planes
+// ops takes these for column matrices small enough for the packed path,
+// and for 1x1 convolutions (ConvDirectApplies says where they exist).
+// Depthwise3x3 convolves each plane with its own 3x3 filter (MobileNet's
+// depthwise layers) without a column matrix: the plane is copied once
+// into a zero-bordered buffer, split into even and odd columns for a
+// stride of 2, so that each output row is nine contiguous runs scaled and
+// summed in registers (AVX2 for float32). Pooling kernels work on Planes
 // independent planes and follow MXNet's window clipping and averaging
 // rules; 2x2 windows at stride 2, the common case, have a loop of their
 // own (AVX2 for float32).

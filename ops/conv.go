@@ -5,7 +5,9 @@ import "fmt"
 // Convolution and Deconvolution over 1-D (NCW) and 2-D (NCHW) data, with
 // strides, padding, dilation and groups. Both are lowered to accel.Im2col or
 // accel.Col2im and a matrix product per image and group; the two are
-// adjoint, so each is the other's data gradient. The weight gradient of
+// adjoint, so each is the other's data gradient. The Convolution forward
+// also has kernels without a column matrix (1x1 and depthwise 3x3 ones
+// among them): convAlgoFor (conv_loops.go) chooses among them per shape. The weight gradient of
 // both is _backward_Convolution_weight.
 
 // ConvolutionAttrs are the attributes of Convolution (MXNet's ConvolutionParam).

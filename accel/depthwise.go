@@ -1,0 +1,160 @@
+package accel
+
+// The direct depthwise convolution: one 3x3 filter per plane, as in the
+// depthwise layers of MobileNet. Each plane is copied once into a
+// zero-bordered buffer (for a stride of 2 along the width, split into its
+// even and odd columns), so that every tap of an output row reads a
+// contiguous, in-bounds run; an output row is then the bias plus nine
+// scaled runs, summed in registers and stored once.
+
+// dw3x3RowKernel computes out[i] = bias + Σ_t w[t]·src[offs[t]+i] for i
+// in [0, len(out)), or is nil when the CPU has no vector kernel for it.
+var dw3x3RowKernel func(out, src []float32, offs *[9]int, w *[9]float32, bias float32)
+
+// deinterleaveKernel writes even[j] = src[2j] and odd[j] = src[2j+1] for
+// j in [0, len(even)), or is nil when the CPU has no vector kernel for it.
+var deinterleaveKernel func(even, odd, src []float32)
+
+// Depthwise3x3Applies reports whether Depthwise3x3 computes the
+// convolution of geometry g (one channel's): a 3x3 kernel without
+// dilation and a stride of 1 or 2 along the width.
+func Depthwise3x3Applies(g ConvGeom) bool {
+	return g.Channels == 1 && g.KernelH == 3 && g.KernelW == 3 && g.DilateH == 1 && g.DilateW == 1 &&
+		(g.StrideW == 1 || g.StrideW == 2) && g.StrideH >= 1 && g.PadH >= 0 && g.PadW >= 0 &&
+		g.OutH() > 0 && g.OutW() > 0
+}
+
+// Depthwise3x3 computes a depthwise convolution of planes planes of
+// InH x InW (geometry g, one channel's, where Depthwise3x3Applies): plane
+// p of img, convolved with the 3x3 filter weight[(p%channels)*9:] and
+// added to bias[p%channels] (nil for none), gives plane p of out
+// (OutH x OutW), then with relu negative values become 0 (NaN stays
+// NaN). The planes are spread over the workers.
+func Depthwise3x3[T Float](g ConvGeom, planes, channels int, img, weight, bias []T, relu bool, out []T) {
+	if !Depthwise3x3Applies(g) {
+		panic("accel: Depthwise3x3 of a geometry it does not handle")
+	}
+	if planes <= 0 {
+		return
+	}
+	plane := g.OutH() * g.OutW()
+	img = img[:planes*g.InH*g.InW]
+	out = out[:planes*plane]
+	weight = weight[:channels*9]
+	if bias != nil {
+		bias = bias[:channels]
+	}
+	grain := max(1, im2colGrain/(9*plane))
+	ParallelRange(planes, grain, depthwiseLoop[T]{g, channels, img, weight, bias, out, relu})
+}
+
+// depthwiseLoop is Depthwise3x3's loop over planes.
+type depthwiseLoop[T Float] struct {
+	g                      ConvGeom
+	channels               int
+	img, weight, bias, out []T
+	relu                   bool
+}
+
+// bordered returns the sizes of the bordered copy of a plane: rows of
+// width (two halves for a stride of 2: even columns, then odd ones, of
+// evenW columns each).
+func (g ConvGeom) bordered() (rows, width, evenW int) {
+	rows, width = g.InH+2*g.PadH, g.InW+2*g.PadW
+	if g.StrideW == 2 {
+		evenW = (width + 1) / 2
+		width = 2 * evenW
+	}
+	return rows, width, evenW
+}
+
+func (l *depthwiseLoop[T]) Range(lo, hi int) {
+	g := l.g
+	rows, width, evenW := g.bordered()
+	bp := GetScratch[T](rows * width)
+	defer PutScratch(bp)
+	buf := (*bp)[:rows*width]
+	clear(buf)
+	outH, outW := g.OutH(), g.OutW()
+	// offs[kh*3+kw] is tap (kh, kw)'s offset from the start of the
+	// bordered row of the output row's first tap row.
+	var offs [9]int
+	for kh := range 3 {
+		for kw := range 3 {
+			o := kh*width + kw
+			if g.StrideW == 2 { // column 2j+kw: even j (+1 for kw 2), or odd j
+				o = kh*width + kw/2 + (kw%2)*evenW
+			}
+			offs[kh*3+kw] = o
+		}
+	}
+	for p := lo; p < hi; p++ {
+		src := l.img[p*g.InH*g.InW:][:g.InH*g.InW]
+		for ih := range g.InH {
+			row := src[ih*g.InW:][:g.InW]
+			dst := buf[(ih+g.PadH)*width:][:width]
+			if g.StrideW == 1 {
+				copy(dst[g.PadW:], row)
+				continue
+			}
+			deinterleave(dst[:evenW], dst[evenW:], row, g.PadW)
+		}
+		c := p % l.channels
+		var w [9]T
+		copy(w[:], l.weight[c*9:][:9])
+		var b T
+		if l.bias != nil {
+			b = l.bias[c]
+		}
+		out := l.out[p*outH*outW:][:outH*outW]
+		for oh := range outH {
+			depthwiseRow(out[oh*outW:][:outW], buf[oh*g.StrideH*width:], &offs, &w, b)
+		}
+		if l.relu {
+			Relu(out, out)
+		}
+	}
+}
+
+// depthwiseRow computes out[i] = b + Σ_t w[t]·src[offs[t]+i].
+func depthwiseRow[T Float](out, src []T, offs *[9]int, w *[9]T, b T) {
+	if k := dw3x3RowKernel; k != nil {
+		if o32, ok := any(out).([]float32); ok {
+			k(o32, any(src).([]float32), offs, any(w).(*[9]float32), any(b).(float32))
+			return
+		}
+	}
+	n := len(out)
+	s0, s1, s2 := src[offs[0]:][:n], src[offs[1]:][:n], src[offs[2]:][:n]
+	s3, s4, s5 := src[offs[3]:][:n], src[offs[4]:][:n], src[offs[5]:][:n]
+	s6, s7, s8 := src[offs[6]:][:n], src[offs[7]:][:n], src[offs[8]:][:n]
+	for i := range out {
+		out[i] = b + w[0]*s0[i] + w[1]*s1[i] + w[2]*s2[i] +
+			w[3]*s3[i] + w[4]*s4[i] + w[5]*s5[i] +
+			w[6]*s6[i] + w[7]*s7[i] + w[8]*s8[i]
+	}
+}
+
+// deinterleave writes element iw of row, at column c = iw+pad of the
+// bordered row, to even[c/2] when c is even and to odd[c/2] when odd.
+func deinterleave[T Float](even, odd, row []T, pad int) {
+	i := 0
+	if pad%2 == 1 && len(row) > 0 { // the first element falls on an odd column
+		odd[pad/2] = row[0]
+		i = 1
+	}
+	c0 := (i + pad) / 2 // the column pair of row[i], row[i+1]
+	n := (len(row) - i) / 2
+	e, o, r := even[c0:][:n], odd[c0:][:n], row[i:][:2*n]
+	if k, ok := any(deinterleaveKernel).(func(even, odd, src []T)); ok && k != nil {
+		k(e, o, r)
+	} else {
+		for j := range n {
+			e[j] = r[2*j]
+			o[j] = r[2*j+1]
+		}
+	}
+	if i+2*n < len(row) { // a last element on an even column
+		even[c0+n] = row[i+2*n]
+	}
+}

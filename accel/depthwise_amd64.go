@@ -1,0 +1,54 @@
+//go:build !purego
+
+package accel
+
+import "golang.org/x/sys/cpu"
+
+// dw3x3RowAVX2 is depthwiseRow's vector loop on float32
+// (depthwise_amd64.s): n > 0, the last n%8 outputs under mask.
+//
+//go:noescape
+func dw3x3RowAVX2(n int, src *float32, offs *[9]int, w *[9]float32, bias float32, out *float32, mask *int32)
+
+// deinterleaveAVX2 is deinterleave's vector loop on float32: n a positive
+// multiple of 8.
+//
+//go:noescape
+func deinterleaveAVX2(n int, src, even, odd *float32)
+
+func init() {
+	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
+		dw3x3RowKernel = dw3x3Row32
+		deinterleaveKernel = deinterleave32
+	}
+}
+
+// deinterleave32 is deinterleave's pairs loop on float32.
+func deinterleave32(even, odd, src []float32) {
+	n := len(even) &^ 7
+	if n > 0 {
+		_, _, _ = even[n-1], odd[n-1], src[2*n-1]
+		deinterleaveAVX2(n, &src[0], &even[0], &odd[0])
+	}
+	for j := n; j < len(even); j++ {
+		even[j] = src[2*j]
+		odd[j] = src[2*j+1]
+	}
+}
+
+// tailMasks holds eight set lanes then eight clear ones: the eight from
+// index 8-r have their first r lanes set.
+var tailMasks = [16]int32{-1, -1, -1, -1, -1, -1, -1, -1}
+
+// dw3x3Row32 is depthwiseRow on float32, every tap run checked to hold
+// the outputs' length.
+func dw3x3Row32(out, src []float32, offs *[9]int, w *[9]float32, b float32) {
+	n := len(out)
+	if n == 0 {
+		return
+	}
+	for _, o := range offs {
+		_ = src[o : o+n] // bounds of every run the kernel reads
+	}
+	dw3x3RowAVX2(n, &src[0], offs, w, b, &out[0], &tailMasks[(8-n%8)%8])
+}

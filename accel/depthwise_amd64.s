@@ -1,0 +1,147 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// func dw3x3RowAVX2(n int, src *float32, offs *[9]int, w *[9]float32, bias float32, out *float32, mask *int32)
+// out[i] = bias + Σ_t w[t]·src[offs[t]+i] for i in [0, n), n > 0: the
+// nine weights stay broadcast in Y0-Y8, and each vector of outputs is nine
+// fused multiply-adds of loads from the nine tap runs. The last n%8
+// outputs are loaded and stored under mask (its first n%8 lanes set).
+TEXT ·dw3x3RowAVX2(SB), NOSPLIT, $0-56
+	MOVQ n+0(FP), R13
+	MOVQ src+8(FP), R14
+	MOVQ offs+16(FP), SI
+	MOVQ w+24(FP), DI
+	VBROADCASTSS bias+32(FP), Y9
+	VBROADCASTSS 0(DI), Y0
+	VBROADCASTSS 4(DI), Y1
+	VBROADCASTSS 8(DI), Y2
+	VBROADCASTSS 12(DI), Y3
+	VBROADCASTSS 16(DI), Y4
+	VBROADCASTSS 20(DI), Y5
+	VBROADCASTSS 24(DI), Y6
+	VBROADCASTSS 28(DI), Y7
+	VBROADCASTSS 32(DI), Y8
+	MOVQ 0(SI), AX
+	LEAQ (R14)(AX*4), AX
+	MOVQ 8(SI), BX
+	LEAQ (R14)(BX*4), BX
+	MOVQ 16(SI), CX
+	LEAQ (R14)(CX*4), CX
+	MOVQ 24(SI), DX
+	LEAQ (R14)(DX*4), DX
+	MOVQ 32(SI), R8
+	LEAQ (R14)(R8*4), R8
+	MOVQ 40(SI), R9
+	LEAQ (R14)(R9*4), R9
+	MOVQ 48(SI), R10
+	LEAQ (R14)(R10*4), R10
+	MOVQ 56(SI), R11
+	LEAQ (R14)(R11*4), R11
+	MOVQ 64(SI), R12
+	LEAQ (R14)(R12*4), R12
+	MOVQ out+40(FP), DI
+	XORQ SI, SI
+
+dw_loop16:
+	LEAQ 16(SI), R15
+	CMPQ R15, R13
+	JGT dw_tail8
+	VMOVAPS Y9, Y10
+	VMOVAPS Y9, Y11
+	VFMADD231PS (AX)(SI*4), Y0, Y10
+	VFMADD231PS 32(AX)(SI*4), Y0, Y11
+	VFMADD231PS (BX)(SI*4), Y1, Y10
+	VFMADD231PS 32(BX)(SI*4), Y1, Y11
+	VFMADD231PS (CX)(SI*4), Y2, Y10
+	VFMADD231PS 32(CX)(SI*4), Y2, Y11
+	VFMADD231PS (DX)(SI*4), Y3, Y10
+	VFMADD231PS 32(DX)(SI*4), Y3, Y11
+	VFMADD231PS (R8)(SI*4), Y4, Y10
+	VFMADD231PS 32(R8)(SI*4), Y4, Y11
+	VFMADD231PS (R9)(SI*4), Y5, Y10
+	VFMADD231PS 32(R9)(SI*4), Y5, Y11
+	VFMADD231PS (R10)(SI*4), Y6, Y10
+	VFMADD231PS 32(R10)(SI*4), Y6, Y11
+	VFMADD231PS (R11)(SI*4), Y7, Y10
+	VFMADD231PS 32(R11)(SI*4), Y7, Y11
+	VFMADD231PS (R12)(SI*4), Y8, Y10
+	VFMADD231PS 32(R12)(SI*4), Y8, Y11
+	VMOVUPS Y10, (DI)(SI*4)
+	VMOVUPS Y11, 32(DI)(SI*4)
+	MOVQ R15, SI
+	JMP dw_loop16
+
+dw_tail8:
+	LEAQ 8(SI), R15
+	CMPQ R15, R13
+	JGT dw_masked
+	VMOVAPS Y9, Y10
+	VFMADD231PS (AX)(SI*4), Y0, Y10
+	VFMADD231PS (BX)(SI*4), Y1, Y10
+	VFMADD231PS (CX)(SI*4), Y2, Y10
+	VFMADD231PS (DX)(SI*4), Y3, Y10
+	VFMADD231PS (R8)(SI*4), Y4, Y10
+	VFMADD231PS (R9)(SI*4), Y5, Y10
+	VFMADD231PS (R10)(SI*4), Y6, Y10
+	VFMADD231PS (R11)(SI*4), Y7, Y10
+	VFMADD231PS (R12)(SI*4), Y8, Y10
+	VMOVUPS Y10, (DI)(SI*4)
+	MOVQ R15, SI
+
+dw_masked:
+	CMPQ SI, R13
+	JGE dw_done
+	MOVQ mask+48(FP), R15
+	VMOVUPS (R15), Y12
+	VMOVAPS Y9, Y10
+	VMASKMOVPS (AX)(SI*4), Y12, Y13
+	VFMADD231PS Y13, Y0, Y10
+	VMASKMOVPS (BX)(SI*4), Y12, Y13
+	VFMADD231PS Y13, Y1, Y10
+	VMASKMOVPS (CX)(SI*4), Y12, Y13
+	VFMADD231PS Y13, Y2, Y10
+	VMASKMOVPS (DX)(SI*4), Y12, Y13
+	VFMADD231PS Y13, Y3, Y10
+	VMASKMOVPS (R8)(SI*4), Y12, Y13
+	VFMADD231PS Y13, Y4, Y10
+	VMASKMOVPS (R9)(SI*4), Y12, Y13
+	VFMADD231PS Y13, Y5, Y10
+	VMASKMOVPS (R10)(SI*4), Y12, Y13
+	VFMADD231PS Y13, Y6, Y10
+	VMASKMOVPS (R11)(SI*4), Y12, Y13
+	VFMADD231PS Y13, Y7, Y10
+	VMASKMOVPS (R12)(SI*4), Y12, Y13
+	VFMADD231PS Y13, Y8, Y10
+	VMASKMOVPS Y10, Y12, (DI)(SI*4)
+
+dw_done:
+	VZEROUPPER
+	RET
+
+// func deinterleaveAVX2(n int, src, even, odd *float32)
+// even[j] = src[2j], odd[j] = src[2j+1] for j in [0, n), n a positive
+// multiple of 8: two loads, a shuffle within lanes and a permutation of
+// the quadwords per half.
+TEXT ·deinterleaveAVX2(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ src+8(FP), SI
+	MOVQ even+16(FP), DI
+	MOVQ odd+24(FP), DX
+
+deint_loop:
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	VSHUFPS $0x88, Y1, Y0, Y2
+	VSHUFPS $0xDD, Y1, Y0, Y3
+	VPERMPD $0xD8, Y2, Y2
+	VPERMPD $0xD8, Y3, Y3
+	VMOVUPS Y2, (DI)
+	VMOVUPS Y3, (DX)
+	ADDQ $64, SI
+	ADDQ $32, DI
+	ADDQ $32, DX
+	SUBQ $8, CX
+	JGT deint_loop
+	VZEROUPPER
+	RET

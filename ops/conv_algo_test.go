@@ -1,0 +1,225 @@
+package ops
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/hybridgo/hybridgo/accel"
+)
+
+// convNaive is the convolution forward by its definition, summed in
+// float64: the reference of the algorithm tests.
+func convNaive[T accel.Float](p convPlan, image, weight, bias []T, relu bool) []T {
+	g := p.geom
+	outH, outW := g.OutH(), g.OutW()
+	out := make([]T, p.batch*p.groups*p.mapsSize())
+	for n := range p.batch {
+		for gr := range p.groups {
+			img := image[(n*p.groups+gr)*p.imageSize():]
+			for f := range p.maps {
+				fi := gr*p.maps + f
+				w := weight[fi*p.colRows():]
+				for oh := range outH {
+					for ow := range outW {
+						var s float64
+						if bias != nil {
+							s = float64(bias[fi])
+						}
+						for c := range g.Channels {
+							for kh := range g.KernelH {
+								ih := oh*g.StrideH - g.PadH + kh*g.DilateH
+								if ih < 0 || ih >= g.InH {
+									continue
+								}
+								for kw := range g.KernelW {
+									iw := ow*g.StrideW - g.PadW + kw*g.DilateW
+									if iw < 0 || iw >= g.InW {
+										continue
+									}
+									s += float64(w[(c*g.KernelH+kh)*g.KernelW+kw]) * float64(img[(c*g.InH+ih)*g.InW+iw])
+								}
+							}
+						}
+						if relu && s < 0 {
+							s = 0
+						}
+						out[((n*p.groups+gr)*p.maps+f)*outH*outW+oh*outW+ow] = T(s)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+type algoCase struct {
+	data      Shape
+	kernel    Tuple
+	f, groups int
+	stride    Tuple
+	pad       Tuple
+}
+
+// depthwiseCases are depthwise 3x3 convolutions of odd shapes.
+var depthwiseCases = []algoCase{
+	{Shape{1, 5, 7, 7}, Tuple{3, 3}, 5, 5, nil, Tuple{1, 1}},
+	{Shape{3, 17, 9, 11}, Tuple{3, 3}, 17, 17, nil, Tuple{1, 1}},
+	{Shape{2, 17, 9, 11}, Tuple{3, 3}, 17, 17, Tuple{2, 2}, Tuple{1, 1}},
+	{Shape{1, 33, 1, 1}, Tuple{3, 3}, 33, 33, nil, Tuple{1, 1}},
+	{Shape{2, 3, 1, 1}, Tuple{3, 3}, 3, 3, Tuple{2, 2}, Tuple{1, 1}},
+	{Shape{1, 7, 15, 13}, Tuple{3, 3}, 7, 7, Tuple{2, 2}, Tuple{1, 1}},
+	{Shape{2, 9, 14, 30}, Tuple{3, 3}, 9, 9, Tuple{2, 2}, Tuple{1, 1}},
+	{Shape{1, 6, 8, 21}, Tuple{3, 3}, 6, 6, Tuple{2, 1}, Tuple{0, 2}},
+	{Shape{1, 4, 5, 6}, Tuple{3, 3}, 4, 4, Tuple{1, 2}, nil},
+	{Shape{1, 16, 28, 28}, Tuple{3, 3}, 16, 16, nil, Tuple{1, 1}},
+	{Shape{1, 3, 7, 9}, Tuple{3, 3}, 3, 3, Tuple{2, 2}, nil},
+	{Shape{2, 3, 8, 10}, Tuple{3, 3}, 3, 3, Tuple{2, 2}, Tuple{2, 2}},
+	{Shape{1, 2, 5, 3}, Tuple{3, 3}, 2, 2, Tuple{3, 2}, Tuple{0, 1}},
+}
+
+// pointwiseCases are 1x1 convolutions of odd shapes.
+var pointwiseCases = []algoCase{
+	{Shape{1, 3, 7, 7}, Tuple{1, 1}, 5, 1, nil, nil},
+	{Shape{3, 17, 1, 1}, Tuple{1, 1}, 13, 1, nil, nil},
+	{Shape{2, 6, 9, 11}, Tuple{1, 1}, 10, 2, nil, nil},
+	{Shape{2, 33, 13, 17}, Tuple{1, 1}, 19, 1, nil, nil},
+	{Shape{1, 20, 40, 41}, Tuple{1, 1}, 7, 1, nil, nil},
+}
+
+// checkAlgo compares algorithm algo on the cases with convNaive, in T,
+// with and without bias and relu, and with the algorithm convAlgoFor
+// chooses.
+func checkAlgo[T accel.Float](t *testing.T, algo convAlgo, cases []algoCase, tol float64) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(41, 42))
+	for ci, tc := range cases {
+		a := &ConvolutionAttrs{Kernel: tc.kernel, Stride: tc.stride, Pad: tc.pad, NumFilter: tc.f, NumGroup: tc.groups}
+		p := a.plan(tc.data)
+		if algo == algoDirect && !accel.ConvDirectApplies[T](p.geom, p.maps) {
+			continue
+		}
+		x := make([]T, tc.data.Size())
+		w := make([]T, tc.f*p.colRows())
+		b := make([]T, tc.f)
+		for _, s := range [][]T{x, w, b} {
+			for i := range s {
+				s[i] = T(r.Float64()*2 - 1)
+			}
+		}
+		for _, withBias := range []bool{false, true} {
+			for _, relu := range []bool{false, true} {
+				var bias []T
+				if withBias {
+					bias = b
+				}
+				want := convNaive(p, x, w, bias, relu)
+				for _, chosen := range []bool{false, true} {
+					got := make([]T, len(want))
+					for i := range got {
+						got[i] = T(math.NaN())
+					}
+					if chosen {
+						convForward(p, x, w, bias, got, relu)
+					} else {
+						convForwardWith(algo, p, x, w, bias, got, relu)
+					}
+					name := fmt.Sprintf("%T case %d %v bias %v relu %v chosen %v", x, ci, tc.data, withBias, relu, chosen)
+					for i := range want {
+						if !(math.Abs(float64(got[i]-want[i])) <= tol*(1+math.Abs(float64(want[i])))) { // NaN fails
+							t.Fatalf("%s: [%d] = %v, want %v", name, i, got[i], want[i])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestConvDepthwiseMatchesReference(t *testing.T) {
+	for _, tc := range depthwiseCases {
+		p := (&ConvolutionAttrs{Kernel: tc.kernel, Stride: tc.stride, Pad: tc.pad, NumFilter: tc.f, NumGroup: tc.groups}).plan(tc.data)
+		if got := convAlgoFor[float32](p); got != algoDepthwise {
+			t.Fatalf("%v: algorithm %d, want depthwise", tc.data, got)
+		}
+	}
+	checkAlgo[float32](t, algoDepthwise, depthwiseCases, 1e-5)
+	checkAlgo[float64](t, algoDepthwise, depthwiseCases, 1e-12)
+}
+
+func TestConvPointwiseMatchesReference(t *testing.T) {
+	checkAlgo[float32](t, algoPointwise, pointwiseCases, 1e-5)
+	checkAlgo[float32](t, algoDirect, pointwiseCases, 1e-5) // the path chosen for 1x1 where the CPU has it
+	checkAlgo[float64](t, algoPointwise, pointwiseCases, 1e-12)
+}
+
+// TestConvAlgoForMobileNet checks the algorithms chosen for MobileNet v2's
+// layers.
+func TestConvAlgoForMobileNet(t *testing.T) {
+	for _, tc := range []struct {
+		data Shape
+		a    ConvolutionAttrs
+		want convAlgo
+	}{
+		{Shape{1, 32, 112, 112}, ConvolutionAttrs{Kernel: Tuple{3, 3}, Pad: Tuple{1, 1}, NumFilter: 32, NumGroup: 32}, algoDepthwise},
+		{Shape{1, 96, 112, 112}, ConvolutionAttrs{Kernel: Tuple{3, 3}, Stride: Tuple{2, 2}, Pad: Tuple{1, 1}, NumFilter: 96, NumGroup: 96}, algoDepthwise},
+		{Shape{1, 3, 112, 112}, ConvolutionAttrs{Kernel: Tuple{1, 1}, NumFilter: 4, NumGroup: 1}, algoPointwise},
+	} {
+		if got := convAlgoFor[float32](tc.a.plan(tc.data)); got != tc.want {
+			t.Errorf("%v %v: algorithm %d, want %d", tc.data, tc.a.Kernel, got, tc.want)
+		}
+	}
+}
+
+// BenchmarkConvAlgo times each algorithm at MobileNet v2's shapes (batch
+// 1, float32): "before" is the algorithm chosen before the depthwise and
+// pointwise paths, "after" the new one (the same, the direct kernel, for
+// 16->96 and 320->1280 on CPUs with AVX-512).
+func BenchmarkConvAlgo(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		data Shape
+		a    ConvolutionAttrs
+	}{
+		{"dw32x112s1", Shape{1, 32, 112, 112}, ConvolutionAttrs{Kernel: Tuple{3, 3}, Pad: Tuple{1, 1}, NumFilter: 32, NumGroup: 32}},
+		{"dw96x112s2", Shape{1, 96, 112, 112}, ConvolutionAttrs{Kernel: Tuple{3, 3}, Stride: Tuple{2, 2}, Pad: Tuple{1, 1}, NumFilter: 96, NumGroup: 96}},
+		{"pw16to96x112", Shape{1, 16, 112, 112}, ConvolutionAttrs{Kernel: Tuple{1, 1}, NumFilter: 96, NumGroup: 1}},
+		{"pw320to1280x7", Shape{1, 320, 7, 7}, ConvolutionAttrs{Kernel: Tuple{1, 1}, NumFilter: 1280, NumGroup: 1}},
+		{"pw32to16x112", Shape{1, 32, 112, 112}, ConvolutionAttrs{Kernel: Tuple{1, 1}, NumFilter: 16, NumGroup: 1}},
+		{"pw144to24x56", Shape{1, 144, 56, 56}, ConvolutionAttrs{Kernel: Tuple{1, 1}, NumFilter: 24, NumGroup: 1}},
+	} {
+		p := tc.a.plan(tc.data)
+		x := make([]float32, tc.data.Size())
+		w := make([]float32, tc.a.NumFilter*p.colRows())
+		bias := make([]float32, tc.a.NumFilter)
+		for i := range x {
+			x[i] = float32(i%7) - 3
+		}
+		for i := range w {
+			w[i] = float32(i%5) - 2
+		}
+		y := make([]float32, p.batch*p.groups*p.mapsSize())
+		before := algoPacked
+		switch k, cols := p.colRows(), p.colCols(); {
+		case accel.PackedBLen[float32](k, cols) > packedConvMax:
+			before = algoBlocked
+		case accel.ConvDirectApplies[float32](p.geom, p.maps):
+			before = algoDirect
+		}
+		after := convAlgoFor[float32](p)
+		// Interleaved, so that a change in the machine's load hits both.
+		for round := range 2 {
+			for _, v := range []struct {
+				name string
+				algo convAlgo
+			}{{"before", before}, {"after", after}} {
+				b.Run(fmt.Sprintf("%s/%s/%d", tc.name, v.name, round), func(b *testing.B) {
+					for b.Loop() {
+						convForwardWith(v.algo, p, x, w, bias, y, false)
+					}
+				})
+			}
+		}
+	}
+}
