@@ -93,7 +93,9 @@ func (l *poolLoop[T]) Range(lo, hi int) {
 func (g PoolGeom) planeSizes() (in, out int) { return g.InH * g.InW, g.OutH * g.OutW }
 
 // MaxPool writes the maximum of each window's in-bounds elements to out. An
-// empty window (possible only with unusual padding) yields -Inf.
+// empty window (possible only with unusual padding) yields -Inf. It
+// computes values only, never positions, so that inference pays for no
+// argmax.
 func MaxPool[T Float](g PoolGeom, in, out []T) {
 	inSz, outSz := g.planeSizes()
 	in, out = in[:g.Planes*inSz], out[:g.Planes*outSz]
@@ -108,13 +110,54 @@ func (l *poolLoop[T]) maxPlane(p int) {
 		maxPool2x2(g, src, dst)
 		return
 	}
+	maxPlaneValues(g, src, dst)
+}
+
+// maxPlaneValues is MaxPool of one plane in any geometry. It computes each
+// window's maximum and nothing else: not its position, which only the
+// gradient needs (MaxPoolBackward finds it again), and with the max
+// builtin, which needs no unpredictable branch. Its value is argmax's
+// except with NaNs (a window holding one yields NaN) and with zeros of
+// both signs (+0 wins).
+func maxPlaneValues[T Float](g PoolGeom, src, dst []T) {
+	inW := g.InW
 	for oh := range g.OutH {
-		for ow := range g.OutW {
-			m := T(math.Inf(-1))
-			if at := argmax(src, g.InW, g.window(oh, ow, false)); at >= 0 {
-				m = src[at]
+		h0 := oh*g.StrideH - g.PadH
+		h1 := min(h0+g.KernelH, g.InH)
+		h0 = max(h0, 0)
+		out := dst[oh*g.OutW:][:g.OutW]
+		if h1 <= h0 {
+			for ow := range out {
+				out[ow] = T(math.Inf(-1))
 			}
-			dst[oh*g.OutW+ow] = m
+			continue
+		}
+		for ow := range out {
+			w0 := ow*g.StrideW - g.PadW
+			w1 := min(w0+g.KernelW, inW)
+			w0 = max(w0, 0)
+			if w1 <= w0 {
+				out[ow] = T(math.Inf(-1))
+				continue
+			}
+			if w1-w0 == 3 {
+				// ResNet's 3x3 windows: three independent maxima per row.
+				r := src[h0*inW+w0:][:3]
+				m := max(r[0], r[1], r[2])
+				for h := h0 + 1; h < h1; h++ {
+					r := src[h*inW+w0:][:3]
+					m = max(m, max(r[0], r[1], r[2]))
+				}
+				out[ow] = m
+				continue
+			}
+			m := src[h0*inW+w0]
+			for h := h0; h < h1; h++ {
+				for _, v := range src[h*inW+w0 : h*inW+w1] {
+					m = max(m, v)
+				}
+			}
+			out[ow] = m
 		}
 	}
 }

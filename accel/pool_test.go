@@ -38,6 +38,40 @@ func poolGeoms() []PoolGeom {
 		// (the fast path), "full" keeps clipped windows (the general path).
 		{Planes: 3, InH: 5, InW: 7, OutH: 2, OutW: 3, KernelH: 2, KernelW: 2, StrideH: 2, StrideW: 2},
 		{Planes: 3, InH: 5, InW: 7, OutH: 3, OutW: 4, KernelH: 2, KernelW: 2, StrideH: 2, StrideW: 2},
+		// ResNet's 3x3 stride 2 pad 1 on odd sizes, 3x3 at stride 1, and
+		// windows 3 wide but 2 or 4 high.
+		{Planes: 2, InH: 9, InW: 11, OutH: 5, OutW: 6, KernelH: 3, KernelW: 3, StrideH: 2, StrideW: 2, PadH: 1, PadW: 1},
+		{Planes: 2, InH: 6, InW: 5, OutH: 4, OutW: 3, KernelH: 3, KernelW: 3, StrideH: 1, StrideW: 1},
+		{Planes: 1, InH: 7, InW: 8, OutH: 4, OutW: 4, KernelH: 2, KernelW: 3, StrideH: 2, StrideW: 2, PadW: 1},
+		{Planes: 1, InH: 7, InW: 8, OutH: 3, OutW: 6, KernelH: 4, KernelW: 3, StrideH: 3, StrideW: 1, PadH: 2},
+	}
+}
+
+// TestMaxPoolFloat32 checks MaxPool on float32 data without ties against
+// the maximum of each window's elements taken one by one.
+func TestMaxPoolFloat32(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 18))
+	for gi, g := range poolGeoms() {
+		inSz, outSz := g.InH*g.InW, g.OutH*g.OutW
+		in := randSlice[float32](r, g.Planes*inSz)
+		out := make([]float32, g.Planes*outSz)
+		MaxPool(g, in, out)
+		for p := range g.Planes {
+			for oh := range g.OutH {
+				for ow := range g.OutW {
+					idx, _ := naiveWindow(g, oh, ow, false)
+					m := float32(math.Inf(-1))
+					for _, i := range idx {
+						if v := in[p*inSz+i]; v > m {
+							m = v
+						}
+					}
+					if o := p*outSz + oh*g.OutW + ow; out[o] != m {
+						t.Fatalf("geom %d: out[%d] = %v, want %v", gi, o, out[o], m)
+					}
+				}
+			}
+		}
 	}
 }
 

@@ -9,7 +9,9 @@ import (
 // The compute loops of BatchNorm and LayerNorm (norm.go): per channel, or
 // per position along the other axes, spread over accel's workers.
 
-// batchNormKernel normalises per channel. Statistics accumulate in float64.
+// batchNormKernel normalises per channel. Statistics accumulate in float64;
+// in training the normalisation is done in float64 too, outside training in
+// T (see batchNormLoop.Range).
 func batchNormKernel[T accel.Float](a *BatchNormAttrs, train bool, ax int, in, out []Value) {
 	x, gamma, beta := in[0].Data.([]T), in[1].Data.([]T), in[2].Data.([]T)
 	movMean, movVar := in[3].Data.([]T), in[4].Data.([]T)
@@ -67,6 +69,20 @@ func (l *batchNormLoop[T]) Range(lo, hi int) {
 		scale := 1 / math.Sqrt(v+a.Eps)
 		if !a.FixGamma {
 			scale *= float64(gamma[ch])
+		}
+		if !train {
+			// y = (x - mean)*scale + beta in T, with the running mean
+			// (already a T) subtracted first so that nothing cancels:
+			// three operations an element and no conversions.
+			m, s, b := movMean[ch], T(scale), beta[ch]
+			for o := 0; o < outer; o++ {
+				off := (o*c + ch) * inner
+				dst := y[off : off+inner]
+				for i, xv := range x[off : off+inner] {
+					dst[i] = (xv-m)*s + b
+				}
+			}
+			continue
 		}
 		shift := float64(beta[ch]) - mu*scale
 		for o := 0; o < outer; o++ {
