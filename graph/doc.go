@@ -44,7 +44,10 @@
 // Convolution or FullyConnected and the relu that alone reads it become
 // one node, whose kernel adds the bias and applies relu to each tile of
 // the product while it is in cache) and FuseElementwise (a chain of
-// element-wise ops becomes one loop with no intermediate buffers).
+// element-wise ops becomes one loop with no intermediate buffers beyond
+// a block of registers: each op runs over a block of elements in turn,
+// arithmetic as typed loops; BatchNorm's gradient in a hybridized
+// backward is such a chain).
 // Optimize runs them in order. Fused nodes exist only inside the
 // executor: saved graphs keep MXNet's ops. PlanMemory assigns buffers by
 // liveness: values whose lives do not overlap share one, and element-wise

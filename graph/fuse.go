@@ -32,10 +32,47 @@ type fusedProgram struct {
 type fusedInstr struct {
 	fn   func([]float64) float64
 	args []int // registers
+	kind fusedKind
+}
+
+// fusedKind names the instructions the fused loop runs as a typed loop
+// over a block of elements instead of calling fn per element. Their
+// result in T equals fn's rounded to T: a sum, difference, product or
+// quotient of two float32 values is correctly rounded either way.
+type fusedKind uint8
+
+const (
+	fusedCall fusedKind = iota // call fn per element
+	fusedAdd
+	fusedSub
+	fusedMul
+	fusedDiv
+)
+
+// fusedKindOf returns the typed loop of a member, or fusedCall.
+func fusedKindOf(n *Node) fusedKind {
+	if len(n.Inputs) != 2 {
+		return fusedCall
+	}
+	switch n.Op.Name() {
+	case "broadcast_add", "elemwise_add":
+		return fusedAdd
+	case "broadcast_sub", "elemwise_sub":
+		return fusedSub
+	case "broadcast_mul", "elemwise_mul":
+		return fusedMul
+	case "broadcast_div", "elemwise_div":
+		return fusedDiv
+	}
+	return fusedCall
 }
 
 // fusionGrain is how many output elements one parallel chunk evaluates.
 const fusionGrain = 1 << 13
+
+// fusionBlock is how many elements the fused loop evaluates one
+// instruction over before it moves on to the next.
+const fusionBlock = 256
 
 // fusible reports whether n can join a fused group, and its per-element
 // function: one output, float32 or float64 like all its inputs.
@@ -212,7 +249,7 @@ func fuseGroup(members []*Node, funcs map[*Node]func([]float64) float64, name st
 	fmt.Fprintf(&doc, "Fused element-wise loop (made by FuseElementwise, not registered; no gradient) over in0..in%d:", len(external)-1)
 	names := make([]string, len(members))
 	for j, m := range members {
-		ins := fusedInstr{fn: funcs[m]}
+		ins := fusedInstr{fn: funcs[m], kind: fusedKindOf(m)}
 		args := make([]string, len(m.Inputs))
 		for k, in := range m.Inputs {
 			if i, ok := inGroup[in.Node]; ok {
@@ -280,12 +317,17 @@ func (p *fusedProgram) run(in []ops.Value, out ops.Value) error {
 	return nil
 }
 
-// fusedLoop runs the program once per output element. Inputs are read at
-// their broadcast offsets, kept by an odometer over the output's index.
-// Each step's result is converted to T, as the unfused kernel's output is.
+// fusedLoop runs the program for every output element, a block of
+// fusionBlock elements at a time: the inputs' values for the block are
+// read (at their broadcast offsets, kept by an odometer over the output's
+// index, a run along the last dim at a time; equal-shape inputs in
+// place), then each instruction runs over the whole block, add, sub, mul
+// and div as typed loops, the last one into the output. Registers hold T,
+// so each step's result is rounded to T, as the unfused kernel's output
+// is.
 //
-// The loop's state is recycled and its per-chunk registers live on the
-// stack when they are few, so that a call allocates nothing.
+// The loop's state is recycled and its register blocks come from the
+// scratch pool, so that a call allocates nothing.
 func fusedLoop[T float32 | float64](p *fusedProgram, in []ops.Value, out ops.Value) {
 	l := accel.GetRecycled[fusedRange[T]]()
 	l.p, l.dst, l.shape, l.plain = p, out.Data.([]T), out.Shape, true
@@ -325,12 +367,21 @@ type fusedRange[T float32 | float64] struct {
 func (l *fusedRange[T]) Range(lo, hi int) {
 	p, dst, srcs, strides, plain, shape := l.p, l.dst, l.srcs, l.strides, l.plain, l.shape
 	nd := len(shape)
-	var regsBuf [32]float64
+	nReg := p.nIn + len(p.instrs)
 	var idxBuf [8]int
 	var offsBuf [8]int
-	regs := scratchOf(regsBuf[:], p.nIn+len(p.instrs))
+	var regsBuf [32][]T
 	idx := scratchOf(idxBuf[:], nd)
 	offs := scratchOf(offsBuf[:], len(srcs))
+	regs := regsBuf[:0]
+	if nReg > len(regsBuf) {
+		regs = make([][]T, 0, nReg)
+	}
+	regs = regs[:nReg]
+	// Every register but the result has a block of its own.
+	blocksBuf := accel.GetScratch[T]((nReg - 1) * fusionBlock)
+	defer accel.PutScratch(blocksBuf)
+	blocks := *blocksBuf
 	// The argument list is handed to the instructions' functions, so it
 	// would not stay on the stack anyway.
 	argsBuf := accel.GetScratch[float64](p.maxArgs)
@@ -348,26 +399,79 @@ func (l *fusedRange[T]) Range(lo, hi int) {
 			}
 		}
 	}
-	for i := lo; i < hi; i++ {
-		for k, src := range srcs {
-			if plain {
-				regs[k] = float64(src[i])
-			} else {
-				regs[k] = float64(src[offs[k]])
+	for base := lo; base < hi; base += fusionBlock {
+		n := min(fusionBlock, hi-base)
+		for r := range nReg - 1 {
+			regs[r] = blocks[r*fusionBlock : r*fusionBlock+n]
+		}
+		regs[nReg-1] = dst[base : base+n]
+		if plain {
+			for k, src := range srcs {
+				regs[k] = src[base : base+n]
 			}
+		} else {
+			l.gather(regs[:len(srcs)], idx, offs)
 		}
 		for j, ins := range p.instrs {
-			a := args[:len(ins.args)]
-			for m, r := range ins.args {
-				a[m] = regs[r]
+			out := regs[p.nIn+j]
+			if ins.kind != fusedCall {
+				fusedBinary(ins.kind, out, regs[ins.args[0]], regs[ins.args[1]])
+				continue
 			}
-			regs[p.nIn+j] = float64(T(ins.fn(a)))
+			a := args[:len(ins.args)]
+			for i := range out {
+				for m, r := range ins.args {
+					a[m] = float64(regs[r][i])
+				}
+				out[i] = T(ins.fn(a))
+			}
 		}
-		dst[i] = T(regs[len(regs)-1])
-		if plain {
+	}
+}
+
+// gather reads the next len(regs[0]) elements of every input, at their
+// broadcast offsets, into regs, and moves the odometer on: a run along
+// the last dim at a time, copied (stride 1) or filled (stride 0, a
+// broadcast input).
+func (l *fusedRange[T]) gather(regs [][]T, idx, offs []int) {
+	srcs, strides, shape := l.srcs, l.strides, l.shape
+	nd := len(shape)
+	if nd == 0 {
+		for k, src := range srcs {
+			regs[k][0] = src[0]
+		}
+		return
+	}
+	last := nd - 1
+	for i, n := 0, len(regs[0]); i < n; {
+		run := min(n-i, shape[last]-idx[last])
+		for k, src := range srcs {
+			dst, off := regs[k][i:i+run], offs[k]
+			switch st := strides[k][last]; st {
+			case 0:
+				v := src[off]
+				for m := range dst {
+					dst[m] = v
+				}
+			case 1:
+				copy(dst, src[off:off+run])
+			default:
+				for m := range dst {
+					dst[m] = src[off+m*st]
+				}
+			}
+			offs[k] += run * strides[k][last]
+		}
+		i += run
+		idx[last] += run
+		if idx[last] < shape[last] {
 			continue
 		}
-		for d := nd - 1; d >= 0; d-- {
+		for k := range offs {
+			offs[k] -= strides[k][last] * idx[last]
+		}
+		idx[last] = 0
+		for d := last - 1; d >= 0; d-- {
 			idx[d]++
 			for k := range offs {
 				offs[k] += strides[k][d]
@@ -379,6 +483,29 @@ func (l *fusedRange[T]) Range(lo, hi int) {
 				offs[k] -= strides[k][d] * idx[d]
 			}
 			idx[d] = 0
+		}
+	}
+}
+
+// fusedBinary is one typed instruction over a block: out = a op b.
+func fusedBinary[T float32 | float64](kind fusedKind, out, a, b []T) {
+	a, b = a[:len(out)], b[:len(out)]
+	switch kind {
+	case fusedAdd:
+		for i := range out {
+			out[i] = a[i] + b[i]
+		}
+	case fusedSub:
+		for i := range out {
+			out[i] = a[i] - b[i]
+		}
+	case fusedMul:
+		for i := range out {
+			out[i] = a[i] * b[i]
+		}
+	case fusedDiv:
+		for i := range out {
+			out[i] = a[i] / b[i]
 		}
 	}
 }

@@ -399,3 +399,45 @@ func TestFuseLargeBroadcast(t *testing.T) {
 	}
 	evalSame(t, "large", g, out, bind)
 }
+
+// The shape of BatchNorm's input gradient, whose fused form the backward
+// of a convolutional network runs: NCHW values, per-channel statistics
+// that broadcast, the four arithmetic ops (typed loops over a block) and
+// one op called per element. Runs along the last dim start and end
+// inside blocks and parallel chunks; every value equals the unfused
+// graph's exactly.
+func TestFuseBatchNormGradShape(t *testing.T) {
+	for _, dt := range []ops.DType{ops.Float32, ops.Float64} {
+		for _, shape := range []ops.Shape{{3, 5, 7, 9}, {2, 3, 61, 67}, {1, 4, 1, 1}, {2, 3, 2, 2}} {
+			tr := graph.NewTracer()
+			F := tr.F()
+			c := ops.Shape{1, shape[1], 1, 1}
+			x := graph.Var("x", shape, dt)
+			gy := graph.Var("gy", shape, dt)
+			mean := graph.Var("mean", c, dt)
+			scale := graph.Var("scale", c, dt)
+			m := graph.Var("m", c, dt)
+			row := graph.Var("row", ops.Shape{shape[3]}, dt)
+			xhat := F.Mul(F.Sub(x, mean), scale)
+			inner := F.Sub(F.Sub(gy, m), F.Mul(xhat, F.Div(m, scale)))
+			r := F.Add(F.Mul(F.Sub(inner, mean), scale), F.Tanh(F.Div(row, F.PlusScalar(F.Abs(m), 1))))
+			g := r.(*graph.Symbol).Graph()
+			out, rep := graph.FuseElementwise(g)
+			if len(rep.Changes) != 1 {
+				t.Fatalf("%v %v: not one fused node: %s", dt, shape, rep)
+			}
+			bind := map[string]*eager.NDArray{}
+			for i, v := range []struct {
+				name  string
+				shape ops.Shape
+			}{{"x", shape}, {"gy", shape}, {"mean", c}, {"scale", c}, {"m", c}, {"row", ops.Shape{shape[3]}}} {
+				vals := make([]float64, v.shape.Size())
+				for j := range vals {
+					vals[j] = float64((j*13+i*5)%29)/7 - 2 + 0.1*float64(i)
+				}
+				bind[v.name] = eager.Array(ops.FromFloat64s(dt, vals), v.shape...)
+			}
+			evalSame(t, fmt.Sprint("batchnorm grad ", dt, shape), g, out, bind)
+		}
+	}
+}

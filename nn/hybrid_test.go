@@ -126,6 +126,53 @@ func TestHybridizedGradientsEqualEager(t *testing.T) {
 	}
 }
 
+// A convolution, BatchNorm and relu stack of ResNet's kind: the
+// hybridized backward runs BatchNorm's input gradient as one fused loop
+// (over more elements than one parallel chunk, with the per-channel
+// statistics broadcast), and its gradients equal the eager ones.
+func TestHybridizedBatchNormStackGradientsEqualEager(t *testing.T) {
+	grads := func(hybridize bool) [][]float64 {
+		eager.Seed(5)
+		net := nn.NewHybridSequential(
+			nn.NewConv2D(6, []int{3, 3}, nn.ConvOptions{Padding: []int{1, 1}}), nn.NewBatchNorm(), nn.NewActivation("relu"),
+			nn.NewConv2D(5, []int{3, 3}, nn.ConvOptions{Strides: []int{2, 2}, Padding: []int{1, 1}}), nn.NewBatchNorm(),
+		)
+		if err := net.Initialize(nn.InitializeOptions{Init: nn.Xavier()}); err != nil {
+			t.Fatal(err)
+		}
+		x := eager.RandomNormal(2, 3, 37, 41)
+		net.Forward(x) // deferred initialisation, the same way in both runs
+		if hybridize {
+			net.Hybridize()
+		}
+		x.AttachGrad()
+		var loss *eager.NDArray
+		eager.Record(func() {
+			y := net.Forward(x)
+			loss = eager.F.Sum(eager.F.Mul(y, eager.F.Tanh(y))).(*eager.NDArray)
+		})
+		if err := loss.Backward(); err != nil {
+			t.Fatal(err)
+		}
+		var out [][]float64
+		for _, p := range net.CollectParams().List() {
+			if p.GradReq() != eager.GradNull {
+				out = append(out, p.Grad().Float64s())
+			}
+		}
+		return append(out, x.Grad().Float64s())
+	}
+	eg, hg := grads(false), grads(true)
+	if len(eg) != 9 || len(hg) != len(eg) {
+		t.Fatalf("%d gradients eagerly, %d hybridized; want 9", len(eg), len(hg))
+	}
+	for i, g := range eg {
+		if d := optest.FirstDiff(hg[i], g, 1e-4, 1e-6); d >= 0 {
+			t.Errorf("gradient %d: hybridized differs at %d: %v vs %v", i, d, hg[i][d], g[d])
+		}
+	}
+}
+
 func TestNamingAndCollectParams(t *testing.T) {
 	net := NewNet()
 	names := net.CollectParams().Names()

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/hybridgo/hybridgo/accel"
 )
 
 // TestConvPackedMatchesBlocked checks the small-image convolution path
@@ -107,6 +109,74 @@ func TestConvWeightGradPackedMatchesBlocked(t *testing.T) {
 		for i := range want {
 			if math.Abs(float64(got[i]-want[i])) > 1e-4*(1+math.Abs(float64(want[i]))) {
 				t.Fatalf("case %d: [%d] = %v, want %v", ci, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// TestConvWeightGradSmallPlanes checks where the weight gradient takes
+// the direct kernel: not for small output planes with many lane sums (a
+// ResNet's last stages), which take the column matrix and Gemm; either
+// way the gradient equals the direct kernel's where the CPU has it, and a
+// naive sum everywhere.
+func TestConvWeightGradSmallPlanes(t *testing.T) {
+	r := rand.New(rand.NewPCG(37, 38))
+	cases := []struct {
+		data   Shape
+		f      int
+		stride Tuple
+		direct bool // directWeightGradPays
+	}{
+		{Shape{3, 64, 4, 4}, 64, nil, false},         // 4x4 plane, 2.4 MB of lane sums
+		{Shape{2, 48, 7, 5}, 40, nil, false},         // 7x5
+		{Shape{2, 8, 7, 5}, 7, nil, true},            // few lane sums
+		{Shape{2, 16, 14, 15}, 12, nil, true},        // 14x15 plane
+		{Shape{2, 64, 9, 9}, 64, Tuple{2, 2}, false}, // 5x5
+	}
+	for ci, tc := range cases {
+		a := &ConvolutionAttrs{Kernel: Tuple{3, 3}, Stride: tc.stride, Pad: Tuple{1, 1}, NumFilter: tc.f, NumGroup: 1}
+		p := a.plan(tc.data)
+		if got := directWeightGradPays(p.geom, p.maps); got != tc.direct {
+			t.Errorf("case %d: directWeightGradPays = %v, want %v", ci, got, tc.direct)
+		}
+		x := make([]float32, tc.data.Size())
+		gy := make([]float32, p.batch*p.mapsSize())
+		for _, s := range [][]float32{x, gy} {
+			for i := range s {
+				s[i] = float32(r.Float64()*2 - 1)
+			}
+		}
+		k := p.colRows()
+		got := make([]float32, p.maps*k)
+		convWeightGrad(p, gy, x, got)
+		g := p.geom
+		oh, ow := g.OutH(), g.OutW()
+		for f := range p.maps {
+			for tap := range k {
+				c, kh, kw := tap/(g.KernelH*g.KernelW), tap/g.KernelW%g.KernelH, tap%g.KernelW
+				var want float64
+				for n := range p.batch {
+					for y := range oh {
+						for xx := range ow {
+							iy, ix := y*g.StrideH-g.PadH+kh, xx*g.StrideW-g.PadW+kw
+							if iy < 0 || iy >= g.InH || ix < 0 || ix >= g.InW {
+								continue
+							}
+							want += float64(gy[(n*p.maps+f)*oh*ow+y*ow+xx]) * float64(x[((n*g.Channels+c)*g.InH+iy)*g.InW+ix])
+						}
+					}
+				}
+				if d := math.Abs(float64(got[f*k+tap]) - want); d > 1e-4*(1+math.Abs(want)) {
+					t.Fatalf("case %d: dw[%d][%d] = %v, want %v", ci, f, tap, got[f*k+tap], want)
+				}
+			}
+		}
+		direct := make([]float32, p.maps*k)
+		if accel.ConvWeightGradDirect(g, p.maps, p.batch, x, p.imageSize(), gy, p.mapsSize(), direct) {
+			for i := range direct {
+				if math.Abs(float64(got[i]-direct[i])) > 1e-4*(1+math.Abs(float64(direct[i]))) {
+					t.Fatalf("case %d: [%d] = %v, the direct kernel's %v", ci, i, got[i], direct[i])
+				}
 			}
 		}
 	}

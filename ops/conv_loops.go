@@ -457,6 +457,21 @@ func convWeightGrad[T accel.Float](p convPlan, maps, image, dw []T) {
 	accel.Recycle(l)
 }
 
+// directWeightGradPays reports whether accel.ConvWeightGradDirect is
+// faster than the column matrix and Gemm for maps filters of geometry g.
+// The direct kernel keeps 16 lane sums per filter and tap and reads and
+// writes all of them once per image, which outweighs the image's
+// multiply-adds where the output plane is small (a ResNet's last stages:
+// 7x7 and 4x4 planes with 256 and 512 filters, five to eight times
+// slower than Gemm), unless the lane sums fit in a core's cache.
+func directWeightGradPays(g accel.ConvGeom, maps int) bool {
+	const minPlane = 14 * 14 // from timings: Gemm wins at 12x12 with 128 filters, the direct kernel at 14x14
+	const cacheBytes = 1 << 20
+	taps := g.Channels * g.KernelH * g.KernelW
+	laneSums := (maps + 5) / 6 * ((taps + 3) &^ 3) * 96 // as the kernel lays them out
+	return g.OutH()*g.OutW() >= minPlane || laneSums*4 <= cacheBytes
+}
+
 // maxWeightGradChunks bounds the per-worker buffers of convWeightGrad.
 const maxWeightGradChunks = 16
 
@@ -474,8 +489,9 @@ func (l *convWeightGradLoop[T]) Range(lo, hi int) {
 	p, maps, image, chunks, partial := l.p, l.maps, l.image, l.chunks, l.partial[:]
 	k, cols := p.colRows(), p.colCols()
 	packed := accel.PackedBLen[T](cols, k) <= packedConvMax
-	// Small products without a column matrix where the CPU has the kernel.
-	direct := packed && accel.ConvDirectApplies[T](p.geom, p.maps)
+	// Small products without a column matrix where the CPU has the kernel
+	// and it pays (directWeightGradPays).
+	direct := packed && accel.ConvDirectApplies[T](p.geom, p.maps) && directWeightGradPays(p.geom, p.maps)
 	var bp *[]T
 	switch {
 	case direct:
