@@ -76,7 +76,10 @@
 // each tap's weights broadcast once against the image vectors of a block
 // of output segments, with the bias and relu applied before the store.
 // ops takes these for column matrices small enough for the packed path,
-// and for 1x1 convolutions (ConvDirectApplies says where they exist).
+// and for 1x1 convolutions (ConvDirectApplies says where they exist); it
+// takes ConvWeightGradDirect only for output planes large enough that its
+// per-tap partial sums cost less than the column matrix and a GEMM (see
+// ops' directWeightGradPays).
 // Depthwise3x3 convolves each plane with its own 3x3 filter (MobileNet's
 // depthwise layers) without a column matrix: the plane is copied once
 // into a zero-bordered buffer, split into even and odd columns for a
