@@ -127,17 +127,35 @@ func (b *builder) name() string {
 	return b.node.Outputs[0]
 }
 
+// tensors returns the node's first n inputs as tensors of the graph.
+func (b *builder) tensors(n int) ([]*graph.Symbol, error) {
+	in := make([]*graph.Symbol, n)
+	for i := range in {
+		var err error
+		if in[i], err = b.tensor(i); err != nil {
+			return nil, err
+		}
+	}
+	return in, nil
+}
+
+// emit applies one op under the node's name and sets the node's output
+// to its result.
+func (b *builder) emit(opName string, attrs map[string]string, inputs ...*graph.Symbol) error {
+	y, err := b.apply(b.name(), opName, attrs, inputs...)
+	if err != nil {
+		return err
+	}
+	return b.out(&value{sym: y})
+}
+
 // single applies one op to the node's first input and sets the output.
 func (b *builder) single(opName string, attrs map[string]string) error {
 	x, err := b.tensor(0)
 	if err != nil {
 		return err
 	}
-	y, err := b.apply(b.name(), opName, attrs, x)
-	if err != nil {
-		return err
-	}
-	return b.out(&value{sym: y})
+	return b.emit(opName, attrs, x)
 }
 
 func unary(opName string) func(b *builder) error {
@@ -178,11 +196,7 @@ func pRelu(b *builder) error {
 			return err
 		}
 	}
-	y, err := b.apply(b.name(), "LeakyReLU", map[string]string{"act_type": "prelu"}, x, slope)
-	if err != nil {
-		return err
-	}
-	return b.out(&value{sym: y})
+	return b.emit("LeakyReLU", map[string]string{"act_type": "prelu"}, x, slope)
 }
 
 // hardSigmoidOf is max(0, min(1, alpha*x + beta)).
@@ -218,11 +232,7 @@ func hardSwish(b *builder) error {
 	if err != nil {
 		return err
 	}
-	y, err := b.apply(b.name(), "elemwise_mul", nil, x, g)
-	if err != nil {
-		return err
-	}
-	return b.out(&value{sym: y})
+	return b.emit("elemwise_mul", nil, x, g)
 }
 
 func clipOp(b *builder) error {
@@ -365,11 +375,7 @@ func (b *builder) convLike(opName string, filterDim int) error {
 	} else {
 		attrs["no_bias"] = "True"
 	}
-	y, err := b.apply(b.name(), opName, attrs, in...)
-	if err != nil {
-		return err
-	}
-	return b.out(&value{sym: y})
+	return b.emit(opName, attrs, in...)
 }
 
 func pool(poolType string) func(b *builder) error {
@@ -399,11 +405,7 @@ func pool(poolType string) func(b *builder) error {
 		if poolType == "avg" {
 			attrs["count_include_pad"] = boolean(b.attrInt("count_include_pad", 0) != 0 || extra != nil)
 		}
-		y, err := b.apply(b.name(), "Pooling", attrs, x)
-		if err != nil {
-			return err
-		}
-		return b.out(&value{sym: y})
+		return b.emit("Pooling", attrs, x)
 	}
 }
 
@@ -422,19 +424,12 @@ func batchNormalization(b *builder) error {
 			return fmt.Errorf("only the first output converts; %q is asked for", o)
 		}
 	}
-	in := make([]*graph.Symbol, 5)
-	for i := range in {
-		var err error
-		if in[i], err = b.tensor(i); err != nil {
-			return err
-		}
-	}
-	y, err := b.apply(b.name(), "BatchNorm", map[string]string{"eps": float(b.attrFloat("epsilon", 1e-5)),
-		"momentum": float(b.attrFloat("momentum", 0.9)), "fix_gamma": "False"}, in...)
+	in, err := b.tensors(5)
 	if err != nil {
 		return err
 	}
-	return b.out(&value{sym: y})
+	return b.emit("BatchNorm", map[string]string{"eps": float(b.attrFloat("epsilon", 1e-5)),
+		"momentum": float(b.attrFloat("momentum", 0.9)), "fix_gamma": "False"}, in...)
 }
 
 func gemm(b *builder) error {
@@ -461,21 +456,21 @@ func gemm(b *builder) error {
 	if err != nil {
 		return err
 	}
-	last := cv == nil && alpha == 1
-	name := b.name() + "_dot"
-	if last {
-		name = b.name()
+	// The last node of the chain takes the node's name, the others a
+	// suffix.
+	named := func(suffix string, last bool) string {
+		if last {
+			return b.name()
+		}
+		return b.name() + suffix
 	}
-	y, err := b.apply(name, "dot", map[string]string{"transpose_a": boolean(transA), "transpose_b": boolean(transB)}, a, bs)
+	y, err := b.apply(named("_dot", cv == nil && alpha == 1), "dot",
+		map[string]string{"transpose_a": boolean(transA), "transpose_b": boolean(transB)}, a, bs)
 	if err != nil {
 		return err
 	}
 	if alpha != 1 {
-		name = b.name() + "_alpha"
-		if cv == nil {
-			name = b.name()
-		}
-		if y, err = b.apply(name, "_mul_scalar", map[string]string{"scalar": float(alpha)}, y); err != nil {
+		if y, err = b.apply(named("_alpha", cv == nil), "_mul_scalar", map[string]string{"scalar": float(alpha)}, y); err != nil {
 			return err
 		}
 	}
@@ -516,11 +511,7 @@ func (b *builder) dense(x *graph.Symbol, w, c *value, transpose, flatten bool) e
 		in = append(in, bias)
 		attrs["no_bias"] = "False"
 	}
-	y, err := b.apply(b.name(), "FullyConnected", attrs, in...)
-	if err != nil {
-		return err
-	}
-	return b.out(&value{sym: y})
+	return b.emit("FullyConnected", attrs, in...)
 }
 
 func matMul(b *builder) error {
@@ -547,11 +538,7 @@ func matMul(b *builder) error {
 	case ra < 1 || rb != 2:
 		return fmt.Errorf("MatMul of a %d-D and a %d-D tensor is not supported (2-D B, or two 3-D batches are)", ra, rb)
 	}
-	y, err := b.apply(b.name(), opName, nil, a, bs)
-	if err != nil {
-		return err
-	}
-	return b.out(&value{sym: y})
+	return b.emit(opName, nil, a, bs)
 }
 
 func selu(b *builder) error {

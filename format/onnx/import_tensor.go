@@ -106,21 +106,14 @@ func concatOp(b *builder) error {
 		}
 		return b.out(&value{dims: dims})
 	}
-	in := make([]*graph.Symbol, len(b.node.Inputs))
-	for i := range in {
-		var err error
-		if in[i], err = b.tensor(i); err != nil {
-			return err
-		}
+	in, err := b.tensors(len(b.node.Inputs))
+	if err != nil {
+		return err
 	}
 	if axis < 0 {
 		axis += len(in[0].Shape())
 	}
-	y, err := b.apply(b.name(), "Concat", map[string]string{"dim": fmt.Sprint(axis), "num_args": fmt.Sprint(len(in))}, in...)
-	if err != nil {
-		return err
-	}
-	return b.out(&value{sym: y})
+	return b.emit("Concat", map[string]string{"dim": fmt.Sprint(axis), "num_args": fmt.Sprint(len(in))}, in...)
 }
 
 func softmaxImport(opName string) func(b *builder) error {
@@ -325,11 +318,7 @@ func gather(b *builder) error {
 			return err
 		}
 		s := data.konst.Shape()
-		y, err := b.apply(b.name(), "Embedding", map[string]string{"input_dim": fmt.Sprint(s[0]), "output_dim": fmt.Sprint(s[1])}, idx, table)
-		if err != nil {
-			return err
-		}
-		return b.out(&value{sym: y})
+		return b.emit("Embedding", map[string]string{"input_dim": fmt.Sprint(s[0]), "output_dim": fmt.Sprint(s[1])}, idx, table)
 	}
 	x, err := b.tensor(0)
 	if err != nil {
@@ -339,11 +328,7 @@ func gather(b *builder) error {
 	if err != nil {
 		return err
 	}
-	y, err := b.apply(b.name(), "take", map[string]string{"axis": fmt.Sprint(axis), "mode": "wrap"}, x, idx)
-	if err != nil {
-		return err
-	}
-	return b.out(&value{sym: y})
+	return b.emit("take", map[string]string{"axis": fmt.Sprint(axis), "mode": "wrap"}, x, idx)
 }
 
 // axesOf reads the axes of Unsqueeze, Squeeze and the reductions: an
@@ -543,11 +528,7 @@ func arith(opName, scalarOp, rscalarOp string) func(b *builder) error {
 			if err != nil {
 				return err
 			}
-			z, err := b.apply(b.name(), c.op, map[string]string{"scalar": float(x)}, y)
-			if err != nil {
-				return err
-			}
-			return b.out(&value{sym: z})
+			return b.emit(c.op, map[string]string{"scalar": float(x)}, y)
 		}
 		return variadic(opName)(b)
 	}
@@ -609,20 +590,13 @@ func expandOp(b *builder) error {
 			target[i] = shape[i-off]
 		}
 	}
-	y, err := b.apply(b.name(), "broadcast_to", map[string]string{"shape": tuple(target)}, x)
-	if err != nil {
-		return err
-	}
-	return b.out(&value{sym: y})
+	return b.emit("broadcast_to", map[string]string{"shape": tuple(target)}, x)
 }
 
 func whereOp(b *builder) error {
-	in := make([]*graph.Symbol, 3)
-	for i := range in {
-		var err error
-		if in[i], err = b.tensor(i); err != nil {
-			return err
-		}
+	in, err := b.tensors(3)
+	if err != nil {
+		return err
 	}
 	// ONNX broadcasts the condition; MXNet's takes x's shape (or a 1-D
 	// one along x's first dim).
@@ -637,11 +611,7 @@ func whereOp(b *builder) error {
 			return err
 		}
 	}
-	y, err := b.apply(b.name(), "where", nil, in...)
-	if err != nil {
-		return err
-	}
-	return b.out(&value{sym: y})
+	return b.emit("where", nil, in...)
 }
 
 // splitOp converts Split: SliceChannel when the parts are equal, one
@@ -727,9 +697,6 @@ func argOp(opName string) func(b *builder) error {
 		if err != nil {
 			return err
 		}
-		if y, err = b.apply(b.name(), "Cast", map[string]string{"dtype": "int64"}, y); err != nil {
-			return err
-		}
-		return b.out(&value{sym: y})
+		return b.emit("Cast", map[string]string{"dtype": "int64"}, y)
 	}
 }

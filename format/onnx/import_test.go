@@ -164,3 +164,36 @@ func TestImportOps(t *testing.T) {
 		t.Error("NoSuchOp imports")
 	}
 }
+
+// TestImportGemm: Gemm with alpha, beta and an untransposed B, which is
+// not a dense layer, computes alpha*A*B + beta*C.
+func TestImportGemm(t *testing.T) {
+	bv := []float32{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12} // (3, 4)
+	cv := []float32{1, -1, 2, -2}
+	m := &onnx.Model{IRVersion: 8, OpsetImports: []onnx.OpsetID{{Version: 13}}, Graph: &onnx.Graph{
+		Nodes: []*onnx.Node{{Name: "gemm", OpType: "Gemm", Inputs: []string{"x", "b", "c"}, Outputs: []string{"y"},
+			Attributes: []*onnx.Attribute{{Name: "alpha", Type: onnx.AttrFloat, F: 2}, {Name: "beta", Type: onnx.AttrFloat, F: 0.5}}}},
+		Initializers: []*onnx.Tensor{
+			{Name: "b", Dims: []int64{3, 4}, DataType: onnx.TypeFloat, FloatData: bv},
+			{Name: "c", Dims: []int64{4}, DataType: onnx.TypeFloat, FloatData: cv}},
+		Inputs:  []*onnx.ValueInfo{{Name: "x", ElemType: onnx.TypeFloat, HasShape: true, Shape: []onnx.Dim{{Param: "N"}, {Value: 3}}}},
+		Outputs: []*onnx.ValueInfo{{Name: "y"}}}}
+	im, err := onnx.Import(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := eager.Array([]float32{1, 0, -1, 2, 1, 0}, 2, 3)
+	got := evalAt(t, im.Symbol, im.Params, "x", x)[0].Float64s()
+	xs := x.Float64s()
+	for i := range 2 {
+		for j := range 4 {
+			want := 0.5 * float64(cv[j])
+			for k := range 3 {
+				want += 2 * xs[i*3+k] * float64(bv[k*4+j])
+			}
+			if g := got[i*4+j]; math.Abs(g-want) > 1e-5 {
+				t.Errorf("y[%d][%d] = %g, want %g", i, j, g, want)
+			}
+		}
+	}
+}
