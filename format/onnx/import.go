@@ -42,11 +42,15 @@ func Import(m *Model) (*Imported, error) {
 	// The graph is built twice, with the symbolic dims of the inputs set
 	// to two different sizes: a dim that differs between the two builds
 	// depends on them, which is what Reshape's codes must keep symbolic.
-	first, err := build(m, opset, 1, nil)
+	inits, err := initializers(m.Graph)
 	if err != nil {
 		return nil, err
 	}
-	second, err := build(m, opset, 2, first.sizes)
+	first, err := build(m, opset, inits, 1, nil)
+	if err != nil {
+		return nil, err
+	}
+	second, err := build(m, opset, inits, 2, first.sizes)
 	if err != nil {
 		return nil, err
 	}
@@ -108,22 +112,32 @@ type builder struct {
 	node         *Node // the node being converted, for errors
 }
 
-func build(m *Model, opset int64, probe int, first map[string]ops.Shape) (*builder, error) {
-	b := &builder{m: m, opset: opset, t: graph.NewTracer(), values: map[string]*value{}, names: map[string]bool{},
-		params: map[string]*eager.NDArray{}, data: map[string][]bool{}, sizes: map[string]ops.Shape{}, first: first}
-	g := m.Graph
+// initializers reads the values of the graph's initializers, once for
+// both builds.
+func initializers(g *Graph) (map[string]value, error) {
+	inits := map[string]value{}
 	for i, t := range g.Initializers {
 		if t.Name == "" {
 			return nil, fmt.Errorf("onnx import: initializer %d has no name", i)
 		}
-		if _, dup := b.values[t.Name]; dup {
+		if _, dup := inits[t.Name]; dup {
 			return nil, fmt.Errorf("onnx import: two initializers are named %q", t.Name)
 		}
 		a, err := arrayOf(t)
 		if err != nil {
 			return nil, fmt.Errorf("onnx import: initializer %q: %w", t.Name, err)
 		}
-		b.values[t.Name] = &value{konst: a, scalar: len(t.Dims) == 0}
+		inits[t.Name] = value{konst: a, scalar: len(t.Dims) == 0}
+	}
+	return inits, nil
+}
+
+func build(m *Model, opset int64, inits map[string]value, probe int, first map[string]ops.Shape) (*builder, error) {
+	b := &builder{m: m, opset: opset, t: graph.NewTracer(), values: map[string]*value{}, names: map[string]bool{},
+		params: map[string]*eager.NDArray{}, data: map[string][]bool{}, sizes: map[string]ops.Shape{}, first: first}
+	g := m.Graph
+	for name, v := range inits {
+		b.values[name] = &v // a copy per build: conversions set its sym
 	}
 	for _, in := range g.Inputs {
 		if _, init := b.values[in.Name]; init {
