@@ -144,8 +144,10 @@
 // knows which dims depend on them: such a dim becomes Reshape's code 0
 // (copy this dim) when it is the same dim of the reshaped tensor, and is
 // an error otherwise. The limits: pads that differ at the start and end
-// of a dim (MXNet's pad is symmetric), auto_pad SAME_*, a Pad of other
-// than zeros, MaxPool's indices output, training-mode BatchNormalization,
+// of a dim (MXNet's pad is symmetric), auto_pad SAME_*, a Pad that does
+// not feed a Conv or an AveragePool (which take its padding over) or pads
+// with other than zeros, MaxPool's indices output, training-mode
+// BatchNormalization,
 // and ops of other domains are errors that name the node, its op and
 // what is wrong; so is any op not in ImportOps.
 //
