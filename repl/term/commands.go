@@ -191,7 +191,10 @@ func (r *REPL) graphOf(name string) (*graph.Symbol, error) {
 			return x.Graph(), nil
 		}
 	}
-	hb := hybridBlockOf(v)
+	var hb *nn.HybridBlock
+	if v.CanInterface() {
+		hb = nn.HybridBlockOf(v.Interface())
+	}
 	if hb == nil {
 		return nil, fmt.Errorf("%s is a %s: :graph draws a Symbol or a hybrid block", name, v.Type())
 	}
@@ -202,39 +205,6 @@ func (r *REPL) graphOf(name string) (*graph.Symbol, error) {
 		return nil, fmt.Errorf("%s is not hybridized: call %s.Hybridize() and run %s.Forward(x) once to trace its graph", name, name, name)
 	}
 	return nil, fmt.Errorf("%s has not run since Hybridize: run %s.Forward(x) once to trace its graph", name, name)
-}
-
-var hybridBlockType = reflect.TypeFor[nn.HybridBlock]()
-
-// hybridBlockOf finds the nn.HybridBlock in a block value: compiled
-// layers and structs typed into the session embed one.
-func hybridBlockOf(v reflect.Value) *nn.HybridBlock {
-	for i := 0; i < 4 && v.IsValid(); i++ {
-		switch {
-		case v.Kind() == reflect.Interface && !v.IsNil():
-			v = v.Elem()
-		case v.Kind() == reflect.Pointer && !v.IsNil() && v.Elem().Kind() == reflect.Struct:
-			e := v.Elem()
-			if f := e.FieldByName("HybridBlock"); f.IsValid() && f.Type() == hybridBlockType && f.CanAddr() {
-				return f.Addr().Interface().(*nn.HybridBlock)
-			}
-			// A value wrapped by the interpreter to satisfy an interface.
-			if iv := e.FieldByName("IValue"); iv.IsValid() && iv.CanInterface() {
-				v = reflect.ValueOf(iv.Interface())
-				continue
-			}
-			return nil
-		case v.Kind() == reflect.Struct:
-			if iv := v.FieldByName("IValue"); iv.IsValid() && iv.CanInterface() {
-				v = reflect.ValueOf(iv.Interface())
-				continue
-			}
-			return nil
-		default:
-			return nil
-		}
-	}
-	return nil
 }
 
 func (r *REPL) cmdTrace(c Command) bool {
