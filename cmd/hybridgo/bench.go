@@ -31,7 +31,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
   hybridgo bench [-batch N] [-time D]
         time the tutorial's LeNet from interpreted code: forward and a
         training step, eager and hybridized
-  hybridgo bench case NAME [-threads N] [-impl IMPL] [-quick]
+  hybridgo bench case NAME [-threads N] [-impl IMPL] [-quick] [-cpuprofile FILE]
         time one case of ours, one JSON line per implementation
         (hybridgo bench case -h lists the cases)
   hybridgo bench compare [-threads 1,2] [-out FILE.md] [-quick] [-cases A,B]

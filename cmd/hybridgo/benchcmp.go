@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,8 +26,9 @@ func runBenchCase(args []string, stdout, stderr io.Writer) int {
 	threads := fs.Int("threads", 0, "threads the worker pool must have (GOMAXPROCS at start-up); 0 for any")
 	impl := fs.String("impl", "", "time only this implementation (ours-eager or ours-hybrid)")
 	quick := fs.Bool("quick", false, "few repetitions")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed runs to this file (read it with go tool pprof)")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: hybridgo bench case NAME [-threads N] [-impl IMPL] [-quick]\n\n"+
+		fmt.Fprint(stderr, "Usage: hybridgo bench case NAME [-threads N] [-impl IMPL] [-quick] [-cpuprofile FILE]\n\n"+
 			"Times one case of ours and prints a JSON line per implementation.\n\nCases, and the values of -impl each has:\n")
 		tw := tabwriter.NewWriter(stderr, 0, 4, 2, ' ', 0)
 		for _, c := range bench.Cases() {
@@ -65,6 +67,19 @@ func runBenchCase(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		impls = []string{*impl}
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintln(stderr, "hybridgo bench case:", err)
+			return 1
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(stderr, "hybridgo bench case:", err)
+			return 1
+		}
+		defer pprof.StopCPUProfile()
 	}
 	for _, im := range impls {
 		r, err := bench.Run(c, im, timing)
