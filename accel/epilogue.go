@@ -293,7 +293,8 @@ func (g *gemmCall[T]) runWith(ep *Epilogue[T]) {
 // With padding, the image is first copied into a zero-bordered buffer, so
 // that every tap reads in bounds. Then tap r of output position j reads
 // element tapBase[r] + posOff[j] of the (bordered) image: one gather loop
-// per tap and panel, written sequentially into dst.
+// per tap and panel, written sequentially into dst. Large matrices are
+// written by the worker pool, a run of panels each.
 func Im2colPacked[T Float](g ConvGeom, img, dst []T) {
 	outW := g.OutW()
 	k, n := g.colRows(), g.OutH()*outW
@@ -302,25 +303,38 @@ func Im2colPacked[T Float](g ConvGeom, img, dst []T) {
 	}
 	w := PanelWidth[T]()
 	dst = dst[:k*roundUp(n, w)]
-	tb := tablesFor(g, w)
 	src, bp := borderedImage(g, img)
 	if bp != nil {
 		defer putBuf(bp)
 	}
+	gather32, _ := any(gatherRunsKernel).(func(dst []T, w int, src []T, tapBase []int, runs []int) int)
+	l := im2colPackedLoop[T]{tb: tablesFor(g, w), gather32: gather32, src: src, dst: dst, k: k, n: n, w: w}
+	ParallelRange(ceilDiv(n, w), max(1, im2colGrain/(w*k)), l)
+}
+
+// im2colPackedLoop is Im2colPacked's loop over the panels of dst.
+type im2colPackedLoop[T Float] struct {
+	tb       *im2colTables
+	gather32 func(dst []T, w int, src []T, tapBase []int, runs []int) int
+	src, dst []T
+	k, n, w  int
+}
+
+func (l *im2colPackedLoop[T]) Range(lo, hi int) {
+	tb, src, k, n, w := l.tb, l.src, l.k, l.n, l.w
 	tapBase, posOff := tb.tapBase, tb.posOff
 	// Positions in one output row are contiguous in the image when the
 	// stride is 1: then each panel row is a few runs, copied whole.
-	gather32, _ := any(gatherRunsKernel).(func(dst []T, w int, src []T, tapBase []int, runs []int) int)
-	for q := 0; q*w < n; q++ {
+	for q := lo; q < hi; q++ {
 		cnt := min(w, n-q*w)
-		panel := dst[q*w*k:][:w*k]
+		panel := l.dst[q*w*k:][:w*k]
 		var runs []int
 		if tb.runs != nil {
 			runs = tb.runs[tb.panelRuns[q]:tb.panelRuns[q+1]]
 		}
 		done := 0 // taps copied by the vector kernel
-		if runs != nil && gather32 != nil {
-			done = gather32(panel, w, src, tapBase, runs)
+		if runs != nil && l.gather32 != nil {
+			done = l.gather32(panel, w, src, tapBase, runs)
 			if cnt < w {
 				for r := range done {
 					clear(panel[r*w+cnt : r*w+w])

@@ -133,10 +133,11 @@ func convKernel(p convPlan, x, w, bias, y Value, relu bool) {
 	}
 }
 
-// packedConvMax is the largest column matrix, in elements, that a
-// convolution writes straight into Gemm's packed layout (convPacked);
-// larger ones keep the blocked im2col + Gemm path, whose packing works in
-// cache-sized blocks. (A variable so that tests can compare the paths.)
+// packedConvMax is the largest column matrix, in elements, for which a
+// convolution takes the kernels of small images: the direct forward where
+// the CPU has it, and the packed transpose of the weight gradient. Larger
+// forwards take the packed path without the direct kernel. (A variable so
+// that tests can compare the paths.)
 var packedConvMax = 1 << 18
 
 // convAlgo is an algorithm of the convolution forward.
@@ -144,8 +145,8 @@ type convAlgo int
 
 const (
 	// algoBlocked is accel.Im2col and accel.Gemm per image and group (no
-	// Im2col for a 1x1 kernel at unit stride): the reference, and the
-	// path of large images.
+	// Im2col for a 1x1 kernel at unit stride): the reference the tests
+	// compare the others with.
 	algoBlocked convAlgo = iota
 	// algoPacked writes the column matrix straight into Gemm's packed
 	// layout and fuses bias and relu into the product (convPacked).
@@ -175,8 +176,13 @@ const (
 // the image with the bias and relu fused, saves the blocked path's
 // separate bias pass.
 //
-// The rest follows the size of the column matrix: packed (direct where
-// the CPU has the kernel) up to packedConvMax elements, blocked beyond.
+// The rest is packed, and direct where the CPU has the kernel and the
+// column matrix has at most packedConvMax elements. The packed path
+// writes the column matrix once, in the micro-kernel's layout, where
+// the blocked one writes it and then packs it again, and packs the
+// filters once for all images where the blocked one packs them per
+// image: at ResNet-18's shapes it took 0.6 of the blocked path's time at
+// batch 16, and 0.8 at batch 1.
 func convAlgoFor[T accel.Float](p convPlan) convAlgo {
 	k, cols := p.colRows(), p.colCols()
 	switch {
@@ -187,7 +193,7 @@ func convAlgoFor[T accel.Float](p convPlan) convAlgo {
 	case p.direct():
 		return algoPointwise
 	case accel.PackedBLen[T](k, cols) > packedConvMax:
-		return algoBlocked
+		return algoPacked
 	case accel.ConvDirectApplies[T](p.geom, p.maps):
 		return algoDirect
 	}
