@@ -13,6 +13,37 @@ var (
 	addVecReluKernel func(x, b []float32, relu bool)
 )
 
+// scaleAddReluKernel is scaleAddRelu for float32 with vector loops, or nil
+// when there are none.
+var scaleAddReluKernel func(x []float32, s, b float32, add []float32, relu bool)
+
+// scaleAddRelu sets x[i] = x[i]*s + b, adds add[i] when add is not nil,
+// then with relu replaces negative values by 0 (NaN stays NaN).
+func scaleAddRelu(x []float32, s, b float32, add []float32, relu bool) {
+	if k := scaleAddReluKernel; k != nil {
+		k(x, s, b, add, relu)
+		return
+	}
+	scaleAddReluGo(x, s, b, add, relu)
+}
+
+// scaleAddReluGo is scaleAddRelu in Go.
+func scaleAddReluGo(x []float32, s, b float32, add []float32, relu bool) {
+	if add != nil {
+		add = add[:len(x)]
+	}
+	for i, v := range x {
+		v = v*s + b
+		if add != nil {
+			v += add[i]
+		}
+		if relu && v < 0 {
+			v = 0
+		}
+		x[i] = v
+	}
+}
+
 // maxPool2x2Kernel pools two float32 rows into one (see maxPool2x2), or
 // is nil when there is no vector kernel.
 var maxPool2x2Kernel func(r0, r1, out []float32)

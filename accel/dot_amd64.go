@@ -20,6 +20,13 @@ func sdotAVX2(n int, x, y *float32) float32
 //go:noescape
 func addReluAVX2(n int, x *float32, b float32, relu bool)
 
+// scaleAddReluAVX2 sets x[i] = x[i]*s + b, adds add[i] when add is not
+// nil, then with relu replaces negative values by 0, for the n float32s
+// at x, n a positive multiple of 8.
+//
+//go:noescape
+func scaleAddReluAVX2(n int, x *float32, s, b float32, add *float32, relu bool)
+
 // addVecReluAVX2 adds the n float32s at b to those at x and, with relu,
 // sets the negative sums to 0; n is a positive multiple of 8.
 //
@@ -104,7 +111,27 @@ func init() {
 		sdotKernel = sdot
 		addReluKernel = addRelu32
 		addVecReluKernel = addVecRelu32
+		scaleAddReluKernel = scaleAddRelu32
 	}
+}
+
+// scaleAddRelu32 is scaleAddRelu with the assembly kernel for the
+// multiple-of-8 head, then the tail in Go.
+func scaleAddRelu32(x []float32, s, b float32, add []float32, relu bool) {
+	n := len(x) &^ 7
+	if n > 0 {
+		var ap *float32
+		if add != nil {
+			add = add[:len(x)]
+			ap = &add[0]
+		}
+		scaleAddReluAVX2(n, &x[0], s, b, ap, relu)
+	}
+	var tail []float32
+	if add != nil {
+		tail = add[n:]
+	}
+	scaleAddReluGo(x[n:], s, b, tail, relu)
 }
 
 // addRelu32 is x[i] += b then relu, when relu is set: the assembly kernel

@@ -84,6 +84,39 @@ addrelu_plain:
 	VZEROUPPER
 	RET
 
+// func scaleAddReluAVX2(n int, x *float32, s, b float32, add *float32, relu bool)
+// x[i] = x[i]*s + b, plus add[i] when add is not nil, then relu as
+// addReluAVX2; n a positive multiple of 8.
+TEXT ·scaleAddReluAVX2(SB), NOSPLIT, $0-33
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	VBROADCASTSS s+16(FP), Y1
+	VBROADCASTSS b+20(FP), Y3
+	MOVQ add+24(FP), DI
+	VXORPS Y2, Y2, Y2
+	MOVBLZX relu+32(FP), DX
+
+scaleadd_loop:
+	VMOVUPS (SI), Y0
+	VFMADD213PS Y3, Y1, Y0
+	TESTQ DI, DI
+	JZ scaleadd_relu
+	VADDPS (DI), Y0, Y0
+	ADDQ $32, DI
+
+scaleadd_relu:
+	TESTQ DX, DX
+	JZ scaleadd_store
+	VMAXPS Y0, Y2, Y0
+
+scaleadd_store:
+	VMOVUPS Y0, (SI)
+	ADDQ $32, SI
+	SUBQ $8, CX
+	JNZ scaleadd_loop
+	VZEROUPPER
+	RET
+
 // func addVecReluAVX2(n int, x, b *float32, relu bool)
 // x[i] += b[i], then relu as addReluAVX2; n a positive multiple of 8.
 TEXT ·addVecReluAVX2(SB), NOSPLIT, $0-25

@@ -18,20 +18,26 @@ import (
 // in the packed panel layout (Im2colPacked writes a convolution's column
 // matrix straight into it), which saves one full copy of the column matrix.
 
-// Epilogue says what to do with each finished element of C: add a bias per
-// row (RowBias, one value per row of C) and a bias per column (ColBias, one
-// per column), in that order, then with Relu replace negative values by 0
-// (NaN stays NaN). Nil biases are skipped; the zero Epilogue changes
-// nothing.
+// Epilogue says what to do with each finished element of C: multiply it
+// by a scale per row (RowScale, one value per row of C), add a bias per
+// row (RowBias) and a bias per column (ColBias, one per column), add the
+// element of Add at the same place (row i of Add starts at Add[i*AddStride]),
+// in that order, then with Relu replace negative values by 0 (NaN stays
+// NaN). Nil slices are skipped; the zero Epilogue changes nothing. A
+// convolution followed by an inference BatchNorm, a residual sum and a
+// rectifier is one product with such an epilogue.
 type Epilogue[T Float] struct {
-	RowBias []T
-	ColBias []T
-	Relu    bool
+	RowScale  []T
+	RowBias   []T
+	ColBias   []T
+	Add       []T
+	AddStride int
+	Relu      bool
 }
 
 // active reports whether the epilogue changes anything.
 func (e *Epilogue[T]) active() bool {
-	return e != nil && (e.RowBias != nil || e.ColBias != nil || e.Relu)
+	return e != nil && (e.RowScale != nil || e.RowBias != nil || e.ColBias != nil || e.Add != nil || e.Relu)
 }
 
 // check panics when a bias is too short for an m x n C.
@@ -42,8 +48,25 @@ func (e *Epilogue[T]) check(m, n int) {
 	if e.RowBias != nil && len(e.RowBias) < m {
 		panic("accel: Epilogue.RowBias is shorter than the rows of C")
 	}
+	if e.RowScale != nil && len(e.RowScale) < m {
+		panic("accel: Epilogue.RowScale is shorter than the rows of C")
+	}
+	if e.Add != nil && (e.AddStride < n || len(e.Add) < (m-1)*e.AddStride+n) && m > 0 {
+		panic("accel: Epilogue.Add is not an m x n matrix with row stride AddStride")
+	}
 	if e.ColBias != nil && len(e.ColBias) < n {
 		panic("accel: Epilogue.ColBias is shorter than the columns of C")
+	}
+}
+
+// Apply applies the epilogue to the rows x cols matrix C at c (row stride
+// ldc), as a product with this epilogue would: for a C computed some
+// other way.
+func (e *Epilogue[T]) Apply(c []T, ldc, rows, cols int) {
+	checkMatrix("C", rows, cols, len(c), ldc)
+	e.check(rows, cols)
+	if e.active() && rows > 0 && cols > 0 {
+		e.apply(c, ldc, 0, 0, rows, cols)
 	}
 }
 
@@ -57,6 +80,12 @@ func (e *Epilogue[T]) apply(c []T, ldc, r0, c0, rows, cols int) {
 	}
 	for r := range rows {
 		row := c[r*ldc:][:cols]
+		if e.RowScale != nil {
+			s := e.RowScale[r0+r]
+			for j := range row {
+				row[j] *= s
+			}
+		}
 		if e.RowBias != nil {
 			b := e.RowBias[r0+r]
 			for j := range row {
@@ -67,6 +96,12 @@ func (e *Epilogue[T]) apply(c []T, ldc, r0, c0, rows, cols int) {
 			cb := e.ColBias[c0:][:cols]
 			for j := range row {
 				row[j] += cb[j]
+			}
+		}
+		if e.Add != nil {
+			add := e.Add[(r0+r)*e.AddStride+c0:][:cols]
+			for j := range row {
+				row[j] += add[j]
 			}
 		}
 		if e.Relu {
@@ -83,6 +118,31 @@ func (e *Epilogue[T]) apply(c []T, ldc, r0, c0, rows, cols int) {
 func (e *Epilogue[T]) apply32(c []float32, ldc, r0, c0, rows, cols int) {
 	rb, _ := any(e.RowBias).([]float32)
 	cb, _ := any(e.ColBias).([]float32)
+	if e.RowScale != nil || e.Add != nil {
+		rs, _ := any(e.RowScale).([]float32)
+		add, _ := any(e.Add).([]float32)
+		for r := range rows {
+			row := c[r*ldc:][:cols]
+			s, b := float32(1), float32(0)
+			if rs != nil {
+				s = rs[r0+r]
+			}
+			if rb != nil {
+				b = rb[r0+r]
+			}
+			var addRow []float32
+			if add != nil {
+				addRow = add[(r0+r)*e.AddStride+c0:][:cols]
+			}
+			if cb != nil {
+				scaleAddRelu(row, s, b, nil, false)
+				addVecReluKernel(row, cb[c0:][:cols], false)
+				s, b = 1, 0
+			}
+			scaleAddRelu(row, s, b, addRow, e.Relu)
+		}
+		return
+	}
 	for r := range rows {
 		row := c[r*ldc:][:cols]
 		var b float32

@@ -12,11 +12,17 @@ func refEpilogue[T Float](ep *Epilogue[T], m, n int, c []T, ldc int) {
 	for i := range m {
 		for j := range n {
 			v := c[i*ldc+j]
+			if ep.RowScale != nil {
+				v *= ep.RowScale[i]
+			}
 			if ep.RowBias != nil {
 				v += ep.RowBias[i]
 			}
 			if ep.ColBias != nil {
 				v += ep.ColBias[j]
+			}
+			if ep.Add != nil {
+				v += ep.Add[i*ep.AddStride+j]
 			}
 			if ep.Relu && !(v >= 0) && v == v {
 				v = 0
@@ -34,6 +40,10 @@ func epilogues[T Float](r *rand.Rand, m, n int) []*Epilogue[T] {
 		{RowBias: randSlice[T](r, m)},
 		{ColBias: randSlice[T](r, n), Relu: true},
 		{RowBias: randSlice[T](r, m), ColBias: randSlice[T](r, n), Relu: true},
+		// An inference BatchNorm, a residual sum and relu (a ResNet block's end).
+		{RowScale: randSlice[T](r, m), RowBias: randSlice[T](r, m), Add: randSlice[T](r, m*(n+5)), AddStride: n + 5, Relu: true},
+		{RowScale: randSlice[T](r, m), ColBias: randSlice[T](r, n)},
+		{Add: randSlice[T](r, m*n), AddStride: n},
 	}
 }
 

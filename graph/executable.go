@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -18,7 +19,7 @@ type CompileOptions struct {
 	// not overlap.
 	StaticAlloc bool
 	// Passes are the optimisations run on the compiled graph; nil means
-	// DefaultPassOptions (all of them).
+	// InferencePassOptions (all of them).
 	Passes *PassOptions
 	// Hooked compiles for an op hook (SetOpHook): nothing is fused, so
 	// that the hook sees every op's output.
@@ -81,10 +82,23 @@ func CallInputs(sym *Symbol) ([]string, error) {
 // directly, without the tape. An Executable does not compile again: a
 // caller that meets another signature compiles another (a HybridBlock
 // keeps them, keyed by signature).
+//
+// With PassOptions.Inference (on by default), calls outside Record and
+// outside training run a second program, compiled on the first such call
+// with FoldBatchNorm among its passes and no backward part; the program
+// of the other calls never folds.
 type Executable struct {
 	p      *program
 	inputs []string // the variables callers bind, in order (constants excluded)
 	static bool     // StaticAlloc
+
+	// infer is the program of calls outside Record and training, made by
+	// compileInfer on first use; compileInfer is nil when the passes
+	// leave Inference out.
+	inferOnce    sync.Once
+	infer        *program
+	inferErr     error
+	compileInfer func() (*program, error)
 
 	mu   sync.Mutex
 	hook *hookSpec
@@ -105,16 +119,35 @@ func Compile(sym *Symbol, sig Signature, opts CompileOptions) (*Executable, erro
 	if len(sig.Shapes) != len(inputs) || len(sig.DTypes) != len(inputs) || sig.NoGrad != nil && len(sig.NoGrad) != len(inputs) {
 		return nil, fmt.Errorf("graph: the graph takes %d inputs (%s); the signature has %d shapes and %d dtypes", len(inputs), strings.Join(inputs, ", "), len(sig.Shapes), len(sig.DTypes))
 	}
-	passes := opts.Passes
-	if passes == nil {
-		d := DefaultPassOptions()
-		passes = &d
+	passes := InferencePassOptions()
+	if opts.Passes != nil {
+		passes = *opts.Passes
 	}
-	p, err := compile(sym.Entries(), inputs, sig.Shapes, sig.DTypes, sig.NoGrad, passes, opts.Hooked)
+	main := passes
+	main.Inference = false
+	entries := sym.Entries()
+	p, err := compile(entries, inputs, sig.Shapes, sig.DTypes, sig.NoGrad, &main, opts.Hooked)
 	if err != nil {
 		return nil, err
 	}
-	return &Executable{p: p, inputs: inputs, static: opts.StaticAlloc}, nil
+	e := &Executable{p: p, inputs: inputs, static: opts.StaticAlloc}
+	if passes.Inference && !opts.Hooked {
+		shapes, dtypes := slices.Clone(sig.Shapes), slices.Clone(sig.DTypes)
+		e.compileInfer = func() (*program, error) {
+			return compile(entries, inputs, shapes, dtypes, nil, &passes, false)
+		}
+	}
+	return e, nil
+}
+
+// program returns the program of a call: the inference one for calls
+// outside the tape and training, when there is one.
+func (e *Executable) program(onTape, training bool) (*program, error) {
+	if onTape || training || e.compileInfer == nil {
+		return e.p, nil
+	}
+	e.inferOnce.Do(func() { e.infer, e.inferErr = e.compileInfer() })
+	return e.infer, e.inferErr
 }
 
 // InputNames names the variables a call binds, in the order Call and
@@ -188,8 +221,11 @@ func (e *Executable) Call(args ...*eager.NDArray) ([]*eager.NDArray, error) {
 	if err := e.check(args, onTape); err != nil {
 		return nil, err
 	}
-	p := e.p
 	training := eager.IsTraining()
+	p, err := e.program(onTape, training)
+	if err != nil {
+		return nil, err
+	}
 	// A call on the tape keeps its values for its backward, in planned
 	// buffers, even with StaticAlloc, until the tape releases it, and its
 	// frame then goes to a later call on the tape. A call outside the
@@ -207,16 +243,16 @@ func (e *Executable) Call(args ...*eager.NDArray) ([]*eager.NDArray, error) {
 		fresh = !dirty
 	case e.static:
 		fresh = p.static == nil
-		frame = e.staticFrame()
+		frame = e.staticFrame(p)
 	default:
 		frame, fresh = p.borrowFrame()
 	}
 	p.bind(frame, args)
 	r, unlock := p.randFor()
-	err := p.run(frame, 0, p.nForward, training, r, e.opHook(), dirty)
+	err = p.run(frame, 0, p.nForward, training, r, e.opHook(), dirty)
 	unlock()
 	if prof != nil {
-		e.profileEnd(prof, onTape, fresh)
+		e.profileEnd(p, prof, onTape, fresh)
 	}
 	switch {
 	case onTape:
@@ -231,7 +267,9 @@ func (e *Executable) Call(args ...*eager.NDArray) ([]*eager.NDArray, error) {
 		if err != nil {
 			return nil, err
 		}
-		e.remember(frame, training)
+		if p == e.p {
+			e.remember(frame, training)
+		}
 		return p.arrays(frame, p.outSlot, &p.outArrays), nil
 	default:
 		defer p.returnFrame(frame)
@@ -245,8 +283,7 @@ func (e *Executable) Call(args ...*eager.NDArray) ([]*eager.NDArray, error) {
 // profileEnd closes a call's profiler span with the bytes of its memory
 // plan and what the call allocated: its frame when it was new, and the
 // outputs it copies out (all but a StaticAlloc call outside the tape).
-func (e *Executable) profileEnd(prof eager.Profiler, onTape, fresh bool) {
-	p := e.p
+func (e *Executable) profileEnd(p *program, prof eager.Profiler, onTape, fresh bool) {
 	forwardOnly := !onTape && !e.static
 	planned := p.bufferBytes(forwardOnly)
 	var copied int64
@@ -262,15 +299,16 @@ func (e *Executable) profileEnd(prof eager.Profiler, onTape, fresh bool) {
 	prof.End(m)
 }
 
-// staticFrame returns the one frame of StaticAlloc, made on first use: a
-// program that only ever runs on the tape never needs it.
-func (e *Executable) staticFrame() []ops.Value {
+// staticFrame returns the one frame of StaticAlloc of program p (e's or
+// its inference one), made on first use: a program that only ever runs
+// on the tape never needs it.
+func (e *Executable) staticFrame(p *program) []ops.Value {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.p.static == nil {
-		e.p.allocateStatic()
+	if p.static == nil {
+		p.allocateStatic()
 	}
-	return e.p.static
+	return p.static
 }
 
 // remember keeps a forward's values for Backward.
@@ -292,7 +330,7 @@ func (e *Executable) Forward(training bool, args ...*eager.NDArray) ([]*eager.ND
 	p := e.p
 	var frame []ops.Value
 	if e.static {
-		frame = e.staticFrame()
+		frame = e.staticFrame(p)
 	} else {
 		frame = p.allocate(false) // Backward may follow
 	}

@@ -15,15 +15,7 @@ import "github.com/hybridgo/hybridgo/ops"
 func FuseActivation(g *Graph) (*Graph, PassReport) {
 	rep := PassReport{Name: "FuseActivation"}
 	c := cloneGraph(g)
-	uses := map[Entry]int{}
-	for _, n := range c.Nodes {
-		for _, in := range n.Inputs {
-			uses[in]++
-		}
-	}
-	for _, o := range c.Outputs {
-		uses[o]++ // a graph output has a reader outside the graph
-	}
+	uses := entryUses(c)
 	drop := map[*Node]bool{}
 	for _, n := range c.Nodes {
 		if n.IsVar() || len(n.Inputs) != 1 || !ops.IsRelu(n.Op, n.Attrs) {
@@ -46,16 +38,7 @@ func FuseActivation(g *Graph) (*Graph, PassReport) {
 		*n = *f // the relu's node becomes the fused one: its readers need no change
 		rep.add("fused %s -> %s into %s", p.Name, n.Name, n.Name)
 	}
-	if len(drop) == 0 {
-		return c, rep
-	}
-	nodes := c.Nodes[:0:0]
-	for _, n := range c.Nodes {
-		if !drop[n] {
-			nodes = append(nodes, n)
-		}
-	}
-	c.Nodes = nodes
+	c.dropNodes(drop)
 	return c, rep
 }
 

@@ -46,18 +46,33 @@ type PassOptions struct {
 	CSE           bool // EliminateCommonSubexpressions
 	FoldConstants bool // FoldConstants
 	Fuse          bool // FuseActivation, then FuseElementwise
+	// Inference says that the graph runs outside training only, so that
+	// FoldBatchNorm may run (before the fusions, when Fuse is on too).
+	// Compile never runs it on the program that calls on the tape or in
+	// training mode run: it makes a second program, for the other calls,
+	// when Inference is on.
+	Inference bool
 }
 
-// DefaultPassOptions turns every pass on.
+// DefaultPassOptions turns on every pass that keeps a graph fit for
+// training: all but Inference.
 func DefaultPassOptions() PassOptions {
 	return PassOptions{DCE: true, CSE: true, FoldConstants: true, Fuse: true}
 }
 
+// InferencePassOptions turns every pass on, Inference included: the
+// passes of a graph run outside training (Compile's default).
+func InferencePassOptions() PassOptions {
+	o := DefaultPassOptions()
+	o.Inference = true
+	return o
+}
+
 // Optimize runs the chosen passes in order: shape inference, dead code
 // elimination, common subexpressions, constant folding, dead code again
-// (folding leaves its inputs behind), and fusion: layers with their relu,
-// then element-wise chains. Fusion makes nodes with no gradient, so
-// differentiate before optimizing. It
+// (folding leaves its inputs behind), BatchNorm folding (with Inference),
+// and fusion: layers with their relu, then element-wise chains. Fusion
+// makes nodes with no gradient, so differentiate before optimizing. It
 // returns the new graph and one report per pass run.
 func Optimize(g *Graph, opt PassOptions) (*Graph, []PassReport, error) {
 	return optimize(g, opt, true)
@@ -82,6 +97,7 @@ func optimize(g *Graph, opt PassOptions, fuse bool) (*Graph, []PassReport, error
 	run(opt.CSE, EliminateCommonSubexpressions)
 	run(opt.FoldConstants, FoldConstants)
 	run(opt.DCE && opt.FoldConstants, EliminateDeadCode)
+	run(opt.Inference && opt.Fuse && fuse, FoldBatchNorm)
 	run(opt.Fuse && fuse, FuseActivation)
 	run(opt.Fuse && fuse, FuseElementwise)
 	return g, reports, nil

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -74,6 +75,10 @@ type program struct {
 // runState is the scratch of one run: the environment and argument lists
 // handed to each kernel. Kernels are called through function values, so
 // these would otherwise be allocated on every run.
+// errInferenceOnly is the gradient error of a program compiled for calls
+// outside Record and training only.
+var errInferenceOnly = errors.New("graph: this program was compiled for inference (PassOptions.Inference) and has no backward part")
+
 type runState struct {
 	env     ops.Env
 	in, out []ops.Value
@@ -120,6 +125,8 @@ func (t *slotTable) slot(e Entry) int {
 // passes, when not nil, are run on the joint forward and backward graph;
 // with hooked, nothing is fused (layers with their relu, element-wise
 // chains), so that an op hook sees every op's output.
+//
+// A program for inference only (passes.Inference) has no backward part.
 func compile(outs []Entry, inputs []string, shapes []ops.Shape, dtypes []ops.DType, noGrad []bool, passes *PassOptions, hooked bool) (*program, error) {
 	copied := copyGraph(outs)
 	fwd := NewGraph(copied)
@@ -150,12 +157,18 @@ func compile(outs []Entry, inputs []string, shapes []ops.Shape, dtypes []ops.DTy
 	for i, o := range copied {
 		heads[i] = Var(fmt.Sprintf("head_grad%d", i), o.Shape(), o.DType()).outs[0]
 	}
-	gt := NewTracer()
-	gt.derived = true // the trace observer sees forward ops only
-	grads, err := Gradients(gt, copied, heads, wrt)
-	if err != nil {
-		p.gradErr = err
-		grads, heads = nil, nil
+	var grads []Entry
+	var err error
+	if passes != nil && passes.Inference {
+		p.gradErr = errInferenceOnly
+		heads = nil
+	} else {
+		gt := NewTracer()
+		gt.derived = true // the trace observer sees forward ops only
+		if grads, err = Gradients(gt, copied, heads, wrt); err != nil {
+			p.gradErr = err
+			grads, heads = nil, nil
+		}
 	}
 	all := NewGraph(append(append([]Entry{}, copied...), grads...))
 	if passes != nil {

@@ -108,32 +108,89 @@ func checkAlgo[T accel.Float](t *testing.T, algo convAlgo, cases []algoCase, tol
 				s[i] = T(r.Float64()*2 - 1)
 			}
 		}
-		for _, withBias := range []bool{false, true} {
-			for _, relu := range []bool{false, true} {
-				var bias []T
-				if withBias {
-					bias = b
+		raw := convNaive(p, x, w, nil, false)
+		for pi, post := range convPosts(r, p, b) {
+			want := refPost(p, raw, post)
+			for _, chosen := range []bool{false, true} {
+				got := make([]T, len(want))
+				for i := range got {
+					got[i] = T(math.NaN())
 				}
-				want := convNaive(p, x, w, bias, relu)
-				for _, chosen := range []bool{false, true} {
-					got := make([]T, len(want))
-					for i := range got {
-						got[i] = T(math.NaN())
-					}
-					if chosen {
-						convForward(p, x, w, bias, got, relu)
-					} else {
-						convForwardWith(algo, p, x, w, bias, got, relu)
-					}
-					name := fmt.Sprintf("%T case %d %v bias %v relu %v chosen %v", x, ci, tc.data, withBias, relu, chosen)
-					for i := range want {
-						if !(math.Abs(float64(got[i]-want[i])) <= tol*(1+math.Abs(float64(want[i])))) { // NaN fails
-							t.Fatalf("%s: [%d] = %v, want %v", name, i, got[i], want[i])
-						}
+				if chosen {
+					convForward(p, x, w, got, post)
+				} else {
+					convForwardWith(algo, p, x, w, got, post)
+				}
+				name := fmt.Sprintf("%T case %d %v post %d chosen %v", x, ci, tc.data, pi, chosen)
+				for i := range want {
+					if !(math.Abs(float64(got[i]-want[i])) <= tol*(1+math.Abs(float64(want[i])))) { // NaN fails
+						t.Fatalf("%s: [%d] = %v, want %v", name, i, got[i], want[i])
 					}
 				}
 			}
 		}
+	}
+}
+
+// convPosts are the post-product steps the algorithms are checked with:
+// none, a bias, relu, both, and an inference BatchNorm's scale and shift
+// with and without a residual and relu.
+func convPosts[T accel.Float](r *rand.Rand, p convPlan, bias []T) []convPost[T] {
+	filters := p.groups * p.maps
+	rnd := func(n int) []T {
+		v := make([]T, n)
+		for i := range v {
+			v[i] = T(r.Float64()*2 - 1)
+		}
+		return v
+	}
+	outLen := p.batch * p.groups * p.mapsSize()
+	return []convPost[T]{
+		{}, {bias: bias}, {relu: true}, {bias: bias, relu: true},
+		{scale: rnd(filters), bias: rnd(filters)},
+		{scale: rnd(filters), bias: rnd(filters), residual: rnd(outLen), relu: true},
+		{residual: rnd(outLen), relu: true},
+	}
+}
+
+// refPost applies post to the raw convolution output, in float64.
+func refPost[T accel.Float](p convPlan, raw []T, post convPost[T]) []T {
+	out := make([]T, len(raw))
+	plane := p.colCols()
+	for i, v := range raw {
+		f := (i / plane) % (p.groups * p.maps)
+		s := float64(v)
+		if post.scale != nil {
+			s *= float64(post.scale[f])
+		}
+		if post.bias != nil {
+			s += float64(post.bias[f])
+		}
+		if post.residual != nil {
+			s += float64(post.residual[i])
+		}
+		if post.relu && s < 0 {
+			s = 0
+		}
+		out[i] = T(s)
+	}
+	return out
+}
+
+// generalCases are convolutions of odd shapes for the packed, blocked and
+// direct algorithms: strides, padding, groups, 1x1 and 7x7 kernels.
+var generalCases = []algoCase{
+	{Shape{2, 3, 9, 7}, Tuple{3, 3}, 5, 1, Tuple{2, 2}, Tuple{1, 1}},
+	{Shape{1, 4, 11, 13}, Tuple{3, 3}, 6, 2, nil, Tuple{1, 1}},
+	{Shape{1, 3, 15, 15}, Tuple{7, 7}, 17, 1, Tuple{2, 2}, Tuple{3, 3}},
+	{Shape{2, 17, 7, 7}, Tuple{1, 1}, 13, 1, Tuple{2, 2}, nil},
+	{Shape{1, 20, 6, 6}, Tuple{3, 3}, 33, 1, nil, Tuple{1, 1}},
+}
+
+func TestConvPostMatchesReference(t *testing.T) {
+	for _, algo := range []convAlgo{algoPacked, algoBlocked, algoDirect} {
+		checkAlgo[float32](t, algo, generalCases, 1e-5)
+		checkAlgo[float64](t, algo, generalCases, 1e-12)
 	}
 }
 
@@ -216,7 +273,7 @@ func BenchmarkConvAlgo(b *testing.B) {
 			}{{"before", before}, {"after", after}} {
 				b.Run(fmt.Sprintf("%s/%s/%d", tc.name, v.name, round), func(b *testing.B) {
 					for b.Loop() {
-						convForwardWith(v.algo, p, x, w, bias, y, false)
+						convForwardWith(v.algo, p, x, w, y, convPost[float32]{bias: bias})
 					}
 				})
 			}

@@ -52,8 +52,8 @@ func TestConvPackedMatchesBlocked(t *testing.T) {
 				for i := range got {
 					got[i] = float32(math.NaN())
 				}
-				convBlocked(p, x, w, bias, want, relu)
-				convPacked(p, x, w, bias, got, relu)
+				convBlocked(p, x, w, want, convPost[float32]{bias: bias, relu: relu})
+				convPacked(p, x, w, got, convPost[float32]{bias: bias, relu: relu})
 				name := fmt.Sprintf("case %d bias %v relu %v", ci, withBias, relu)
 				negatives := false
 				for i := range want {

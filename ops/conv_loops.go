@@ -127,9 +127,36 @@ func putCol[T accel.Float](bp *[]T) {
 func convKernel(p convPlan, x, w, bias, y Value, relu bool) {
 	switch xd := x.Data.(type) {
 	case []float32:
-		convForward(p, xd, w.Data.([]float32), optionalFloats[float32](bias), y.Data.([]float32), relu)
+		convForward(p, xd, w.Data.([]float32), y.Data.([]float32), convPost[float32]{bias: optionalFloats[float32](bias), relu: relu})
 	case []float64:
-		convForward(p, xd, w.Data.([]float64), optionalFloats[float64](bias), y.Data.([]float64), relu)
+		convForward(p, xd, w.Data.([]float64), y.Data.([]float64), convPost[float64]{bias: optionalFloats[float64](bias), relu: relu})
+	}
+}
+
+// convPost is what a convolution does to each output element after the
+// product, for filter f (counted over all groups): multiply by scale[f],
+// add bias[f], add the element of residual (laid out as the output) at
+// the same place, then with relu replace a negative value by 0. Nil
+// slices are skipped. A plain convolution has a bias at most; one with
+// an inference BatchNorm folded in has the scale and shift of the
+// normalisation (see convBNKernel).
+type convPost[T accel.Float] struct {
+	scale, bias, residual []T
+	relu                  bool
+}
+
+// epilogue sets ep to post for image n and group g of plan p.
+func (c *convPost[T]) epilogue(ep *accel.Epilogue[T], p convPlan, n, g int) {
+	*ep = accel.Epilogue[T]{Relu: c.relu}
+	if c.scale != nil {
+		ep.RowScale = c.scale[g*p.maps:][:p.maps]
+	}
+	if c.bias != nil {
+		ep.RowBias = c.bias[g*p.maps:][:p.maps]
+	}
+	if c.residual != nil {
+		ep.Add = c.residual[(n*p.groups+g)*p.mapsSize():][:p.mapsSize()]
+		ep.AddStride = p.colCols()
 	}
 }
 
@@ -205,41 +232,74 @@ func convAlgoFor[T accel.Float](p convPlan) convAlgo {
 const pointwiseDirectMax = 1 << 20
 
 // convForward computes, per image and group, maps = W * im2col(image),
-// then adds the bias (and applies relu when asked), with the algorithm
-// convAlgoFor chooses.
-func convForward[T accel.Float](p convPlan, image, weight, bias, maps []T, relu bool) {
-	convForwardWith(convAlgoFor[T](p), p, image, weight, bias, maps, relu)
+// then applies post, with the algorithm convAlgoFor chooses.
+func convForward[T accel.Float](p convPlan, image, weight, maps []T, post convPost[T]) {
+	convForwardWith(convAlgoFor[T](p), p, image, weight, maps, post)
 }
 
 // convForwardWith is convForward with algorithm algo, which must apply to p.
-func convForwardWith[T accel.Float](algo convAlgo, p convPlan, image, weight, bias, maps []T, relu bool) {
+//
+// The packed, pointwise and blocked algorithms apply all of post to each
+// tile of the output (accel.Epilogue). The depthwise and direct kernels
+// apply a bias and relu only: a scale is multiplied into a copy of the
+// filters first (they are small where these kernels are chosen), and a
+// residual is added in a pass after.
+func convForwardWith[T accel.Float](algo convAlgo, p convPlan, image, weight, maps []T, post convPost[T]) {
+	switch algo {
+	case algoPointwise:
+		convPointwise(p, image, weight, maps, post)
+		return
+	case algoPacked:
+		convPacked(p, image, weight, maps, post)
+		return
+	case algoBlocked:
+		convBlocked(p, image, weight, maps, post)
+		return
+	}
+	if post.scale != nil {
+		wp := getScratch[T](len(weight))
+		defer putScratch(wp)
+		weight = scaleFilters(*wp, weight, post.scale)
+	}
+	relu := post.relu && post.residual == nil
 	switch algo {
 	case algoDepthwise:
-		accel.Depthwise3x3(p.geom, p.batch*p.groups, p.groups, image, weight, bias, relu, maps)
-	case algoPointwise:
-		convPointwise(p, image, weight, bias, maps, relu)
+		accel.Depthwise3x3(p.geom, p.batch*p.groups, p.groups, image, weight, post.bias, relu, maps)
 	case algoDirect:
-		accel.ParallelRange(p.batch, 1, convDirectLoop[T]{p, image, weight, bias, maps, relu})
-	case algoPacked:
-		convPacked(p, image, weight, bias, maps, relu)
-	default:
-		convBlocked(p, image, weight, bias, maps, relu)
+		accel.ParallelRange(p.batch, 1, convDirectLoop[T]{p, image, weight, post.bias, maps, relu})
 	}
+	if post.residual != nil {
+		ep := accel.Epilogue[T]{Add: post.residual, AddStride: len(maps), Relu: post.relu}
+		ep.Apply(maps, len(maps), 1, len(maps))
+	}
+}
+
+// scaleFilters writes into dst the filters of weight, filter f (of all
+// groups) multiplied by scale[f], and returns it.
+func scaleFilters[T accel.Float](dst, weight, scale []T) []T {
+	dst = dst[:len(weight)]
+	k := len(weight) / len(scale)
+	for f, s := range scale {
+		for i, v := range weight[f*k : (f+1)*k] {
+			dst[f*k+i] = v * s
+		}
+	}
+	return dst
 }
 
 // convPointwise is convForward for a 1x1 kernel at unit stride without
 // padding: per image and group, the filters (maps x channels) times the
-// image as it lies (channels x positions), with the bias and relu applied
-// to each tile of the output while it is in cache.
-func convPointwise[T accel.Float](p convPlan, image, weight, bias, maps []T, relu bool) {
-	accel.ParallelRange(p.batch, 1, convPointwiseLoop[T]{p, image, weight, bias, maps, relu})
+// image as it lies (channels x positions), with post applied to each tile
+// of the output while it is in cache.
+func convPointwise[T accel.Float](p convPlan, image, weight, maps []T, post convPost[T]) {
+	accel.ParallelRange(p.batch, 1, convPointwiseLoop[T]{p, image, weight, maps, post})
 }
 
 // convPointwiseLoop is convPointwise's loop over images.
 type convPointwiseLoop[T accel.Float] struct {
-	p                         convPlan
-	image, weight, bias, maps []T
-	relu                      bool
+	p                   convPlan
+	image, weight, maps []T
+	post                convPost[T]
 }
 
 func (l *convPointwiseLoop[T]) Range(lo, hi int) {
@@ -249,10 +309,7 @@ func (l *convPointwiseLoop[T]) Range(lo, hi int) {
 	defer accel.Recycle(ep)
 	for n := lo; n < hi; n++ {
 		for g := range p.groups {
-			*ep = accel.Epilogue[T]{Relu: l.relu}
-			if l.bias != nil {
-				ep.RowBias = l.bias[g*p.maps:][:p.maps]
-			}
+			l.post.epilogue(ep, p, n, g)
 			img := l.image[(n*p.groups+g)*p.imageSize():][:p.imageSize()]
 			out := l.maps[(n*p.groups+g)*p.mapsSize():][:p.mapsSize()]
 			accel.GemmEpilogue(false, false, p.maps, cols, k, l.weight[g*p.maps*k:], k, img, cols, out, cols, ep)
@@ -281,24 +338,25 @@ func (l *convDirectLoop[T]) Range(lo, hi int) {
 }
 
 // convBlocked is convForward through accel.Im2col and accel.Gemm, whose
-// packing works in cache-sized blocks: the path of large images.
-func convBlocked[T accel.Float](p convPlan, image, weight, bias, maps []T, relu bool) {
-	accel.ParallelRange(p.batch, 1, convForwardLoop[T]{p, image, weight, bias, maps, relu})
+// packing works in cache-sized blocks: the reference of the others.
+func convBlocked[T accel.Float](p convPlan, image, weight, maps []T, post convPost[T]) {
+	accel.ParallelRange(p.batch, 1, convForwardLoop[T]{p, image, weight, maps, post})
 }
 
 // convForwardLoop is convBlocked's loop over images.
 type convForwardLoop[T accel.Float] struct {
-	p                         convPlan
-	image, weight, bias, maps []T
-	relu                      bool
+	p                   convPlan
+	image, weight, maps []T
+	post                convPost[T]
 }
 
 func (l *convForwardLoop[T]) Range(lo, hi int) {
-	p, image, weight, bias, maps, relu := l.p, l.image, l.weight, l.bias, l.maps, l.relu
+	p, image, weight, maps := l.p, l.image, l.weight, l.maps
 	k, cols := p.colRows(), p.colCols()
 	bp := colScratch[T](p)
 	defer putCol(bp)
 	col := colOf(bp)
+	var ep accel.Epilogue[T]
 	for n := lo; n < hi; n++ {
 		for g := range p.groups {
 			img := image[(n*p.groups+g)*p.imageSize():][:p.imageSize()]
@@ -309,67 +367,50 @@ func (l *convForwardLoop[T]) Range(lo, hi int) {
 			}
 			out := maps[(n*p.groups+g)*p.mapsSize():][:p.mapsSize()]
 			accel.Gemm(false, false, p.maps, cols, k, 1, weight[g*p.maps*k:], k, src, cols, 0, out, cols)
-		}
-		out := maps[n*p.groups*p.mapsSize():][:p.groups*p.mapsSize()]
-		if bias != nil {
-			addBias(out, bias, cols)
-		}
-		if relu {
-			reluInPlace(out)
+			l.post.epilogue(&ep, p, n, g)
+			ep.Apply(out, cols, p.maps, cols)
 		}
 	}
 }
 
 // convPacked is convForward for small images: the column matrix is
 // written directly in the packed panel layout of accel.GemmPackedB (one
-// copy instead of im2col's plus Gemm's packing), and the bias and relu are
-// applied to each output tile while it is in cache.
-func convPacked[T accel.Float](p convPlan, image, weight, bias, maps []T, relu bool) {
+// copy instead of im2col's plus Gemm's packing), and post is applied to
+// each output tile while it is in cache.
+func convPacked[T accel.Float](p convPlan, image, weight, maps []T, post convPost[T]) {
 	k, cols := p.colRows(), p.colCols()
 	plen := accel.PackedBLen[T](k, cols)
 	// The filters are packed once for all images.
 	ap, alen := packFilters(p, weight, false)
 	defer putScratch(ap)
 	l := accel.GetRecycled[convPackedLoop[T]]()
-	*l = convPackedLoop[T]{p: p, image: image, bias: bias, maps: maps, filters: *ap, alen: alen, plen: plen, relu: relu}
+	*l = convPackedLoop[T]{p: p, image: image, maps: maps, filters: *ap, alen: alen, plen: plen, post: post}
 	accel.ParallelLoop(p.batch, 1, l)
 	accel.Recycle(l)
 }
 
 // convPackedLoop is convPacked's loop over images.
 type convPackedLoop[T accel.Float] struct {
-	p                          convPlan
-	image, bias, maps, filters []T // filters: packed, alen per group
-	alen, plen                 int
-	relu                       bool
+	p                    convPlan
+	image, maps, filters []T // filters: packed, alen per group
+	alen, plen           int
+	post                 convPost[T]
 }
 
 func (l *convPackedLoop[T]) Range(lo, hi int) {
-	p, image, bias, maps := l.p, l.image, l.bias, l.maps
+	p, image, maps := l.p, l.image, l.maps
 	k, cols := p.colRows(), p.colCols()
 	bp := getScratch[T](l.plen)
 	defer putScratch(bp)
 	ep := accel.GetRecycled[accel.Epilogue[T]]() // recycled: it escapes into the product
-	*ep = accel.Epilogue[T]{Relu: l.relu}
 	defer accel.Recycle(ep)
 	for n := lo; n < hi; n++ {
 		for g := range p.groups {
 			img := image[(n*p.groups+g)*p.imageSize():][:p.imageSize()]
 			accel.Im2colPacked(p.geom, img, *bp)
 			out := maps[(n*p.groups+g)*p.mapsSize():][:p.mapsSize()]
-			if bias != nil {
-				ep.RowBias = bias[g*p.maps : (g+1)*p.maps]
-			}
+			l.post.epilogue(ep, p, n, g)
 			accel.GemmPacked(p.maps, cols, k, l.filters[g*l.alen:], *bp, 0, out, cols, ep)
-		}
-	}
-}
-
-// reluInPlace sets the negative elements of x to 0 (NaN stays NaN).
-func reluInPlace[T accel.Float](x []T) {
-	for i, v := range x {
-		if v < 0 {
-			x[i] = 0
 		}
 	}
 }

@@ -7,8 +7,9 @@ import (
 	"github.com/hybridgo/hybridgo/graph"
 )
 
-// PassView shows what graph.Optimize (with every pass on) does to a
-// graph: an SVG with the graph before and after side by side, the after
+// PassView shows what graph.Optimize (with every pass on:
+// graph.InferencePassOptions, so BatchNorm is folded as in the program of
+// calls outside training) does to a graph: an SVG with the graph before and after side by side, the after
 // panel titled "after: N nodes, fused X, removed Y, buffers Z of W" (op
 // nodes after, original ops fused into fused nodes, original ops gone
 // otherwise, buffers of the memory plan and the op outputs they serve)
@@ -16,7 +17,7 @@ import (
 // pass's report and the memory plan. When the plan cannot be made (shapes
 // not fully known), the report says why and the title shows "buffers ?".
 func PassView(before *graph.Graph, o Options) (svg []byte, text string, err error) {
-	after, reports, err := graph.Optimize(before, graph.DefaultPassOptions())
+	after, reports, err := graph.Optimize(before, graph.InferencePassOptions())
 	if err != nil {
 		return nil, "", fmt.Errorf("viz: optimize: %w", err)
 	}

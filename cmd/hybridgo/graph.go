@@ -115,7 +115,7 @@ func passesText(g *graph.Graph, o viz.Options, width int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	after, _, err := graph.Optimize(g, graph.DefaultPassOptions())
+	after, _, err := graph.Optimize(g, graph.InferencePassOptions())
 	if err != nil {
 		return "", err
 	}

@@ -35,6 +35,7 @@ func init() {
 		"Int32":              reflect.ValueOf(ops.Int32),
 		"Int64":              reflect.ValueOf(ops.Int64),
 		"Int8":               reflect.ValueOf(ops.Int8),
+		"IsElemwiseAdd":      reflect.ValueOf(ops.IsElemwiseAdd),
 		"IsRelu":             reflect.ValueOf(ops.IsRelu),
 		"Keepdims":           reflect.ValueOf(ops.Keepdims),
 		"Kinds":              reflect.ValueOf(ops.Kinds),
@@ -58,8 +59,10 @@ func init() {
 		"Uint8":              reflect.ValueOf(ops.Uint8),
 		"Unknown":            reflect.ValueOf(ops.Unknown),
 		"ValueString":        reflect.ValueOf(ops.ValueString),
+		"WithBatchNorm":      reflect.ValueOf(ops.WithBatchNorm),
 		"WithDType":          reflect.ValueOf(ops.WithDType),
 		"WithRelu":           reflect.ValueOf(ops.WithRelu),
+		"WithResidual":       reflect.ValueOf(ops.WithResidual),
 
 		// type definitions
 		"ActivationAttrs":     reflect.ValueOf((*ops.ActivationAttrs)(nil)),
@@ -74,6 +77,7 @@ func init() {
 		"CastAttrs":           reflect.ValueOf((*ops.CastAttrs)(nil)),
 		"ClipAttrs":           reflect.ValueOf((*ops.ClipAttrs)(nil)),
 		"ConcatAttrs":         reflect.ValueOf((*ops.ConcatAttrs)(nil)),
+		"ConvBNAttrs":         reflect.ValueOf((*ops.ConvBNAttrs)(nil)),
 		"ConvolutionAttrs":    reflect.ValueOf((*ops.ConvolutionAttrs)(nil)),
 		"CustomAttrs":         reflect.ValueOf((*ops.CustomAttrs)(nil)),
 		"CustomDef":           reflect.ValueOf((*ops.CustomDef)(nil)),
