@@ -13,22 +13,24 @@ var (
 	addVecReluKernel func(x, b []float32, relu bool)
 )
 
-// scaleAddReluKernel is scaleAddRelu for float32 with vector loops, or nil
-// when there are none.
-var scaleAddReluKernel func(x []float32, s, b float32, add []float32, relu bool)
+// scaleAddClampKernel is scaleAddClamp for float32 with vector loops, or
+// nil when there are none.
+var scaleAddClampKernel func(y, x []float32, s, b float32, add []float32, lo, hi float32)
 
-// scaleAddRelu sets x[i] = x[i]*s + b, adds add[i] when add is not nil,
-// then with relu replaces negative values by 0 (NaN stays NaN).
-func scaleAddRelu(x []float32, s, b float32, add []float32, relu bool) {
-	if k := scaleAddReluKernel; k != nil {
-		k(x, s, b, add, relu)
+// scaleAddClamp sets y[i] = x[i]*s + b, adds add[i] when add is not nil,
+// then bounds the result to [lo, hi] (NaN stays NaN): relu is lo 0 and hi
+// +Inf, no bound -Inf and +Inf. y may be x.
+func scaleAddClamp(y, x []float32, s, b float32, add []float32, lo, hi float32) {
+	if k := scaleAddClampKernel; k != nil {
+		k(y, x, s, b, add, lo, hi)
 		return
 	}
-	scaleAddReluGo(x, s, b, add, relu)
+	scaleAddClampGo(y, x, s, b, add, lo, hi)
 }
 
-// scaleAddReluGo is scaleAddRelu in Go.
-func scaleAddReluGo(x []float32, s, b float32, add []float32, relu bool) {
+// scaleAddClampGo is scaleAddClamp in Go.
+func scaleAddClampGo(y, x []float32, s, b float32, add []float32, lo, hi float32) {
+	y = y[:len(x)]
 	if add != nil {
 		add = add[:len(x)]
 	}
@@ -37,10 +39,13 @@ func scaleAddReluGo(x []float32, s, b float32, add []float32, relu bool) {
 		if add != nil {
 			v += add[i]
 		}
-		if relu && v < 0 {
-			v = 0
+		if v < lo {
+			v = lo
 		}
-		x[i] = v
+		if v > hi {
+			v = hi
+		}
+		y[i] = v
 	}
 }
 

@@ -20,12 +20,12 @@ func sdotAVX2(n int, x, y *float32) float32
 //go:noescape
 func addReluAVX2(n int, x *float32, b float32, relu bool)
 
-// scaleAddReluAVX2 sets x[i] = x[i]*s + b, adds add[i] when add is not
-// nil, then with relu replaces negative values by 0, for the n float32s
-// at x, n a positive multiple of 8.
+// scaleAddClampAVX2 sets y[i] = x[i]*s + b, adds add[i] when add is
+// not nil, then bounds the result to [lo, hi] (NaN stays NaN), for n
+// float32s, n a positive multiple of 8; y may be x.
 //
 //go:noescape
-func scaleAddReluAVX2(n int, x *float32, s, b float32, add *float32, relu bool)
+func scaleAddClampAVX2(n int, y, x *float32, s, b float32, add *float32, lo, hi float32)
 
 // addVecReluAVX2 adds the n float32s at b to those at x and, with relu,
 // sets the negative sums to 0; n is a positive multiple of 8.
@@ -111,13 +111,14 @@ func init() {
 		sdotKernel = sdot
 		addReluKernel = addRelu32
 		addVecReluKernel = addVecRelu32
-		scaleAddReluKernel = scaleAddRelu32
+		scaleAddClampKernel = scaleAddClamp32
 	}
 }
 
-// scaleAddRelu32 is scaleAddRelu with the assembly kernel for the
+// scaleAddClamp32 is scaleAddClamp with the assembly kernel for the
 // multiple-of-8 head, then the tail in Go.
-func scaleAddRelu32(x []float32, s, b float32, add []float32, relu bool) {
+func scaleAddClamp32(y, x []float32, s, b float32, add []float32, lo, hi float32) {
+	y = y[:len(x)]
 	n := len(x) &^ 7
 	if n > 0 {
 		var ap *float32
@@ -125,13 +126,13 @@ func scaleAddRelu32(x []float32, s, b float32, add []float32, relu bool) {
 			add = add[:len(x)]
 			ap = &add[0]
 		}
-		scaleAddReluAVX2(n, &x[0], s, b, ap, relu)
+		scaleAddClampAVX2(n, &y[0], &x[0], s, b, ap, lo, hi)
 	}
 	var tail []float32
 	if add != nil {
 		tail = add[n:]
 	}
-	scaleAddReluGo(x[n:], s, b, tail, relu)
+	scaleAddClampGo(y[n:], x[n:], s, b, tail, lo, hi)
 }
 
 // addRelu32 is x[i] += b then relu, when relu is set: the assembly kernel

@@ -84,36 +84,48 @@ addrelu_plain:
 	VZEROUPPER
 	RET
 
-// func scaleAddReluAVX2(n int, x *float32, s, b float32, add *float32, relu bool)
-// x[i] = x[i]*s + b, plus add[i] when add is not nil, then relu as
-// addReluAVX2; n a positive multiple of 8.
-TEXT ·scaleAddReluAVX2(SB), NOSPLIT, $0-33
+// func scaleAddClampAVX2(n int, y, x *float32, s, b float32, add *float32, lo, hi float32)
+// y[i] = x[i]*s + b, plus add[i] when add is not nil, then bounded to
+// [lo, hi]; n a positive multiple of 8; y may be x. VMAXPS and VMINPS
+// return their second Go operand when the comparison fails (also for
+// NaN), so a NaN stays.
+TEXT ·scaleAddClampAVX2(SB), NOSPLIT, $0-48
 	MOVQ n+0(FP), CX
-	MOVQ x+8(FP), SI
-	VBROADCASTSS s+16(FP), Y1
-	VBROADCASTSS b+20(FP), Y3
-	MOVQ add+24(FP), DI
-	VXORPS Y2, Y2, Y2
-	MOVBLZX relu+32(FP), DX
+	MOVQ y+8(FP), R8
+	MOVQ x+16(FP), SI
+	VBROADCASTSS s+24(FP), Y1
+	VBROADCASTSS b+28(FP), Y3
+	MOVQ add+32(FP), DI
+	VBROADCASTSS lo+40(FP), Y2
+	VBROADCASTSS hi+44(FP), Y4
+	TESTQ DI, DI
+	JZ scaleclamp_plain
 
-scaleadd_loop:
+scaleclamp_add:
 	VMOVUPS (SI), Y0
 	VFMADD213PS Y3, Y1, Y0
-	TESTQ DI, DI
-	JZ scaleadd_relu
 	VADDPS (DI), Y0, Y0
-	ADDQ $32, DI
-
-scaleadd_relu:
-	TESTQ DX, DX
-	JZ scaleadd_store
 	VMAXPS Y0, Y2, Y0
-
-scaleadd_store:
-	VMOVUPS Y0, (SI)
+	VMINPS Y0, Y4, Y0
+	VMOVUPS Y0, (R8)
 	ADDQ $32, SI
+	ADDQ $32, R8
+	ADDQ $32, DI
 	SUBQ $8, CX
-	JNZ scaleadd_loop
+	JNZ scaleclamp_add
+	VZEROUPPER
+	RET
+
+scaleclamp_plain:
+	VMOVUPS (SI), Y0
+	VFMADD213PS Y3, Y1, Y0
+	VMAXPS Y0, Y2, Y0
+	VMINPS Y0, Y4, Y0
+	VMOVUPS Y0, (R8)
+	ADDQ $32, SI
+	ADDQ $32, R8
+	SUBQ $8, CX
+	JNZ scaleclamp_plain
 	VZEROUPPER
 	RET
 

@@ -1,6 +1,7 @@
 package accel
 
 import (
+	"math"
 	"sync"
 	"sync/atomic"
 )
@@ -22,8 +23,9 @@ import (
 // by a scale per row (RowScale, one value per row of C), add a bias per
 // row (RowBias) and a bias per column (ColBias, one per column), add the
 // element of Add at the same place (row i of Add starts at Add[i*AddStride]),
-// in that order, then with Relu replace negative values by 0 (NaN stays
-// NaN). Nil slices are skipped; the zero Epilogue changes nothing. A
+// in that order, then with Relu replace negative values by 0, and with
+// Capped values above Cap by Cap (relu6 is Relu, Capped and Cap 6). NaN
+// stays NaN. Nil slices are skipped; the zero Epilogue changes nothing. A
 // convolution followed by an inference BatchNorm, a residual sum and a
 // rectifier is one product with such an epilogue.
 type Epilogue[T Float] struct {
@@ -33,11 +35,13 @@ type Epilogue[T Float] struct {
 	Add       []T
 	AddStride int
 	Relu      bool
+	Capped    bool
+	Cap       T
 }
 
 // active reports whether the epilogue changes anything.
 func (e *Epilogue[T]) active() bool {
-	return e != nil && (e.RowScale != nil || e.RowBias != nil || e.ColBias != nil || e.Add != nil || e.Relu)
+	return e != nil && (e.RowScale != nil || e.RowBias != nil || e.ColBias != nil || e.Add != nil || e.Relu || e.Capped)
 }
 
 // check panics when a bias is too short for an m x n C.
@@ -111,6 +115,13 @@ func (e *Epilogue[T]) apply(c []T, ldc, r0, c0, rows, cols int) {
 				}
 			}
 		}
+		if e.Capped {
+			for j, v := range row {
+				if v > e.Cap {
+					row[j] = e.Cap
+				}
+			}
+		}
 	}
 }
 
@@ -118,9 +129,16 @@ func (e *Epilogue[T]) apply(c []T, ldc, r0, c0, rows, cols int) {
 func (e *Epilogue[T]) apply32(c []float32, ldc, r0, c0, rows, cols int) {
 	rb, _ := any(e.RowBias).([]float32)
 	cb, _ := any(e.ColBias).([]float32)
-	if e.RowScale != nil || e.Add != nil {
+	if e.RowScale != nil || e.Add != nil || e.Capped {
 		rs, _ := any(e.RowScale).([]float32)
 		add, _ := any(e.Add).([]float32)
+		lo, hi := float32(math.Inf(-1)), float32(math.Inf(1))
+		if e.Relu {
+			lo = 0
+		}
+		if e.Capped {
+			hi = float32(e.Cap)
+		}
 		for r := range rows {
 			row := c[r*ldc:][:cols]
 			s, b := float32(1), float32(0)
@@ -135,11 +153,11 @@ func (e *Epilogue[T]) apply32(c []float32, ldc, r0, c0, rows, cols int) {
 				addRow = add[(r0+r)*e.AddStride+c0:][:cols]
 			}
 			if cb != nil {
-				scaleAddRelu(row, s, b, nil, false)
+				scaleAddClamp(row, row, s, b, nil, float32(math.Inf(-1)), float32(math.Inf(1)))
 				addVecReluKernel(row, cb[c0:][:cols], false)
 				s, b = 1, 0
 			}
-			scaleAddRelu(row, s, b, addRow, e.Relu)
+			scaleAddClamp(row, row, s, b, addRow, lo, hi)
 		}
 		return
 	}

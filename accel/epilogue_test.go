@@ -27,6 +27,9 @@ func refEpilogue[T Float](ep *Epilogue[T], m, n int, c []T, ldc int) {
 			if ep.Relu && !(v >= 0) && v == v {
 				v = 0
 			}
+			if ep.Capped && v > ep.Cap {
+				v = ep.Cap
+			}
 			c[i*ldc+j] = v
 		}
 	}
@@ -44,6 +47,9 @@ func epilogues[T Float](r *rand.Rand, m, n int) []*Epilogue[T] {
 		{RowScale: randSlice[T](r, m), RowBias: randSlice[T](r, m), Add: randSlice[T](r, m*(n+5)), AddStride: n + 5, Relu: true},
 		{RowScale: randSlice[T](r, m), ColBias: randSlice[T](r, n)},
 		{Add: randSlice[T](r, m*n), AddStride: n},
+		// relu6 after an inference BatchNorm (MobileNet's), and a cap alone.
+		{RowScale: randSlice[T](r, m), RowBias: randSlice[T](r, m), Relu: true, Capped: true, Cap: 0.5},
+		{Capped: true, Cap: 0.25},
 	}
 }
 

@@ -1,5 +1,7 @@
 package accel
 
+import "math"
+
 // Float is the element type of the floating-point kernels.
 type Float interface{ ~float32 | ~float64 }
 
@@ -208,5 +210,62 @@ func reluGo[T Float](x, y []T) {
 	y = y[:len(x)]
 	for i, v := range x {
 		y[i] = max(v, 0)
+	}
+}
+
+// Clamp sets y[i] to x[i] bounded to [lo, hi]: lo below it, hi above it
+// (a NaN stays NaN). x and y may be the same slice. Large slices are
+// spread over the workers.
+func Clamp[T Float](x, y []T, lo, hi T) {
+	y = y[:len(x)]
+	l := clampLoop[T]{x, y, lo, hi}
+	if RunsInline(len(x), vecGrain) {
+		l.Range(0, len(x))
+		return
+	}
+	ParallelRange(len(x), vecGrain, l)
+}
+
+// clampLoop is Clamp's loop.
+type clampLoop[T Float] struct {
+	x, y   []T
+	lo, hi T
+}
+
+func (l *clampLoop[T]) Range(lo, hi int) {
+	x, y := l.x[lo:hi], l.y[lo:hi]
+	if y32, ok := any(y).([]float32); ok && scaleAddClampKernel != nil {
+		scaleAddClampKernel(y32, any(x).([]float32), 1, 0, nil, float32(l.lo), float32(l.hi))
+		return
+	}
+	for i, v := range x {
+		if v < l.lo {
+			v = l.lo
+		}
+		if v > l.hi {
+			v = l.hi
+		}
+		y[i] = v
+	}
+}
+
+// ScaleRows sets row i of dst to row i of src times scale[i], for
+// len(scale) rows of len(src)/len(scale) elements (a convolution's
+// filters scaled one by one). dst may be src.
+func ScaleRows[T Float](dst, src, scale []T) {
+	if len(scale) == 0 {
+		return
+	}
+	k := len(src) / len(scale)
+	dst = dst[:len(scale)*k]
+	for i, s := range scale {
+		d, x := dst[i*k:(i+1)*k], src[i*k:(i+1)*k]
+		if d32, ok := any(d).([]float32); ok && scaleAddClampKernel != nil {
+			scaleAddClampKernel(d32, any(x).([]float32), float32(s), 0, nil, float32(math.Inf(-1)), float32(math.Inf(1)))
+			continue
+		}
+		for j, v := range x {
+			d[j] = v * s
+		}
 	}
 }

@@ -134,3 +134,57 @@ func testRelu[T Float](t *testing.T) {
 
 func TestReluFloat32(t *testing.T) { testRelu[float32](t) }
 func TestReluFloat64(t *testing.T) { testRelu[float64](t) }
+
+func TestClamp(t *testing.T) {
+	for _, n := range []int{0, 1, 7, 8, 9, 100, vecGrain*2 + 3} {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(i%13) - 6
+		}
+		if n > 3 {
+			x[3] = float32(math.NaN())
+		}
+		y := make([]float32, n)
+		Clamp(x, y, -2, 4.5)
+		for i, v := range x {
+			want := min(max(v, -2), 4.5)
+			if v != v {
+				want = v
+			}
+			if !(y[i] == want || y[i] != y[i] && want != want) {
+				t.Fatalf("n=%d: y[%d] = %v, want %v", n, i, y[i], want)
+			}
+		}
+		Clamp(x, x, -2, 4.5) // in place
+		for i := range x {
+			if !(x[i] == y[i] || x[i] != x[i] && y[i] != y[i]) {
+				t.Fatalf("n=%d in place: x[%d] = %v, want %v", n, i, x[i], y[i])
+			}
+		}
+	}
+}
+
+func TestScaleRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 44))
+	for _, rows := range []int{1, 3, 16} {
+		for _, k := range []int{1, 7, 8, 9, 75} {
+			src := randSlice[float32](r, rows*k)
+			scale := randSlice[float32](r, rows)
+			dst := make([]float32, rows*k)
+			ScaleRows(dst, src, scale)
+			for i := range rows {
+				for j := range k {
+					if want := src[i*k+j] * scale[i]; dst[i*k+j] != want {
+						t.Fatalf("%dx%d: [%d, %d] = %v, want %v", rows, k, i, j, dst[i*k+j], want)
+					}
+				}
+			}
+			ScaleRows(src, src, scale) // in place
+			for i := range dst {
+				if src[i] != dst[i] {
+					t.Fatalf("%dx%d in place: [%d] = %v, want %v", rows, k, i, src[i], dst[i])
+				}
+			}
+		}
+	}
+}

@@ -112,10 +112,13 @@ func TestFoldBatchNorm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"_fused_Convolution_BatchNorm_relu(", "_fused_Convolution_BatchNorm_add_relu("} {
+	for _, want := range []string{"_fused_Convolution_BatchNorm_relu(", "_fused_Convolution_BatchNorm_add_relu(", "cap=6"} {
 		if !strings.Contains(opt.String(), want) {
 			t.Errorf("optimized graph lacks %s:\n%s", want, opt.String())
 		}
+	}
+	if strings.Contains(opt.String(), "clip(") {
+		t.Errorf("relu6 after the depthwise convolution was not fused:\n%s", opt.String())
 	}
 	if got, err = graph.Eval(opt, bind, false); err != nil {
 		t.Fatal(err)

@@ -6,7 +6,9 @@ import "github.com/hybridgo/hybridgo/ops"
 // output is read only by a relu (the relu op, or Activation with act_type
 // relu) with one node that computes both in a single kernel: the bias and
 // the rectifier are applied to each tile of the product while it is in
-// cache (see ops.WithRelu). The node keeps the relu's name, so the graph's
+// cache (see ops.WithRelu). A convolution with a folded BatchNorm (see
+// FoldBatchNorm) takes clip(x, 0, cap) too, MobileNet's relu6
+// (ops.WithCappedRelu). The node keeps the relu's name, so the graph's
 // outputs and their names do not change. Like FuseElementwise it makes
 // nodes with no gradient rule, so it belongs after differentiation; relu's
 // own gradient reads relu's output, not the layer's, so in a graph with
@@ -18,7 +20,8 @@ func FuseActivation(g *Graph) (*Graph, PassReport) {
 	uses := entryUses(c)
 	drop := map[*Node]bool{}
 	for _, n := range c.Nodes {
-		if n.IsVar() || len(n.Inputs) != 1 || !ops.IsRelu(n.Op, n.Attrs) {
+		cap, capped := ops.CappedRelu(n.Op, n.Attrs)
+		if n.IsVar() || len(n.Inputs) != 1 || !capped && !ops.IsRelu(n.Op, n.Attrs) {
 			continue
 		}
 		layer := n.Inputs[0]
@@ -26,11 +29,14 @@ func FuseActivation(g *Graph) (*Graph, PassReport) {
 		if p.IsVar() || layer.Index != 0 || uses[layer] != 1 || p.NumOutputs() != 1 {
 			continue
 		}
-		fusedOp := ops.WithRelu(p.Op)
+		fusedOp, attrs := ops.WithRelu(p.Op), p.Attrs
+		if capped {
+			fusedOp, attrs = ops.WithCappedRelu(p.Op, p.Attrs, cap)
+		}
 		if fusedOp == nil || !sameFloat(p, n) {
 			continue
 		}
-		f := &Node{Op: fusedOp, Name: n.Name, Attrs: p.Attrs, Inputs: append([]Entry(nil), p.Inputs...), Extra: n.Extra}
+		f := &Node{Op: fusedOp, Name: n.Name, Attrs: attrs, Inputs: append([]Entry(nil), p.Inputs...), Extra: n.Extra}
 		if err := inferNode(f); err != nil || !f.Shapes[0].Equal(n.Shapes[0]) {
 			continue // cannot happen for a graph that inferred; keep the pair
 		}

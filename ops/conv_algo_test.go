@@ -150,6 +150,7 @@ func convPosts[T accel.Float](r *rand.Rand, p convPlan, bias []T) []convPost[T] 
 		{scale: rnd(filters), bias: rnd(filters)},
 		{scale: rnd(filters), bias: rnd(filters), residual: rnd(outLen), relu: true},
 		{residual: rnd(outLen), relu: true},
+		{scale: rnd(filters), bias: rnd(filters), relu: true, capped: true, cap: 0.5},
 	}
 }
 
@@ -171,6 +172,9 @@ func refPost[T accel.Float](p convPlan, raw []T, post convPost[T]) []T {
 		}
 		if post.relu && s < 0 {
 			s = 0
+		}
+		if post.capped && s > float64(post.cap) {
+			s = float64(post.cap)
 		}
 		out[i] = T(s)
 	}

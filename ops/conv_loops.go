@@ -136,18 +136,20 @@ func convKernel(p convPlan, x, w, bias, y Value, relu bool) {
 // convPost is what a convolution does to each output element after the
 // product, for filter f (counted over all groups): multiply by scale[f],
 // add bias[f], add the element of residual (laid out as the output) at
-// the same place, then with relu replace a negative value by 0. Nil
-// slices are skipped. A plain convolution has a bias at most; one with
-// an inference BatchNorm folded in has the scale and shift of the
-// normalisation (see convBNKernel).
+// the same place, then with relu replace a negative value by 0, and with
+// capped a value above cap by cap (relu6). Nil slices are skipped. A
+// plain convolution has a bias and relu at most; one with an inference
+// BatchNorm folded in has the scale and shift of the normalisation (see
+// convBNKernel).
 type convPost[T accel.Float] struct {
 	scale, bias, residual []T
-	relu                  bool
+	relu, capped          bool
+	cap                   T
 }
 
 // epilogue sets ep to post for image n and group g of plan p.
 func (c *convPost[T]) epilogue(ep *accel.Epilogue[T], p convPlan, n, g int) {
-	*ep = accel.Epilogue[T]{Relu: c.relu}
+	*ep = accel.Epilogue[T]{Relu: c.relu, Capped: c.capped, Cap: c.cap}
 	if c.scale != nil {
 		ep.RowScale = c.scale[g*p.maps:][:p.maps]
 	}
@@ -243,7 +245,7 @@ func convForward[T accel.Float](p convPlan, image, weight, maps []T, post convPo
 // tile of the output (accel.Epilogue). The depthwise and direct kernels
 // apply a bias and relu only: a scale is multiplied into a copy of the
 // filters first (they are small where these kernels are chosen), and a
-// residual is added in a pass after.
+// residual and a cap are applied in a pass after.
 func convForwardWith[T accel.Float](algo convAlgo, p convPlan, image, weight, maps []T, post convPost[T]) {
 	switch algo {
 	case algoPointwise:
@@ -259,7 +261,8 @@ func convForwardWith[T accel.Float](algo convAlgo, p convPlan, image, weight, ma
 	if post.scale != nil {
 		wp := getScratch[T](len(weight))
 		defer putScratch(wp)
-		weight = scaleFilters(*wp, weight, post.scale)
+		accel.ScaleRows(*wp, weight, post.scale)
+		weight = (*wp)[:len(weight)]
 	}
 	relu := post.relu && post.residual == nil
 	switch algo {
@@ -268,23 +271,10 @@ func convForwardWith[T accel.Float](algo convAlgo, p convPlan, image, weight, ma
 	case algoDirect:
 		accel.ParallelRange(p.batch, 1, convDirectLoop[T]{p, image, weight, post.bias, maps, relu})
 	}
-	if post.residual != nil {
-		ep := accel.Epilogue[T]{Add: post.residual, AddStride: len(maps), Relu: post.relu}
+	if post.residual != nil || post.capped {
+		ep := accel.Epilogue[T]{Add: post.residual, AddStride: len(maps), Relu: post.relu, Capped: post.capped, Cap: post.cap}
 		ep.Apply(maps, len(maps), 1, len(maps))
 	}
-}
-
-// scaleFilters writes into dst the filters of weight, filter f (of all
-// groups) multiplied by scale[f], and returns it.
-func scaleFilters[T accel.Float](dst, weight, scale []T) []T {
-	dst = dst[:len(weight)]
-	k := len(weight) / len(scale)
-	for f, s := range scale {
-		for i, v := range weight[f*k : (f+1)*k] {
-			dst[f*k+i] = v * s
-		}
-	}
-	return dst
 }
 
 // convPointwise is convForward for a 1x1 kernel at unit stride without

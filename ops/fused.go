@@ -67,6 +67,7 @@ type ConvBNAttrs struct {
 	Conv     ConvolutionAttrs // the convolution's attributes
 	Eps      float64          `attr:"eps" default:"0.001" doc:"the BatchNorm's eps: added to the variance before the square root"`
 	FixGamma bool             `attr:"fix_gamma" default:"True" doc:"the BatchNorm's fix_gamma: treat gamma as 1"`
+	Cap      OptFloat         `attr:"cap" default:"None" doc:"with relu, values above it become it: clip(x, 0, cap), relu6 for 6"`
 }
 
 // The convolutions with an inference BatchNorm, indexed by convBNIndex:
@@ -142,6 +143,31 @@ func WithResidual(op *Op) *Op {
 	return nil
 }
 
+// CappedRelu reports whether op with attrs is clip(x, 0, cap) for a cap
+// above 0 (relu6 for 6), and returns the cap.
+func CappedRelu(op *Op, attrs Attrs) (float64, bool) {
+	a, ok := attrs.(*ClipAttrs)
+	if op != opClip || !ok || a.AMin != 0 || !(a.AMax > 0) {
+		return 0, false
+	}
+	return a.AMax, true
+}
+
+// WithCappedRelu returns the op and attributes that compute op (with
+// attrs) followed by clip(x, 0, cap) in one kernel, for the convolutions
+// with an inference BatchNorm (WithBatchNorm's and WithResidual's); nil
+// for any other op.
+func WithCappedRelu(op *Op, attrs Attrs, cap float64) (*Op, Attrs) {
+	a, ok := attrs.(*ConvBNAttrs)
+	fused := WithRelu(op)
+	if !ok || fused == nil || a.Cap.Valid {
+		return nil, nil
+	}
+	capped := *a
+	capped.Cap = OptFloat{Value: cap, Valid: true}
+	return fused, &capped
+}
+
 // IsElemwiseAdd reports whether op adds its two inputs element by
 // element: elemwise_add, or broadcast_add (whose inputs the caller must
 // check to have one shape).
@@ -208,7 +234,7 @@ func convBN[T accel.Float](a *ConvBNAttrs, p convPlan, x []T, in []Value, y []T,
 		}
 		scale[f], shift[f] = T(s), T(b)
 	}
-	post := convPost[T]{scale: scale, bias: shift, relu: relu}
+	post := convPost[T]{scale: scale, bias: shift, relu: relu, capped: relu && a.Cap.Valid, cap: T(a.Cap.Value)}
 	if residual {
 		post.residual = in[nc+4].Data.([]T)
 	}

@@ -2,6 +2,8 @@ package ops
 
 import (
 	"fmt"
+
+	"github.com/hybridgo/hybridgo/accel"
 )
 
 // clip bounds values to an interval; add_n adds any number of arrays of
@@ -46,6 +48,17 @@ func init() {
 			return []DType{in[0]}, nil
 		},
 		Kernel: func(_ *Env, a *ClipAttrs, in, out []Value) error {
+			// Floats take accel's loop; the bounds rounded to the dtype
+			// bound alike, as the only value of the dtype between a bound
+			// and its rounding is the rounding itself.
+			switch x := in[0].Data.(type) {
+			case []float32:
+				accel.Clamp(x, out[0].Data.([]float32), float32(a.AMin), float32(a.AMax))
+				return nil
+			case []float64:
+				accel.Clamp(x, out[0].Data.([]float64), a.AMin, a.AMax)
+				return nil
+			}
 			return mapUnary(in[0], out[0], a.clip)
 		},
 		Elementwise: func(a *ClipAttrs) func([]float64) float64 {
