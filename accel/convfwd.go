@@ -25,51 +25,90 @@ func ConvDirectApplies[T Float](g ConvGeom, filters int) bool {
 
 // ConvForwardDirect writes the convolution of a run of images into out:
 // image n at img[n*imgStride:] gives out[n*outStride:], filters x
-// OutH*OutW, computed as weight (filters x Channels*KernelH*KernelW) times
-// its column matrix, plus bias (one per filter; nil for none), then relu
-// when asked. It works without a column matrix, and reports false, doing
+// OutH*OutW, computed as weight (filters x Channels*KernelH*KernelW),
+// filter f multiplied by scale[f] (nil for none), times its column
+// matrix, plus bias (one per filter; nil for none), then relu when
+// asked. It works without a column matrix, and reports false, doing
 // nothing, where it has no kernel: other types than float32, a stride
 // along the width other than 1, fewer than six filters, or a CPU without
-// AVX-512.
-func ConvForwardDirect[T Float](g ConvGeom, filters, images int, img []T, imgStride int, weight, bias []T, relu bool, out []T, outStride int) bool {
+// AVX-512. The filters of one image are spread over the workers, six at
+// a time.
+func ConvForwardDirect[T Float](g ConvGeom, filters, images int, img []T, imgStride int, weight, scale, bias []T, relu bool, out []T, outStride int) bool {
 	if !ConvDirectApplies[T](g, filters) || images < 1 {
 		return false
 	}
 	img32, w32, out32 := any(img).([]float32), any(weight).([]float32), any(out).([]float32)
 	b32, _ := any(bias).([]float32)
-	outH, outW, taps := g.OutH(), g.OutW(), g.colRows()
-	t := wgradTableFor(g)
-	plane := outH * outW
-	groups := ceilDiv(filters, 6)
+	s32, _ := any(scale).([]float32)
+	taps := g.colRows()
+	l := convFwdLoop{t: wgradTableFor(g), filters: filters, plane: g.OutH() * g.OutW(), bias: b32, relu: relu}
 	// The weights of each group of six filters, packed tap-major; the
 	// last group is shifted back to end at the last filter (its first
-	// filters are computed twice, to the same values).
+	// filters are computed twice, to the same values, after the others).
+	groups := ceilDiv(filters, 6)
 	wp := GetScratch[float32](groups * taps * 6)
 	defer PutScratch(wp)
-	packed := (*wp)[:groups*taps*6]
-	f0 := func(q int) int { return min(q*6, filters-6) }
-	w32 = w32[:filters*taps]
-	for q := range groups {
-		for j := range 6 {
-			row := w32[(f0(q)+j)*taps:][:taps]
-			for tap, v := range row {
-				packed[(q*taps+tap)*6+j] = v
-			}
-		}
-	}
+	l.packed = (*wp)[:groups*taps*6]
+	packSixFilters(l.packed, w32[:filters*taps], s32, filters, taps)
+	full := filters / 6 // the groups that overlap no other
 	for n := range images {
 		src, bp := borderedImage(g, img32[n*imgStride:])
-		o := out32[n*outStride:][:filters*plane]
-		for q := range groups {
-			b := zeroBias[:]
-			if b32 != nil {
-				b = b32[f0(q):][:6]
-			}
-			convFwdKernel(t, src, packed[q*taps*6:][:taps*6], b, relu, o[f0(q)*plane:], plane)
+		l.src, l.out = src, out32[n*outStride:][:filters*l.plane]
+		ParallelRange(full, 1, l)
+		if full < groups {
+			l.Range(full, groups)
 		}
 		if bp != nil {
 			putBuf(bp)
 		}
 	}
 	return true
+}
+
+// convFwdLoop is ConvForwardDirect's loop over the groups of six filters
+// of one image.
+type convFwdLoop struct {
+	t                      *wgradTable
+	src, packed, bias, out []float32
+	filters, plane         int
+	relu                   bool
+}
+
+func (l *convFwdLoop) Range(lo, hi int) {
+	taps := l.t.taps
+	for q := lo; q < hi; q++ {
+		f := min(q*6, l.filters-6)
+		b := zeroBias[:]
+		if l.bias != nil {
+			b = l.bias[f:][:6]
+		}
+		convFwdKernel(l.t, l.src, l.packed[q*taps*6:][:taps*6], b, l.relu, l.out[f*l.plane:], l.plane)
+	}
+}
+
+// packSixFilters packs the filters (filters x taps), each times its scale
+// when scale is not nil, in groups of six, tap-major: element (tap, j) of
+// group q is filter min(q*6, filters-6)+j at tap.
+func packSixFilters(dst, w, scale []float32, filters, taps int) {
+	for q := range ceilDiv(filters, 6) {
+		f := min(q*6, filters-6)
+		var rows [6][]float32
+		sc := [6]float32{1, 1, 1, 1, 1, 1}
+		for j := range rows {
+			rows[j] = w[(f+j)*taps:][:taps]
+			if scale != nil {
+				sc[j] = scale[f+j]
+			}
+		}
+		d := dst[q*taps*6:][:taps*6]
+		for tap := range taps {
+			o := d[tap*6 : tap*6+6 : tap*6+6]
+			o[0] = rows[0][tap] * sc[0]
+			o[1] = rows[1][tap] * sc[1]
+			o[2] = rows[2][tap] * sc[2]
+			o[3] = rows[3][tap] * sc[3]
+			o[4] = rows[4][tap] * sc[4]
+			o[5] = rows[5][tap] * sc[5]
+		}
+	}
 }

@@ -86,7 +86,7 @@ func TestConvWeightGradDirectDeclines(t *testing.T) {
 func TestConvForwardDirect(t *testing.T) {
 	if convFwdKernel == nil { // a CPU without AVX-512: the caller is told to compute it otherwise
 		g := ConvGeom{Channels: 1, InH: 8, InW: 8, KernelH: 3, KernelW: 3, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1}
-		if ConvForwardDirect(g, 6, 1, make([]float32, 64), 64, make([]float32, 6*9), nil, false, make([]float32, 6*36), 6*36) {
+		if ConvForwardDirect(g, 6, 1, make([]float32, 64), 64, make([]float32, 6*9), nil, nil, false, make([]float32, 6*36), 6*36) {
 			t.Fatal("ConvForwardDirect reported success with no kernel")
 		}
 		return
@@ -101,15 +101,16 @@ func TestConvForwardDirect(t *testing.T) {
 				imgStride, outStride := imgSize+5, filters*plane+3
 				img := randSlice[float32](r, images*imgStride)
 				w := randSlice[float32](r, filters*taps)
-				var bias []float32
+				var bias, scale []float32
 				if withBias {
 					bias = randSlice[float32](r, filters)
+					scale = randSlice[float32](r, filters) // an inference BatchNorm's, folded in
 				}
 				got := make([]float32, images*outStride)
 				for i := range got {
 					got[i] = float32(math.NaN())
 				}
-				if !ConvForwardDirect(g, filters, images, img, imgStride, w, bias, relu, got, outStride) {
+				if !ConvForwardDirect(g, filters, images, img, imgStride, w, scale, bias, relu, got, outStride) {
 					t.Fatalf("geom %d: the direct kernel declined", gi)
 				}
 				col := make([]float64, taps*plane)
@@ -125,8 +126,12 @@ func TestConvForwardDirect(t *testing.T) {
 							if withBias {
 								want = float64(bias[f])
 							}
+							s := 1.0
+							if scale != nil {
+								s = float64(scale[f])
+							}
 							for tap := range taps {
-								want += float64(w[f*taps+tap]) * col[tap*plane+p]
+								want += float64(w[f*taps+tap]) * s * col[tap*plane+p]
 							}
 							if relu {
 								want = max(want, 0)

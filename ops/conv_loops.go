@@ -243,9 +243,10 @@ func convForward[T accel.Float](p convPlan, image, weight, maps []T, post convPo
 //
 // The packed, pointwise and blocked algorithms apply all of post to each
 // tile of the output (accel.Epilogue). The depthwise and direct kernels
-// apply a bias and relu only: a scale is multiplied into a copy of the
-// filters first (they are small where these kernels are chosen), and a
-// residual and a cap are applied in a pass after.
+// apply a bias and relu only: a scale is multiplied into the filters
+// first (as the direct kernel packs them, or into a copy of the
+// depthwise ones, which are small), and a residual and a cap are applied
+// in a pass after.
 func convForwardWith[T accel.Float](algo convAlgo, p convPlan, image, weight, maps []T, post convPost[T]) {
 	switch algo {
 	case algoPointwise:
@@ -258,18 +259,18 @@ func convForwardWith[T accel.Float](algo convAlgo, p convPlan, image, weight, ma
 		convBlocked(p, image, weight, maps, post)
 		return
 	}
-	if post.scale != nil {
-		wp := getScratch[T](len(weight))
-		defer putScratch(wp)
-		accel.ScaleRows(*wp, weight, post.scale)
-		weight = (*wp)[:len(weight)]
-	}
 	relu := post.relu && post.residual == nil
 	switch algo {
 	case algoDepthwise:
+		if post.scale != nil {
+			wp := getScratch[T](len(weight))
+			defer putScratch(wp)
+			accel.ScaleRows(*wp, weight, post.scale)
+			weight = (*wp)[:len(weight)]
+		}
 		accel.Depthwise3x3(p.geom, p.batch*p.groups, p.groups, image, weight, post.bias, relu, maps)
 	case algoDirect:
-		accel.ParallelRange(p.batch, 1, convDirectLoop[T]{p, image, weight, post.bias, maps, relu})
+		accel.ParallelRange(p.batch, 1, convDirectLoop[T]{p, image, weight, post.scale, post.bias, maps, relu})
 	}
 	if post.residual != nil || post.capped {
 		ep := accel.Epilogue[T]{Add: post.residual, AddStride: len(maps), Relu: post.relu, Capped: post.capped, Cap: post.cap}
@@ -310,20 +311,23 @@ func (l *convPointwiseLoop[T]) Range(lo, hi int) {
 // convDirectLoop is convForward's loop over images with the direct kernel
 // (accel.ConvForwardDirect), which needs no column matrix.
 type convDirectLoop[T accel.Float] struct {
-	p                         convPlan
-	image, weight, bias, maps []T
-	relu                      bool
+	p                                convPlan
+	image, weight, scale, bias, maps []T
+	relu                             bool
 }
 
 func (l *convDirectLoop[T]) Range(lo, hi int) {
 	p, k := l.p, l.p.colRows()
 	for g := range p.groups {
-		var bias []T
+		var scale, bias []T
+		if l.scale != nil {
+			scale = l.scale[g*p.maps:][:p.maps]
+		}
 		if l.bias != nil {
 			bias = l.bias[g*p.maps:][:p.maps]
 		}
 		accel.ConvForwardDirect(p.geom, p.maps, hi-lo, l.image[(lo*p.groups+g)*p.imageSize():], p.groups*p.imageSize(),
-			l.weight[g*p.maps*k:][:p.maps*k], bias, l.relu, l.maps[(lo*p.groups+g)*p.mapsSize():], p.groups*p.mapsSize())
+			l.weight[g*p.maps*k:][:p.maps*k], scale, bias, l.relu, l.maps[(lo*p.groups+g)*p.mapsSize():], p.groups*p.mapsSize())
 	}
 }
 
