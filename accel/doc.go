@@ -96,8 +96,10 @@
 // matrix straight into the packed panel layout of the micro-kernel (and
 // Im2colPackedT its transpose, for the weight gradient), GemmPackedB and
 // GemmPacked take operands packed that way (PackA packs filters once for
-// all images, and GemmPackedA takes them with an unpacked right operand), and an Epilogue adds a bias per row or column and applies
-// relu to each tile of C while it is still in cache. A product with at
+// all images, and GemmPackedA takes them with an unpacked right operand), and an Epilogue finishes each
+// tile of C while it is still in cache: a scale and a bias per row (an
+// inference BatchNorm folded into a convolution), a bias per column, an
+// added matrix (a residual sum), relu and a cap (relu6). A product with at
 // most a few rows and a transposed B (a dense layer at batch 1) is
 // computed as dot products, with no packing at all, and a product of few
 // rows gets a micro-kernel of fewer rows where the AVX-512 tile would be

@@ -47,7 +47,12 @@
 // element-wise ops becomes one loop with no intermediate buffers beyond
 // a block of registers: each op runs over a block of elements in turn,
 // arithmetic as typed loops; BatchNorm's gradient in a hybridized
-// backward is such a chain).
+// backward is such a chain). FoldBatchNorm, for graphs that run outside
+// training only (PassOptions.Inference), makes a Convolution and the
+// BatchNorm of its channels one node whose product's epilogue applies the
+// normalisation as a scale and shift per channel, and takes the sum that
+// ends a ResNet block into the same node; FuseActivation then adds the
+// relu (or MobileNet's relu6) after it.
 // Optimize runs them in order. Fused nodes exist only inside the
 // executor: saved graphs keep MXNet's ops. PlanMemory assigns buffers by
 // liveness: values whose lives do not overlap share one, and element-wise
@@ -78,7 +83,10 @@
 // its buffers serve the next such call. StaticAlloc keeps one set of
 // buffers for the calls outside the tape: their outputs are then the
 // executable's own, valid until the next call, and a call allocates
-// nothing. Forward and Backward run the graph directly, without the
+// nothing. The calls outside Record and outside training run a second
+// program, compiled on the first such call with the Inference passes
+// (BatchNorm folded into the convolutions) and no backward part; the
+// calls on the tape and in training mode never run folded ops. Forward and Backward run the graph directly, without the
 // tape, Backward on the latest Forward's values. SetOpHook sees every
 // op's output as it runs (compile with Hooked, so that nothing is fused
 // and every op's output is seen).
