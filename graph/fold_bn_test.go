@@ -16,24 +16,24 @@ import (
 // depthwise convolution with BatchNorm and relu6, and, not to be folded, a
 // BatchNorm whose convolution's output is read twice and one that
 // normalises along another axis than the channels.
-func resnetBlocks(t *testing.T) (*graph.Graph, map[string]*eager.NDArray) {
+func resnetBlocks(t *testing.T, dtype ops.DType) (*graph.Graph, map[string]*eager.NDArray) {
 	t.Helper()
 	tr := graph.NewTracer()
 	F := tr.F()
 	bind := map[string]*eager.NDArray{}
 	eager.Seed(5)
 	v := func(name string, shape ...int) ops.Tensor {
-		bind[name] = eager.RandomNormal(shape...)
-		return graph.Var(name, ops.Shape(shape), ops.Float32)
+		bind[name] = eager.RandomNormal(shape...).AsType(dtype)
+		return graph.Var(name, ops.Shape(shape), dtype)
 	}
 	bn := func(x ops.Tensor, name string, c int, attrs ...ops.Attr) ops.Tensor {
 		variance := make([]float32, c)
 		for i := range variance {
 			variance[i] = 0.5 + 0.3*float32(i)
 		}
-		bind[name+"_var"] = eager.Array(variance, c)
+		bind[name+"_var"] = eager.Array(variance, c).AsType(dtype)
 		return F.BatchNorm(x, v(name+"_gamma", c), v(name+"_beta", c), v(name+"_mean", c),
-			graph.Var(name+"_var", ops.Shape{c}, ops.Float32), append([]ops.Attr{{Name: "fix_gamma", Value: false}}, attrs...)...)
+			graph.Var(name+"_var", ops.Shape{c}, dtype), append([]ops.Attr{{Name: "fix_gamma", Value: false}}, attrs...)...)
 	}
 	pad1 := ops.Attr{Name: "pad", Value: []int{1, 1}}
 	x := v("x", 2, 4, 9, 9)
@@ -75,7 +75,13 @@ func closeOutputs(t *testing.T, what string, got, want []*eager.NDArray) {
 }
 
 func TestFoldBatchNorm(t *testing.T) {
-	g, bind := resnetBlocks(t)
+	for _, dtype := range []ops.DType{ops.Float32, ops.Float64} {
+		t.Run(dtype.String(), func(t *testing.T) { testFoldBatchNorm(t, dtype) })
+	}
+}
+
+func testFoldBatchNorm(t *testing.T, dtype ops.DType) {
+	g, bind := resnetBlocks(t, dtype)
 	g, _, err := graph.InferShapes(g)
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +142,7 @@ func TestFoldBatchNorm(t *testing.T) {
 // training: in training mode BatchNorm normalises with the batch's
 // statistics, and the gradients are those of the unfolded graph.
 func TestFoldBatchNormOnlyOutsideTraining(t *testing.T) {
-	g, bind := resnetBlocks(t)
+	g, bind := resnetBlocks(t, ops.Float32)
 	sym := graph.FromEntries(g.Outputs...)
 	for _, static := range []bool{false, true} {
 		cop, args := compileFor(t, sym, bind, false, graph.CompileOptions{StaticAlloc: static})
