@@ -91,7 +91,7 @@ func foldedBatchNorm(n *Node, uses map[Entry]int) *Node {
 	if ax, err := ops.NormAxis(bn.Axis, len(p.Shapes[0])); err != nil || ax != 1 {
 		return nil // not the channels
 	}
-	attrs := &ops.ConvBNAttrs{Conv: *conv, Eps: bn.Eps, FixGamma: bn.FixGamma}
+	attrs := &ops.ConvBNAttrs{Conv: *conv, Eps: bn.Eps, FixGamma: bn.FixGamma, Nodes: p.Name + "," + n.Name}
 	inputs := append(append([]Entry(nil), p.Inputs...), n.Inputs[1:]...)
 	f := &Node{Op: fused, Name: n.Name, Attrs: attrs, Inputs: inputs, Extra: n.Extra}
 	if err := inferNode(f); err != nil || !f.Shapes[0].Equal(n.Shapes[0]) {
@@ -114,8 +114,14 @@ func foldedResidual(n *Node, uses map[Entry]int) (*Node, *Node) {
 			!layer.Shape().Equal(n.Shapes[0]) || !other.Shape().Equal(n.Shapes[0]) || !sameFloat(p, n) || other.DType() != n.DTypes[0] {
 			continue
 		}
+		attrs, ok := p.Attrs.(*ops.ConvBNAttrs)
+		if !ok {
+			continue
+		}
+		withSum := *attrs
+		withSum.Nodes += "," + n.Name
 		inputs := append(append([]Entry(nil), p.Inputs...), other)
-		f := &Node{Op: fused, Name: n.Name, Attrs: p.Attrs, Inputs: inputs, Extra: n.Extra}
+		f := &Node{Op: fused, Name: n.Name, Attrs: &withSum, Inputs: inputs, Extra: n.Extra}
 		if err := inferNode(f); err != nil || !f.Shapes[0].Equal(n.Shapes[0]) {
 			continue
 		}

@@ -68,6 +68,7 @@ type ConvBNAttrs struct {
 	Eps      float64          `attr:"eps" default:"0.001" doc:"the BatchNorm's eps: added to the variance before the square root"`
 	FixGamma bool             `attr:"fix_gamma" default:"True" doc:"the BatchNorm's fix_gamma: treat gamma as 1"`
 	Cap      OptFloat         `attr:"cap" default:"None" doc:"with relu, values above it become it: clip(x, 0, cap), relu6 for 6"`
+	Nodes    string           `attr:"nodes" default:"" doc:"the names of the nodes folded into this one, in order (for drawings)"`
 }
 
 // The convolutions with an inference BatchNorm, indexed by convBNIndex:

@@ -22,7 +22,7 @@ func TestPassViewTitleOfOneNode(t *testing.T) {
 	}
 }
 
-func TestPassViewFusesResidualAdds(t *testing.T) {
+func TestPassViewFoldsResidualBlocks(t *testing.T) {
 	svg, text, err := viz.PassView(resnet(t), viz.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
@@ -35,18 +35,38 @@ func TestPassViewFusesResidualAdds(t *testing.T) {
 	if title == nil {
 		t.Fatalf("no after title in %.400s", s)
 	}
-	// Each block's add and relu become one fused node.
-	if title[2] != "6" || title[3] != "0" {
-		t.Errorf("title %q: want 6 fused, 0 removed", title[0])
+	// Each block's convolutions take their BatchNorm, the second also the
+	// residual sum, and relu: 3 blocks of 7 ops become 3 of 2.
+	if title[1] != "10" || title[2] != "15" || title[3] != "0" {
+		t.Errorf("title %q: want 10 nodes, 15 fused, 0 removed", title[0])
 	}
-	for _, want := range []string{"fused0 _fused_elemwise", `class="node fused"`, "buf 0"} {
+	for _, want := range []string{"_fused_Convolution_BatchNorm_add_relu", `class="node fused"`, "buf 0"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("pass view lacks %q", want)
 		}
 	}
-	for _, want := range []string{title[0], "FuseElementwise: 3 changes", "memory plan: " + title[4] + " buffers"} {
+	for _, want := range []string{title[0], "FoldBatchNorm: 9 changes", "FuseActivation: 6 changes", "memory plan: " + title[4] + " buffers"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("report lacks %q:\n%s", want, text)
 		}
+	}
+}
+
+// The view shows the passes of the program of calls outside training:
+// BatchNorm folded into the convolution before it, then relu fused.
+func TestPassViewFoldsBatchNorm(t *testing.T) {
+	v := func(name string, shape ...int) ops.Tensor { return graph.Var(name, ops.Shape(shape), ops.Float32) }
+	F := graph.F
+	conv := F.Convolution(v("data", 1, 3, 8, 8), v("w", 4, 3, 3, 3), nil, []int{3, 3}, 4)
+	y := F.Relu(F.BatchNorm(conv, v("gamma", 4), v("beta", 4), v("mean", 4), v("var", 4))).(*graph.Symbol)
+	svg, text, err := viz.PassView(y.Graph(), viz.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, "FoldBatchNorm: 1 change") || !strings.Contains(text, "FuseActivation: 1 change") {
+		t.Errorf("report lacks the folding and the fusion:\n%s", text)
+	}
+	if !strings.Contains(string(svg), "_fused_Convolution_BatchNorm_relu") {
+		t.Errorf("the after panel lacks the folded node")
 	}
 }
