@@ -381,7 +381,7 @@ func Im2colPacked[T Float](g ConvGeom, img, dst []T) {
 	}
 	w := PanelWidth[T]()
 	dst = dst[:k*roundUp(n, w)]
-	src, bp := borderedImage(g, img)
+	src, bp := im2colImage(g, img)
 	if bp != nil {
 		defer putBuf(bp)
 	}
@@ -454,7 +454,7 @@ func Im2colPackedT[T Float](g ConvGeom, img, dst []T) {
 	w := PanelWidth[T]()
 	dst = dst[:n*roundUp(k, w)]
 	tb := tablesFor(g, w)
-	src, bp := borderedImage(g, img)
+	src, bp := im2colImage(g, img)
 	if bp != nil {
 		defer putBuf(bp)
 	}
@@ -531,15 +531,20 @@ func tablesFor(g ConvGeom, w int) *im2colTables {
 	outH, outW := g.OutH(), g.OutW()
 	k, n := g.colRows(), outH*outW
 	ph, pw := g.InH+2*g.PadH, g.InW+2*g.PadW
+	split := splitColumns(g)
 	t = &im2colTables{tapBase: make([]int, k), posOff: make([]int, n)}
 	for r := range t.tapBase {
 		c, kh, kw := g.tap(r)
-		t.tapBase[r] = (c*ph+kh*g.DilateH)*pw + kw*g.DilateW
+		t.tapBase[r] = (c*ph+kh*g.DilateH)*pw + splitColumn(pw, kw*g.DilateW, split)
+	}
+	step := g.StrideW // between output columns, in the image
+	if split {
+		step = 1
 	}
 	j := 0
 	for oh := range outH {
 		for ow := range outW {
-			t.posOff[j] = oh*g.StrideH*pw + ow*g.StrideW
+			t.posOff[j] = oh*g.StrideH*pw + ow*step
 			j++
 		}
 	}
@@ -558,7 +563,7 @@ func tablesFor(g ConvGeom, w int) *im2colTables {
 		}
 		t.panelRunsT = append(t.panelRunsT, len(t.runsT))
 	}
-	if g.StrideW == 1 && min(outW, w) >= 8 {
+	if step == 1 && min(outW, w) >= 4 {
 		for q := 0; q*w < n; q++ {
 			t.panelRuns = append(t.panelRuns, len(t.runs))
 			cnt := min(w, n-q*w)
@@ -578,6 +583,54 @@ func tablesFor(g ConvGeom, w int) *im2colTables {
 	tableCache[key] = t
 	tableMu.Unlock()
 	return t
+}
+
+// splitColumns reports whether im2colImage splits the rows of the image
+// of g into even and odd columns: for a stride of 2 along the width, so
+// that the columns one tap reads for consecutive outputs lie side by side.
+func splitColumns(g ConvGeom) bool { return g.StrideW == 2 }
+
+// splitColumn is where column x of a bordered row of pw columns lies in
+// im2colImage's row: x itself, or with split, the even columns first.
+func splitColumn(pw, x int, split bool) int {
+	if !split {
+		return x
+	}
+	if x%2 == 0 {
+		return x / 2
+	}
+	return (pw+1)/2 + x/2
+}
+
+// im2colImage returns the image Im2colPacked and Im2colPackedT gather
+// from: borderedImage's, with the columns of each row split into even
+// and odd ones where splitColumns says (always a copy, in a pooled buffer
+// that the caller hands back with putBuf when bp is not nil).
+func im2colImage[T Float](g ConvGeom, img []T) (src []T, bp *[]T) {
+	if !splitColumns(g) {
+		return borderedImage(g, img)
+	}
+	img = img[:g.Channels*g.InH*g.InW]
+	ph, pw := g.InH+2*g.PadH, g.InW+2*g.PadW
+	bp = getBuf[T](g.Channels * ph * pw)
+	src = (*bp)[:g.Channels*ph*pw]
+	clear(src)
+	even := (pw + 1) / 2
+	x0 := g.PadW % 2 // the first image column at an even column of the bordered row
+	for c := range g.Channels {
+		for h := range g.InH {
+			row := src[(c*ph+h+g.PadH)*pw:][:pw]
+			in := img[(c*g.InH+h)*g.InW:][:g.InW]
+			for x := x0; x < len(in); x += 2 {
+				row[(x+g.PadW)/2] = in[x]
+			}
+			odd := row[even:]
+			for x := 1 - x0; x < len(in); x += 2 {
+				odd[(x+g.PadW)/2] = in[x]
+			}
+		}
+	}
+	return src, bp
 }
 
 // borderedImage returns img, or when g has padding a copy of it with a

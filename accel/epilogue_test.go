@@ -133,6 +133,11 @@ func testIm2colPacked[T Float](t *testing.T, tol float64) {
 		// Unit-stride rows of 13 and 9: runs with tails, across panels.
 		ConvGeom{Channels: 2, InH: 9, InW: 13, KernelH: 3, KernelW: 3, StrideH: 2, StrideW: 1, PadH: 1, PadW: 1, DilateH: 1, DilateW: 1},
 		ConvGeom{Channels: 3, InH: 7, InW: 11, KernelH: 2, KernelW: 3, StrideH: 1, StrideW: 1, DilateH: 2, DilateW: 1},
+		// A ResNet stem (7x7, stride 2, pad 3; rows split into even and
+		// odd columns) and rows of 6 and 5 outputs (short runs).
+		ConvGeom{Channels: 3, InH: 15, InW: 17, KernelH: 7, KernelW: 7, StrideH: 2, StrideW: 2, PadH: 3, PadW: 3, DilateH: 1, DilateW: 1},
+		ConvGeom{Channels: 2, InH: 6, InW: 6, KernelH: 3, KernelW: 3, StrideH: 1, StrideW: 1, PadH: 1, PadW: 1, DilateH: 1, DilateW: 1},
+		ConvGeom{Channels: 4, InH: 9, InW: 10, KernelH: 1, KernelW: 1, StrideH: 2, StrideW: 2, DilateH: 1, DilateW: 1},
 	)
 	for gi, g := range geoms {
 		k, n := g.colRows(), g.OutH()*g.OutW()
