@@ -172,8 +172,26 @@ func realCases() []Case {
 				return just(trainStep(net, impl, 16, 3, realTrainSize, realTrainSize))
 			},
 		},
+		{
+			Name:   "resnet18-train-b16-memory",
+			Title:  fmt.Sprintf("ResNet-18 v1 training, %d×%d, batch 16: peak RSS after %d steps", realTrainSize, realTrainSize, realMemorySteps),
+			Ours:   []string{ImplOursHybrid},
+			Timing: &Timing{MinRuns: realMemorySteps, MaxRuns: realMemorySteps},
+			Memory: true,
+			setup: func(impl string) (work, error) {
+				net, err := vision.GetModel("resnet18_v1")
+				if err != nil {
+					return work{}, err
+				}
+				return just(trainStep(net, impl, 16, 3, realTrainSize, realTrainSize))
+			},
+		},
 	}
 }
+
+// realMemorySteps is the number of timed training steps of the ResNet-18
+// memory case (after the two warm-up steps).
+const realMemorySteps = 5
 
 // memorySteps is the number of timed training steps of the memory case
 // (after the two warm-up steps).

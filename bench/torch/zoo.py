@@ -17,8 +17,8 @@ def parse(case):
     """Splits a real-size case name into (network, kind, batch, size), or
     returns None. The training step runs at 112x112, as on the Go side
     (bench.realTrainSize)."""
-    m = re.fullmatch(r"(resnet18|mobilenetv2)-(forward|train)-b(\d+)", case)
-    if not m:
+    m = re.fullmatch(r"(resnet18|mobilenetv2)-(forward|train)-b(\d+)(-memory)?", case)
+    if not m or m.group(4) and m.group(2) != "train":
         return None
     size = 224 if m.group(2) == "forward" else 112
     return m.group(1), m.group(2), int(m.group(3)), size
@@ -38,6 +38,9 @@ def variants(case):
     shape = (batch, 3, size, size)
     if kind == "forward":
         return models.forward_variants(network(name), shape)
+    if case.endswith("-memory"):
+        # Only the eager step, so that no traced model adds to the peak.
+        return models.train_variants(batch, impls=("torch-eager",), shape=shape, make=lambda: network(name))
     return models.train_variants(batch, shape=shape, make=lambda: network(name))
 
 
