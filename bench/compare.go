@@ -641,9 +641,10 @@ forward at about a fifth of the eager one: more than the kernels' arithmetic all
 - Driven from interpreted Go: the LeNet is defined and its forward looped in a REPL session (the cells
   of ` + "`hybridgo bench`" + `), so each call goes through the interpreter; the torch side is the same as the
   compiled forward's, for reference.
-- Peak memory: the hybridized training step at batch 256 (two warm-up steps, then 20) in a process of its
-  own, and PyTorch's eager step in another; the peak resident set size (getrusage's ru_maxrss) is the whole
-  process's: the hybridgo binary carries the interpreter's tables, the Python process carries torch.
+- Peak memory: the hybridized training step (LeNet at batch 256: two warm-up steps, then 20; ResNet-18 at
+  batch 16 and 112×112: two, then 5) in a process of its own, and PyTorch's eager step in another; the peak
+  resident set size (getrusage's ru_maxrss) is the whole process's: the hybridgo binary carries the
+  interpreter's tables, the Python process carries torch.
 - Fashion-MNIST epoch: all 60,000 training images (pixels scaled to [0, 1]), batch 64 (the last batch
   has 32), shuffled with a fixed seed, an SGD step (lr 0.01, softmax cross-entropy) per batch. Loading the
   files is not timed. Each implementation warms up with three steps and then runs the epoch once. Ours
