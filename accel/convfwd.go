@@ -5,12 +5,16 @@ package accel
 // the direct weight gradient lays them out) sums, tap by tap, the image
 // vector the tap reads times the tap's weight, for six filters at a time.
 
-// convFwdKernel runs the direct forward of one image for six filters (see
-// convFwd6), or is nil when the CPU has no such kernel.
-var convFwdKernel func(t *wgradTable, x, w, bias []float32, relu bool, out []float32, fs int)
+// convFwdKernel runs the direct forward of one image for six filters, the
+// rows of w (see convFwd6), or is nil when the CPU has no such kernel.
+var convFwdKernel func(t *wgradTable, x, w, scale, bias []float32, relu bool, out []float32, fs int)
 
-// zeroBias stands for a missing bias in the direct forward.
-var zeroBias [6]float32
+// zeroBias and unitScale stand for a missing bias and scale in the direct
+// forward.
+var (
+	zeroBias  [6]float32
+	unitScale = [6]float32{1, 1, 1, 1, 1, 1}
+)
 
 // ConvDirectApplies reports whether ConvForwardDirect and
 // ConvWeightGradDirect have a kernel for geometry g with this many
@@ -40,16 +44,11 @@ func ConvForwardDirect[T Float](g ConvGeom, filters, images int, img []T, imgStr
 	img32, w32, out32 := any(img).([]float32), any(weight).([]float32), any(out).([]float32)
 	b32, _ := any(bias).([]float32)
 	s32, _ := any(scale).([]float32)
-	taps := g.colRows()
-	l := convFwdLoop{t: wgradTableFor(g), filters: filters, plane: g.OutH() * g.OutW(), bias: b32, relu: relu}
-	// The weights of each group of six filters, packed tap-major; the
-	// last group is shifted back to end at the last filter (its first
-	// filters are computed twice, to the same values, after the others).
+	l := convFwdLoop{t: wgradTableFor(g), filters: filters, plane: g.OutH() * g.OutW(), w: w32[:filters*g.colRows()], scale: s32, bias: b32, relu: relu}
+	// The filters go six at a time; the last six end at the last filter
+	// (their first ones are computed twice, to the same values, after
+	// the others).
 	groups := ceilDiv(filters, 6)
-	wp := GetScratch[float32](groups * taps * 6)
-	defer PutScratch(wp)
-	l.packed = (*wp)[:groups*taps*6]
-	packSixFilters(l.packed, w32[:filters*taps], s32, filters, taps)
 	full := filters / 6 // the groups that overlap no other
 	for n := range images {
 		src, bp := borderedImage(g, img32[n*imgStride:])
@@ -68,47 +67,23 @@ func ConvForwardDirect[T Float](g ConvGeom, filters, images int, img []T, imgStr
 // convFwdLoop is ConvForwardDirect's loop over the groups of six filters
 // of one image.
 type convFwdLoop struct {
-	t                      *wgradTable
-	src, packed, bias, out []float32
-	filters, plane         int
-	relu                   bool
+	t                        *wgradTable
+	src, w, scale, bias, out []float32
+	filters, plane           int
+	relu                     bool
 }
 
 func (l *convFwdLoop) Range(lo, hi int) {
 	taps := l.t.taps
 	for q := lo; q < hi; q++ {
 		f := min(q*6, l.filters-6)
-		b := zeroBias[:]
+		b, s := zeroBias[:], unitScale[:]
 		if l.bias != nil {
 			b = l.bias[f:][:6]
 		}
-		convFwdKernel(l.t, l.src, l.packed[q*taps*6:][:taps*6], b, l.relu, l.out[f*l.plane:], l.plane)
-	}
-}
-
-// packSixFilters packs the filters (filters x taps), each times its scale
-// when scale is not nil, in groups of six, tap-major: element (tap, j) of
-// group q is filter min(q*6, filters-6)+j at tap.
-func packSixFilters(dst, w, scale []float32, filters, taps int) {
-	for q := range ceilDiv(filters, 6) {
-		f := min(q*6, filters-6)
-		var rows [6][]float32
-		sc := [6]float32{1, 1, 1, 1, 1, 1}
-		for j := range rows {
-			rows[j] = w[(f+j)*taps:][:taps]
-			if scale != nil {
-				sc[j] = scale[f+j]
-			}
+		if l.scale != nil {
+			s = l.scale[f:][:6]
 		}
-		d := dst[q*taps*6:][:taps*6]
-		for tap := range taps {
-			o := d[tap*6 : tap*6+6 : tap*6+6]
-			o[0] = rows[0][tap] * sc[0]
-			o[1] = rows[1][tap] * sc[1]
-			o[2] = rows[2][tap] * sc[2]
-			o[3] = rows[3][tap] * sc[3]
-			o[4] = rows[4][tap] * sc[4]
-			o[5] = rows[5][tap] * sc[5]
-		}
+		convFwdKernel(l.t, l.src, l.w[f*taps:][:6*taps], s, b, l.relu, l.out[f*l.plane:], l.plane)
 	}
 }

@@ -116,20 +116,25 @@ func init() {
 // forward of one image for six filters and a block of four one-row or
 // three two-row segments (see convfwd512_amd64.s).
 //
+// Both read the six filters as they lie, rows of ntaps weights one after
+// the other, and multiply each filter's sums by its scale before adding
+// its bias.
+//
 //go:noescape
-func conv6x4AVX512(ntaps int, offs *int, x *float32, segs *wgradSeg, w, bias *float32, relu int, out *float32, fs int)
+func conv6x4AVX512(ntaps int, offs *int, x *float32, segs *wgradSeg, w, scale, bias *float32, relu int, out *float32, fs int)
 
 //go:noescape
-func conv6x3TwoRowAVX512(ntaps int, offs *int, x *float32, segs *wgradSeg, w, bias *float32, relu int, out *float32, fs int)
+func conv6x3TwoRowAVX512(ntaps int, offs *int, x *float32, segs *wgradSeg, w, scale, bias *float32, relu int, out *float32, fs int)
 
 // convFwd6 checks that every read and write of the direct forward kernels
 // lies inside its slices, then runs them block by block over the table's
 // segments.
-func convFwd6(t *wgradTable, x, w, bias []float32, relu bool, out []float32, fs int) {
+func convFwd6(t *wgradTable, x, w, scale, bias []float32, relu bool, out []float32, fs int) {
 	taps := t.taps
 	_ = x[t.offs[taps-1]+t.xReach-1] // offsets increase with the tap
 	_ = out[5*fs+t.gyReach-1]
 	_ = w[taps*6-1]
+	_ = scale[5]
 	_ = bias[5]
 	r := 0
 	if relu {
@@ -138,12 +143,12 @@ func convFwd6(t *wgradTable, x, w, bias []float32, relu bool, out []float32, fs 
 	segs := t.fwdSegs
 	if t.twoRow {
 		for i := 0; i < len(segs); i += 3 {
-			conv6x3TwoRowAVX512(taps, &t.offs[0], &x[0], &segs[i], &w[0], &bias[0], r, &out[0], fs)
+			conv6x3TwoRowAVX512(taps, &t.offs[0], &x[0], &segs[i], &w[0], &scale[0], &bias[0], r, &out[0], fs)
 		}
 		return
 	}
 	for i := 0; i < len(segs); i += 4 {
-		conv6x4AVX512(taps, &t.offs[0], &x[0], &segs[i], &w[0], &bias[0], r, &out[0], fs)
+		conv6x4AVX512(taps, &t.offs[0], &x[0], &segs[i], &w[0], &scale[0], &bias[0], r, &out[0], fs)
 	}
 }
 
