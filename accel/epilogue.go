@@ -209,15 +209,15 @@ func GemmEpilogue[T Float](transA, transB bool, m, n, k int, a []T, lda int, b [
 		gemmDots(m, n, k, 1, a, lda, b, ldb, 0, c, ldc, ep)
 		return
 	}
-	scaleMatrix(m, n, 0, c, ldc)
 	if k == 0 {
+		scaleMatrix(m, n, 0, c, ldc)
 		if ep != nil {
 			ep.apply(c, ldc, 0, 0, m, n)
 		}
 		return
 	}
 	g := getObj[gemmCall[T]]() // recycled: the parallel loops hand it to other goroutines
-	*g = gemmCall[T]{m: m, n: n, k: k, alpha: 1, c: c, ldc: ldc, kern: kernelForRows[T](m), ep: tileEpilogue(ep, m, n)}
+	*g = gemmCall[T]{m: m, n: n, k: k, alpha: 1, c: c, ldc: ldc, kern: kernelForRows[T](m), overwrite: true, ep: tileEpilogue(ep, m, n)}
 	g.setA(a, lda, transA)
 	g.setB(b, ldb, transB)
 	g.runWith(ep)
@@ -273,7 +273,9 @@ func startPacked[T Float](m, n, k int, beta T, c []T, ldc int, ep *Epilogue[T]) 
 	if m == 0 || n == 0 {
 		return nil, nil
 	}
-	scaleMatrix(m, n, beta, c, ldc)
+	if k == 0 || beta != 0 {
+		scaleMatrix(m, n, beta, c, ldc)
+	}
 	if k == 0 {
 		if ep != nil {
 			ep.apply(c, ldc, 0, 0, m, n)
@@ -281,7 +283,7 @@ func startPacked[T Float](m, n, k int, beta T, c []T, ldc int, ep *Epilogue[T]) 
 		return nil, nil
 	}
 	g := getObj[gemmCall[T]]() // recycled: the parallel loops hand it to other goroutines
-	*g = gemmCall[T]{m: m, n: n, k: k, alpha: 1, c: c, ldc: ldc, kern: kernelForRows[T](m), ep: tileEpilogue(ep, m, n)}
+	*g = gemmCall[T]{m: m, n: n, k: k, alpha: 1, c: c, ldc: ldc, kern: kernelForRows[T](m), overwrite: beta == 0, ep: tileEpilogue(ep, m, n)}
 	return g, ep
 }
 

@@ -52,16 +52,19 @@ func Gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b 
 		gemmDots(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nil)
 		return
 	}
-	scaleMatrix(m, n, beta, c, ldc)
 	if k == 0 || alpha == 0 {
+		scaleMatrix(m, n, beta, c, ldc)
 		return
+	}
+	if beta != 0 {
+		scaleMatrix(m, n, beta, c, ldc)
 	}
 	// The call's state is recycled: the parallel loops below hand it to
 	// other goroutines, so it cannot live on the stack.
 	g := getObj[gemmCall[T]]()
 	*g = gemmCall[T]{
 		m: m, n: n, k: k, alpha: alpha, c: c, ldc: ldc,
-		kern: kernelForRows[T](m),
+		kern: kernelForRows[T](m), overwrite: beta == 0,
 	}
 	g.setA(a, lda, transA)
 	g.setB(b, ldb, transB)
@@ -146,9 +149,12 @@ type gemmCall[T Float] struct {
 	c        []T
 	ldc      int
 	kern     microKernel[T]
-	ep       *Epilogue[T] // applied to each tile of C when it is final; nil for none
-	bPre     []T          // op(B) packed by the caller (see GemmPackedB); nil to pack here
-	aPre     []T          // op(A) packed by the caller (see PackA); nil to pack here
+	// overwrite says that C's values are not to be read (beta 0): the
+	// first depth block stores its products instead of adding them.
+	overwrite bool
+	ep        *Epilogue[T] // applied to each tile of C when it is final; nil for none
+	bPre      []T          // op(B) packed by the caller (see GemmPackedB); nil to pack here
+	aPre      []T          // op(A) packed by the caller (see PackA); nil to pack here
 
 	// The bodies of the two parallel loops, kept here so that running
 	// them allocates nothing.
@@ -274,17 +280,18 @@ func (l *gemmTasks[T]) Range(lo, hi int) {
 		}
 		p0 := grp * l.panels / l.groups
 		p1 := (grp + 1) * l.panels / l.groups
-		g.macroKernel(aPack, mb, i0, l.bPack, l.bStride, l.bOff, l.nb, l.jc, p0, p1, kb, l.pc+kb == g.k, (*eBuf)[:g.kern.mr*g.kern.nr])
+		g.macroKernel(aPack, mb, i0, l.bPack, l.bStride, l.bOff, l.nb, l.jc, p0, p1, kb, l.pc == 0 && g.overwrite, l.pc+kb == g.k, (*eBuf)[:g.kern.mr*g.kern.nr])
 	}
 }
 
 // macroKernel multiplies a packed block of A (mb rows starting at row i0 of C)
 // by the B panels [p0, p1) of a packed block of B (nb columns starting at
 // column jc of C, panel jp at bPack[jp*bStride+bOff]), adding alpha times
-// the product into C. last says that this is the final depth block, after
-// which each finished tile gets the epilogue.
+// the product into C, or with first storing it there (C's old values are
+// not read). last says that this is the final depth block, after which
+// each finished tile gets the epilogue.
 // tile is mr x nr scratch for the ragged edges.
-func (g *gemmCall[T]) macroKernel(aPack []T, mb, i0 int, bPack []T, bStride, bOff, nb, jc, p0, p1, kb int, last bool, tile []T) {
+func (g *gemmCall[T]) macroKernel(aPack []T, mb, i0 int, bPack []T, bStride, bOff, nb, jc, p0, p1, kb int, first, last bool, tile []T) {
 	mr, nr := g.kern.mr, g.kern.nr
 	kernel := g.kern.fn
 	ep := g.ep
@@ -300,11 +307,16 @@ func (g *gemmCall[T]) macroKernel(aPack []T, mb, i0 int, bPack []T, bStride, bOf
 			i := ip * mr
 			rows := min(mr, mb-i)
 			off := (i0+i)*g.ldc + jc + j
-			if rows == mr && cols == nr {
-				kernel(kb, g.alpha, ap, bp, g.c[off:], g.ldc)
-			} else {
-				clear(tile)
-				kernel(kb, g.alpha, ap, bp, tile, nr)
+			switch {
+			case rows == mr && cols == nr:
+				kernel(kb, g.alpha, ap, bp, g.c[off:], g.ldc, first)
+			case first:
+				kernel(kb, g.alpha, ap, bp, tile, nr, true)
+				for r := range rows {
+					copy(g.c[off+r*g.ldc:][:cols], tile[r*nr:][:cols])
+				}
+			default:
+				kernel(kb, g.alpha, ap, bp, tile, nr, true)
 				addTile(g.c[off:], g.ldc, tile, nr, rows, cols)
 			}
 			if ep != nil {

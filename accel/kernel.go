@@ -15,13 +15,14 @@ const maxTile = 512
 
 // A microKernel multiplies packed micro-panels.
 //
-// fn(kc, alpha, a, b, c, ldc) computes C += alpha * A*B where A is an mr x kc
+// fn(kc, alpha, a, b, c, ldc, store) computes C += alpha * A*B, or with
+// store C = alpha * A*B (C is not read), where A is an mr x kc
 // panel stored depth-major (a[p*mr + i] = A(i, p)), B is a kc x nr panel
 // stored depth-major (b[p*nr + j] = B(p, j)) and C is an mr x nr tile at c
 // with row stride ldc. a holds mr*kc and b nr*kc elements; kc >= 1.
 type microKernel[T Float] struct {
 	mr, nr int
-	fn     func(kc int, alpha T, a, b, c []T, ldc int)
+	fn     func(kc int, alpha T, a, b, c []T, ldc int, store bool)
 }
 
 // sgemmKernel and dgemmKernel are the micro-kernels used for float32 and
@@ -78,7 +79,7 @@ func kernelFor[T Float]() microKernel[T] {
 // XMM registers without AVX; larger tiles spill accumulators to the stack).
 // The depth loop is unrolled four times to give the CPU independent work and
 // to amortise the loop and bounds-check overhead.
-func kernel2x3[T Float](kc int, alpha T, a, b, c []T, ldc int) {
+func kernel2x3[T Float](kc int, alpha T, a, b, c []T, ldc int, store bool) {
 	const mr, nr = 2, 3
 	a = a[:mr*kc]
 	b = b[:nr*kc]
@@ -146,6 +147,11 @@ func kernel2x3[T Float](kc int, alpha T, a, b, c []T, ldc int) {
 	}
 	r0 := c[0:nr:nr]
 	r1 := c[ldc : ldc+nr : ldc+nr]
+	if store {
+		r0[0], r0[1], r0[2] = alpha*c00, alpha*c01, alpha*c02
+		r1[0], r1[1], r1[2] = alpha*c10, alpha*c11, alpha*c12
+		return
+	}
 	r0[0] += alpha * c00
 	r0[1] += alpha * c01
 	r0[2] += alpha * c02

@@ -10,22 +10,23 @@ import (
 
 // Assembly micro-kernels (kernel_amd64.s). Each multiplies a full mr x kc
 // packed A panel by a kc x nr packed B panel and adds alpha times the product
-// into the mr x nr tile of C at c (row stride ldc, in elements). kc >= 1.
+// into the mr x nr tile of C at c (row stride ldc, in elements), or with
+// store writes it there without reading C. kc >= 1.
 //
 //go:noescape
-func sgemm6x16AVX2(kc int, alpha float32, a, b, c *float32, ldc int)
+func sgemm6x16AVX2(kc int, alpha float32, a, b, c *float32, ldc int, store bool)
 
 //go:noescape
-func dgemm6x8AVX2(kc int, alpha float64, a, b, c *float64, ldc int)
+func dgemm6x8AVX2(kc int, alpha float64, a, b, c *float64, ldc int, store bool)
 
 //go:noescape
-func sgemm12x32AVX512(kc int, alpha float32, a, b, c *float32, ldc int)
+func sgemm12x32AVX512(kc int, alpha float32, a, b, c *float32, ldc int, store bool)
 
 //go:noescape
-func sgemm6x32AVX512(kc int, alpha float32, a, b, c *float32, ldc int)
+func sgemm6x32AVX512(kc int, alpha float32, a, b, c *float32, ldc int, store bool)
 
 //go:noescape
-func dgemm12x16AVX512(kc int, alpha float64, a, b, c *float64, ldc int)
+func dgemm12x16AVX512(kc int, alpha float64, a, b, c *float64, ldc int, store bool)
 
 // init picks the widest kernels the CPU (and OS) support: AVX-512 when
 // AVX512F is present, else AVX2 with FMA, else the portable kernel stays.
@@ -57,33 +58,33 @@ func panelsFit[T Float](mr, nr, kc int, a, b, c []T, ldc int) bool {
 	return true
 }
 
-func sgemm6x16(kc int, alpha float32, a, b, c []float32, ldc int) {
+func sgemm6x16(kc int, alpha float32, a, b, c []float32, ldc int, store bool) {
 	if panelsFit(6, 16, kc, a, b, c, ldc) {
-		sgemm6x16AVX2(kc, alpha, &a[0], &b[0], &c[0], ldc)
+		sgemm6x16AVX2(kc, alpha, &a[0], &b[0], &c[0], ldc, store)
 	}
 }
 
-func dgemm6x8(kc int, alpha float64, a, b, c []float64, ldc int) {
+func dgemm6x8(kc int, alpha float64, a, b, c []float64, ldc int, store bool) {
 	if panelsFit(6, 8, kc, a, b, c, ldc) {
-		dgemm6x8AVX2(kc, alpha, &a[0], &b[0], &c[0], ldc)
+		dgemm6x8AVX2(kc, alpha, &a[0], &b[0], &c[0], ldc, store)
 	}
 }
 
-func sgemm12x32(kc int, alpha float32, a, b, c []float32, ldc int) {
+func sgemm12x32(kc int, alpha float32, a, b, c []float32, ldc int, store bool) {
 	if panelsFit(12, 32, kc, a, b, c, ldc) {
-		sgemm12x32AVX512(kc, alpha, &a[0], &b[0], &c[0], ldc)
+		sgemm12x32AVX512(kc, alpha, &a[0], &b[0], &c[0], ldc, store)
 	}
 }
 
-func sgemm6x32(kc int, alpha float32, a, b, c []float32, ldc int) {
+func sgemm6x32(kc int, alpha float32, a, b, c []float32, ldc int, store bool) {
 	if panelsFit(6, 32, kc, a, b, c, ldc) {
-		sgemm6x32AVX512(kc, alpha, &a[0], &b[0], &c[0], ldc)
+		sgemm6x32AVX512(kc, alpha, &a[0], &b[0], &c[0], ldc, store)
 	}
 }
 
-func dgemm12x16(kc int, alpha float64, a, b, c []float64, ldc int) {
+func dgemm12x16(kc int, alpha float64, a, b, c []float64, ldc int, store bool) {
 	if panelsFit(12, 16, kc, a, b, c, ldc) {
-		dgemm12x16AVX512(kc, alpha, &a[0], &b[0], &c[0], ldc)
+		dgemm12x16AVX512(kc, alpha, &a[0], &b[0], &c[0], ldc, store)
 	}
 }
 

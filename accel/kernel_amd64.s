@@ -5,10 +5,11 @@
 // AVX2+FMA micro-kernels. Both keep a 6-row tile of C in twelve YMM
 // accumulators (Y0..Y11, two vectors per row), load one row of the packed B
 // panel into Y12 and Y13 per depth step and broadcast each of the six packed
-// A values in turn into Y14. At the end C += alpha * accumulators, row by row.
+// A values in turn into Y14. At the end C += alpha * accumulators, row by row,
+// or with store C = alpha * accumulators (C is not read).
 
-// func sgemm6x16AVX2(kc int, alpha float32, a, b, c *float32, ldc int)
-TEXT ·sgemm6x16AVX2(SB), NOSPLIT, $0-48
+// func sgemm6x16AVX2(kc int, alpha float32, a, b, c *float32, ldc int, store bool)
+TEXT ·sgemm6x16AVX2(SB), NOSPLIT, $0-49
 	MOVQ kc+0(FP), CX
 	MOVQ a+16(FP), SI
 	MOVQ b+24(FP), DI
@@ -55,6 +56,9 @@ sgemm6x16AVX2_loop:
 	JNZ sgemm6x16AVX2_loop
 
 	VBROADCASTSS alpha+8(FP), Y14
+	MOVBLZX store+48(FP), R9
+	TESTQ R9, R9
+	JNZ sgemm6x16AVX2_store
 	VMOVUPS (R8), Y12
 	VMOVUPS 32(R8), Y13
 	VFMADD231PS Y14, Y0, Y12
@@ -99,8 +103,41 @@ sgemm6x16AVX2_loop:
 	VZEROUPPER
 	RET
 
-// func dgemm6x8AVX2(kc int, alpha float64, a, b, c *float64, ldc int)
-TEXT ·dgemm6x8AVX2(SB), NOSPLIT, $0-48
+sgemm6x16AVX2_store:
+	VMULPS Y14, Y0, Y12
+	VMULPS Y14, Y1, Y13
+	VMOVUPS Y12, (R8)
+	VMOVUPS Y13, 32(R8)
+	ADDQ DX, R8
+	VMULPS Y14, Y2, Y12
+	VMULPS Y14, Y3, Y13
+	VMOVUPS Y12, (R8)
+	VMOVUPS Y13, 32(R8)
+	ADDQ DX, R8
+	VMULPS Y14, Y4, Y12
+	VMULPS Y14, Y5, Y13
+	VMOVUPS Y12, (R8)
+	VMOVUPS Y13, 32(R8)
+	ADDQ DX, R8
+	VMULPS Y14, Y6, Y12
+	VMULPS Y14, Y7, Y13
+	VMOVUPS Y12, (R8)
+	VMOVUPS Y13, 32(R8)
+	ADDQ DX, R8
+	VMULPS Y14, Y8, Y12
+	VMULPS Y14, Y9, Y13
+	VMOVUPS Y12, (R8)
+	VMOVUPS Y13, 32(R8)
+	ADDQ DX, R8
+	VMULPS Y14, Y10, Y12
+	VMULPS Y14, Y11, Y13
+	VMOVUPS Y12, (R8)
+	VMOVUPS Y13, 32(R8)
+	VZEROUPPER
+	RET
+
+// func dgemm6x8AVX2(kc int, alpha float64, a, b, c *float64, ldc int, store bool)
+TEXT ·dgemm6x8AVX2(SB), NOSPLIT, $0-49
 	MOVQ kc+0(FP), CX
 	MOVQ a+16(FP), SI
 	MOVQ b+24(FP), DI
@@ -147,6 +184,9 @@ dgemm6x8AVX2_loop:
 	JNZ dgemm6x8AVX2_loop
 
 	VBROADCASTSD alpha+8(FP), Y14
+	MOVBLZX store+48(FP), R9
+	TESTQ R9, R9
+	JNZ dgemm6x8AVX2_store
 	VMOVUPD (R8), Y12
 	VMOVUPD 32(R8), Y13
 	VFMADD231PD Y14, Y0, Y12
@@ -186,6 +226,39 @@ dgemm6x8AVX2_loop:
 	VMOVUPD 32(R8), Y13
 	VFMADD231PD Y14, Y10, Y12
 	VFMADD231PD Y14, Y11, Y13
+	VMOVUPD Y12, (R8)
+	VMOVUPD Y13, 32(R8)
+	VZEROUPPER
+	RET
+
+dgemm6x8AVX2_store:
+	VMULPD Y14, Y0, Y12
+	VMULPD Y14, Y1, Y13
+	VMOVUPD Y12, (R8)
+	VMOVUPD Y13, 32(R8)
+	ADDQ DX, R8
+	VMULPD Y14, Y2, Y12
+	VMULPD Y14, Y3, Y13
+	VMOVUPD Y12, (R8)
+	VMOVUPD Y13, 32(R8)
+	ADDQ DX, R8
+	VMULPD Y14, Y4, Y12
+	VMULPD Y14, Y5, Y13
+	VMOVUPD Y12, (R8)
+	VMOVUPD Y13, 32(R8)
+	ADDQ DX, R8
+	VMULPD Y14, Y6, Y12
+	VMULPD Y14, Y7, Y13
+	VMOVUPD Y12, (R8)
+	VMOVUPD Y13, 32(R8)
+	ADDQ DX, R8
+	VMULPD Y14, Y8, Y12
+	VMULPD Y14, Y9, Y13
+	VMOVUPD Y12, (R8)
+	VMOVUPD Y13, 32(R8)
+	ADDQ DX, R8
+	VMULPD Y14, Y10, Y12
+	VMULPD Y14, Y11, Y13
 	VMOVUPD Y12, (R8)
 	VMOVUPD Y13, 32(R8)
 	VZEROUPPER
