@@ -267,21 +267,56 @@ func (l *gemmTasks[T]) Range(lo, hi int) {
 	eBuf := getBuf[T](maxTile)
 	defer putBuf(eBuf)
 	packedRow := -1
+	mr := g.kern.mr
 	for t := lo; t < hi; t++ {
 		rb, grp := t/l.groups, t%l.groups
 		i0 := rb * mc
 		mb := min(mc, g.m-i0)
-		aPack := (*aBuf)[:roundUp(mb, g.kern.mr)*kb]
-		if g.aPre != nil { // packed by the caller (see PackA)
-			aPack = g.aPre[l.pc*roundUp(g.m, g.kern.mr)+i0*kb:][:len(aPack)]
-		} else if rb != packedRow { // consecutive tasks share a row block
-			packPanels(aPack, g.a, g.ars, g.ads, i0, mb, l.pc, kb, g.kern.mr)
+		p0, p1 := grp*l.panels/l.groups, (grp+1)*l.panels/l.groups
+		aPack := (*aBuf)[:roundUp(mb, mr)*kb]
+		var aRows []T // A as it lies, from row i0 and depth pc, when it is read so
+		switch {
+		case g.aPre != nil: // packed by the caller (see PackA)
+			aPack = g.aPre[l.pc*roundUp(g.m, mr)+i0*kb:][:len(aPack)]
+		case g.readsARows(p1 - p0):
+			aRows = g.a[i0*g.ars+l.pc:]
+			if full := mb / mr * mr; full < mb && rb != packedRow {
+				// Only the ragged last panel is packed.
+				packPanels(aPack[full*kb:], g.a, g.ars, g.ads, i0+full, mb-full, l.pc, kb, mr)
+				packedRow = rb
+			}
+		case rb != packedRow: // consecutive tasks share a row block
+			packPanels(aPack, g.a, g.ars, g.ads, i0, mb, l.pc, kb, mr)
 			packedRow = rb
 		}
-		p0 := grp * l.panels / l.groups
-		p1 := (grp + 1) * l.panels / l.groups
-		g.macroKernel(aPack, mb, i0, l.bPack, l.bStride, l.bOff, l.nb, l.jc, p0, p1, kb, l.pc == 0 && g.overwrite, l.pc+kb == g.k, (*eBuf)[:g.kern.mr*g.kern.nr])
+		g.macroKernel(aPack, aRows, mb, i0, l.bPack, l.bStride, l.bOff, l.nb, l.jc, p0, p1, kb, l.pc == 0 && g.overwrite, l.pc+kb == g.k, (*eBuf)[:mr*g.kern.nr])
 	}
+}
+
+// readsARows reports whether the micro-kernel reads op(A) as it lies
+// rather than packed, for a task of this many B panels: where the kernel
+// can (op(A) not transposed) and the A block serves so few panels that
+// packing it costs about what multiplying it does. A convolution at
+// batch 1 with a 7x7 or 14x14 output (2 to 7 panels of 32 columns) and
+// thousands of weights per filter then reads its filters once, where
+// packing them read and wrote each first: ResNet-18's forward at batch 1
+// spent a quarter of its time packing.
+func (g *gemmCall[T]) readsARows(panels int) bool {
+	return g.kern.rows != nil && g.ads == 1 && panels <= aRowsMaxPanels
+}
+
+// aRowsMaxPanels is the most B panels for which a task reads A as it
+// lies (see readsARows).
+const aRowsMaxPanels = 8
+
+// ReadsARows reports whether a product of an m-row op(A), not
+// transposed, and n columns reads A as it lies rather than packing it
+// (Gemm, GemmEpilogue and GemmPackedB do so where the micro-kernel can
+// and the product has few columns): then packing A once beforehand
+// (PackA) only adds work.
+func ReadsARows[T Float](m, n int) bool {
+	k := kernelForRows[T](m)
+	return k.rows != nil && ceilDiv(n, k.nr) <= aRowsMaxPanels
 }
 
 // macroKernel multiplies a packed block of A (mb rows starting at row i0 of C)
@@ -291,9 +326,9 @@ func (l *gemmTasks[T]) Range(lo, hi int) {
 // not read). last says that this is the final depth block, after which
 // each finished tile gets the epilogue.
 // tile is mr x nr scratch for the ragged edges.
-func (g *gemmCall[T]) macroKernel(aPack []T, mb, i0 int, bPack []T, bStride, bOff, nb, jc, p0, p1, kb int, first, last bool, tile []T) {
+func (g *gemmCall[T]) macroKernel(aPack, aRows []T, mb, i0 int, bPack []T, bStride, bOff, nb, jc, p0, p1, kb int, first, last bool, tile []T) {
 	mr, nr := g.kern.mr, g.kern.nr
-	kernel := g.kern.fn
+	kernel, rowsKernel := g.kern.fn, g.kern.rows
 	ep := g.ep
 	if !last {
 		ep = nil
@@ -307,17 +342,25 @@ func (g *gemmCall[T]) macroKernel(aPack []T, mb, i0 int, bPack []T, bStride, bOf
 			i := ip * mr
 			rows := min(mr, mb-i)
 			off := (i0+i)*g.ldc + jc + j
+			byRows := aRows != nil && rows == mr // a full panel of A as it lies
 			switch {
+			case byRows && cols == nr:
+				rowsKernel(kb, g.alpha, aRows[i*g.ars:], g.ars, bp, g.c[off:], g.ldc, first)
 			case rows == mr && cols == nr:
 				kernel(kb, g.alpha, ap, bp, g.c[off:], g.ldc, first)
-			case first:
-				kernel(kb, g.alpha, ap, bp, tile, nr, true)
-				for r := range rows {
-					copy(g.c[off+r*g.ldc:][:cols], tile[r*nr:][:cols])
-				}
 			default:
-				kernel(kb, g.alpha, ap, bp, tile, nr, true)
-				addTile(g.c[off:], g.ldc, tile, nr, rows, cols)
+				if byRows {
+					rowsKernel(kb, g.alpha, aRows[i*g.ars:], g.ars, bp, tile, nr, true)
+				} else {
+					kernel(kb, g.alpha, ap, bp, tile, nr, true)
+				}
+				if first {
+					for r := range rows {
+						copy(g.c[off+r*g.ldc:][:cols], tile[r*nr:][:cols])
+					}
+				} else {
+					addTile(g.c[off:], g.ldc, tile, nr, rows, cols)
+				}
 			}
 			if ep != nil {
 				ep.apply(g.c[off:], g.ldc, i0+i, jc+j, rows, cols)

@@ -20,9 +20,13 @@ const maxTile = 512
 // panel stored depth-major (a[p*mr + i] = A(i, p)), B is a kc x nr panel
 // stored depth-major (b[p*nr + j] = B(p, j)) and C is an mr x nr tile at c
 // with row stride ldc. a holds mr*kc and b nr*kc elements; kc >= 1.
+//
+// rows, where the kernel has one, is fn with A read as it lies instead of
+// packed: row i of the mr x kc block at a[i*lda:]. nil where there is none.
 type microKernel[T Float] struct {
 	mr, nr int
 	fn     func(kc int, alpha T, a, b, c []T, ldc int, store bool)
+	rows   func(kc int, alpha T, a []T, lda int, b, c []T, ldc int, store bool)
 }
 
 // sgemmKernel and dgemmKernel are the micro-kernels used for float32 and

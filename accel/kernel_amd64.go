@@ -28,13 +28,46 @@ func sgemm6x32AVX512(kc int, alpha float32, a, b, c *float32, ldc int, store boo
 //go:noescape
 func dgemm12x16AVX512(kc int, alpha float64, a, b, c *float64, ldc int, store bool)
 
+// sgemm12x32RowsAVX512 and sgemm6x32RowsAVX512 are the kernels above with
+// A read as it lies, row i of the tile at a + i*lda.
+//
+//go:noescape
+func sgemm12x32RowsAVX512(kc int, alpha float32, a, b, c *float32, ldc int, store bool, lda int)
+
+//go:noescape
+func sgemm6x32RowsAVX512(kc int, alpha float32, a, b, c *float32, ldc int, store bool, lda int)
+
+// rowsFit checks, as panelsFit, the reads of a kernel that takes A as it
+// lies: the last element of its last row.
+func rowsFit[T Float](mr, nr, kc int, a []T, lda int, b, c []T, ldc int) bool {
+	if kc < 1 {
+		return false
+	}
+	_ = a[(mr-1)*lda+kc-1]
+	_ = b[nr*kc-1]
+	_ = c[(mr-1)*ldc+nr-1]
+	return true
+}
+
+func sgemm12x32Rows(kc int, alpha float32, a []float32, lda int, b, c []float32, ldc int, store bool) {
+	if rowsFit(12, 32, kc, a, lda, b, c, ldc) {
+		sgemm12x32RowsAVX512(kc, alpha, &a[0], &b[0], &c[0], ldc, store, lda)
+	}
+}
+
+func sgemm6x32Rows(kc int, alpha float32, a []float32, lda int, b, c []float32, ldc int, store bool) {
+	if rowsFit(6, 32, kc, a, lda, b, c, ldc) {
+		sgemm6x32RowsAVX512(kc, alpha, &a[0], &b[0], &c[0], ldc, store, lda)
+	}
+}
+
 // init picks the widest kernels the CPU (and OS) support: AVX-512 when
 // AVX512F is present, else AVX2 with FMA, else the portable kernel stays.
 func init() {
 	switch {
 	case cpu.X86.HasAVX512F && !noAVX512:
-		sgemmKernel = microKernel[float32]{mr: 12, nr: 32, fn: sgemm12x32}
-		sgemmKernelFew = microKernel[float32]{mr: 6, nr: 32, fn: sgemm6x32}
+		sgemmKernel = microKernel[float32]{mr: 12, nr: 32, fn: sgemm12x32, rows: sgemm12x32Rows}
+		sgemmKernelFew = microKernel[float32]{mr: 6, nr: 32, fn: sgemm6x32, rows: sgemm6x32Rows}
 		dgemmKernel = microKernel[float64]{mr: 12, nr: 16, fn: dgemm12x16}
 		kernelName = "avx512"
 	case cpu.X86.HasAVX2 && cpu.X86.HasFMA:

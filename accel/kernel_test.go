@@ -120,3 +120,29 @@ func TestGemmOddSizes(t *testing.T) {
 		checkOneGemm[float64](t, r, name, tc, true, false, 1e-12)
 	}
 }
+
+// TestRowsKernel checks the kernels that read A as it lies against the
+// packed ones, rows at a stride longer than the depth, in both modes.
+func TestRowsKernel(t *testing.T) {
+	r := rand.New(rand.NewPCG(45, 46))
+	for _, k := range []microKernel[float32]{sgemmKernel, sgemmKernelFew} {
+		if k.rows == nil {
+			t.Logf("no %dx%d kernel that reads A as it lies on this CPU", k.mr, k.nr)
+			continue
+		}
+		for _, kc := range []int{1, 7, 256, 257} {
+			for _, store := range []bool{false, true} {
+				lda := kc + 3
+				a := randSlice[float32](r, k.mr*lda)
+				packed := make([]float32, k.mr*kc)
+				packPanels(packed, a, lda, 1, 0, k.mr, 0, kc, k.mr)
+				b := randSlice[float32](r, k.nr*kc)
+				c0 := randSlice[float32](r, k.mr*k.nr)
+				want, got := append([]float32(nil), c0...), append([]float32(nil), c0...)
+				k.fn(kc, 0.5, packed, b, want, k.nr, store)
+				k.rows(kc, 0.5, a, lda, b, got, k.nr, store)
+				closeSlices(t, fmt.Sprintf("%dx%d kc=%d store=%v", k.mr, k.nr, kc, store), got, want, 1e-5*float64(kc))
+			}
+		}
+	}
+}

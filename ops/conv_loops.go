@@ -374,11 +374,17 @@ func (l *convForwardLoop[T]) Range(lo, hi int) {
 func convPacked[T accel.Float](p convPlan, image, weight, maps []T, post convPost[T]) {
 	k, cols := p.colRows(), p.colCols()
 	plen := accel.PackedBLen[T](k, cols)
-	// The filters are packed once for all images.
-	ap, alen := packFilters(p, weight, false)
-	defer putScratch(ap)
 	l := accel.GetRecycled[convPackedLoop[T]]()
-	*l = convPackedLoop[T]{p: p, image: image, maps: maps, filters: *ap, alen: alen, plen: plen, post: post}
+	*l = convPackedLoop[T]{p: p, image: image, maps: maps, plen: plen, post: post}
+	if accel.ReadsARows[T](p.maps, cols) {
+		// The product reads the filters as they lie.
+		l.weight = weight
+	} else {
+		// The filters are packed once for all images.
+		ap, alen := packFilters(p, weight, false)
+		defer putScratch(ap)
+		l.filters, l.alen = *ap, alen
+	}
 	accel.ParallelLoop(p.batch, 1, l)
 	accel.Recycle(l)
 }
@@ -386,7 +392,8 @@ func convPacked[T accel.Float](p convPlan, image, weight, maps []T, post convPos
 // convPackedLoop is convPacked's loop over images.
 type convPackedLoop[T accel.Float] struct {
 	p                    convPlan
-	image, maps, filters []T // filters: packed, alen per group
+	image, maps, filters []T // filters: packed, alen per group; nil to read weight
+	weight               []T
 	alen, plen           int
 	post                 convPost[T]
 }
@@ -404,6 +411,10 @@ func (l *convPackedLoop[T]) Range(lo, hi int) {
 			accel.Im2colPacked(p.geom, img, *bp)
 			out := maps[(n*p.groups+g)*p.mapsSize():][:p.mapsSize()]
 			l.post.epilogue(ep, p, n, g)
+			if l.filters == nil {
+				accel.GemmPackedB(false, p.maps, cols, k, l.weight[g*p.maps*k:], k, *bp, 0, out, cols, ep)
+				continue
+			}
 			accel.GemmPacked(p.maps, cols, k, l.filters[g*l.alen:], *bp, 0, out, cols, ep)
 		}
 	}
