@@ -36,7 +36,7 @@ type RNNAttrs struct {
 	UseSequenceLength bool     `attr:"use_sequence_length" default:"False" doc:"take a sequence_length input; not supported"`
 }
 
-var opRNN, opRNNGrad *Op
+var opRNN, opRNNGrad, opRNNParamConcat *Op
 
 func init() {
 	opRNN = Register(Def[RNNAttrs]{
@@ -83,6 +83,8 @@ func init() {
 				Inputs: []Shape{{2, 2, 2}, {RNNParamSize("lstm", 2, 2, 2, 1)}, {2, 2, 2}, {2, 2, 2}}},
 		},
 	})
+
+	registerRNNParamConcat()
 
 	opRNNGrad = Register(Def[RNNAttrs]{
 		Name: "_backward_RNN", Kind: "other",
@@ -167,6 +169,25 @@ func rnnGradSample(mode string, h, l int, bi, states bool, t, n, i int) Sample {
 	s.Inputs = append(s.Inputs, outs[:len(outs)-1]...)
 	s.Deterministic, s.NoGradCheck = false, true
 	return s
+}
+
+// registerRNNParamConcat registers _rnn_param_concat, the Concat that
+// Gluon's recurrent layers join their parameters with (MXNet lets its
+// shape rule infer an unknown input from the output; here the layers
+// know their parameters' shapes before they join them).
+func registerRNNParamConcat() {
+	opRNNParamConcat = Register(Def[ConcatAttrs]{
+		Name: "_rnn_param_concat", Kind: "shape",
+		Doc:        "Concat as Gluon's recurrent layers use it to join their flattened weights and biases into the RNN op's parameter vector.",
+		InputNames: func(a *ConcatAttrs) []string { return argNames(a.NumArgs) },
+		Check:      func(a *ConcatAttrs) error { return checkNumArgs(a.NumArgs) },
+		Shape:      func(a *ConcatAttrs, in []Shape) ([]Shape, error) { return opConcat.shape(a, in) },
+		Kernel:     func(env *Env, a *ConcatAttrs, in, out []Value) error { return opConcat.kernel(env, a, in, out) },
+		Grad:       func(f F, a *ConcatAttrs, in, out, g []Tensor) []Tensor { return opConcat.grad(f, a, in, out, g) },
+		Samples: []Sample{
+			{Attrs: map[string]string{"num_args": "3", "dim": "0"}, Inputs: []Shape{{6}, {4}, {2}}},
+		},
+	})
 }
 
 // visible is the number of outputs a caller sees.
@@ -767,4 +788,11 @@ func (f F) RNN(inputs []Tensor, mode string, stateSize, numLayers int, attrs ...
 		panic(&Error{Op: "RNN", Msg: fmt.Sprintf("mode %s takes %d inputs (%v), got %d", mode, want, opRNN.InputNames(a), len(inputs))})
 	}
 	return f.Invoke(opRNN, a, inputs...)
+}
+
+// RNNParamConcat joins flattened weights and biases along dim 0 into an
+// RNN op's parameter vector, as Gluon's recurrent layers do
+// (_rnn_param_concat in model files).
+func (f F) RNNParamConcat(xs ...Tensor) Tensor {
+	return f.callA(opRNNParamConcat, &ConcatAttrs{NumArgs: len(xs), Dim: 0}, xs...)
 }

@@ -118,6 +118,7 @@ func init() {
 		"PowerScalar":         reflect.ValueOf(nd.PowerScalar),
 		"Prod":                reflect.ValueOf(nd.Prod),
 		"RNN":                 reflect.ValueOf(nd.RNN),
+		"RNNParamConcat":      reflect.ValueOf(nd.RNNParamConcat),
 		"RandomNormal":        reflect.ValueOf(nd.RandomNormal),
 		"RandomUniform":       reflect.ValueOf(nd.RandomUniform),
 		"RdivScalar":          reflect.ValueOf(nd.RdivScalar),

@@ -559,6 +559,13 @@ func RNN(inputs []ops.Tensor, mode string, stateSize int, numLayers int, attrs .
 	return nds(eager.F.RNN(inputs, mode, stateSize, numLayers, attrs...))
 }
 
+// RNNParamConcat joins flattened weights and biases along dim 0 into an
+// RNN op's parameter vector, as Gluon's recurrent layers do
+// (_rnn_param_concat in model files).
+func RNNParamConcat(xs ...ops.Tensor) *eager.NDArray {
+	return nd(eager.F.RNNParamConcat(xs...))
+}
+
 // RdivScalar returns s / x.
 func RdivScalar(x ops.Tensor, s float64) *eager.NDArray {
 	return nd(eager.F.RdivScalar(x, s))
