@@ -4,18 +4,61 @@ package symbols
 
 import (
 	"github.com/hybridgo/hybridgo/nn/rnn"
+	"github.com/hybridgo/hybridgo/ops"
 	"reflect"
 )
 
 func init() {
 	Symbols["github.com/hybridgo/hybridgo/nn/rnn/rnn"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"NewGRU":  reflect.ValueOf(rnn.NewGRU),
-		"NewLSTM": reflect.ValueOf(rnn.NewLSTM),
-		"NewRNN":  reflect.ValueOf(rnn.NewRNN),
+		"BeginState":           reflect.ValueOf(rnn.BeginState),
+		"NewBidirectionalCell": reflect.ValueOf(rnn.NewBidirectionalCell),
+		"NewDropoutCell":       reflect.ValueOf(rnn.NewDropoutCell),
+		"NewGRU":               reflect.ValueOf(rnn.NewGRU),
+		"NewGRUCell":           reflect.ValueOf(rnn.NewGRUCell),
+		"NewLSTM":              reflect.ValueOf(rnn.NewLSTM),
+		"NewLSTMCell":          reflect.ValueOf(rnn.NewLSTMCell),
+		"NewRNN":               reflect.ValueOf(rnn.NewRNN),
+		"NewRNNCell":           reflect.ValueOf(rnn.NewRNNCell),
+		"NewResidualCell":      reflect.ValueOf(rnn.NewResidualCell),
+		"NewSequentialRNNCell": reflect.ValueOf(rnn.NewSequentialRNNCell),
+		"NewZoneoutCell":       reflect.ValueOf(rnn.NewZoneoutCell),
+		"Unroll":               reflect.ValueOf(rnn.Unroll),
 
 		// type definitions
-		"Layer":   reflect.ValueOf((*rnn.Layer)(nil)),
-		"Options": reflect.ValueOf((*rnn.Options)(nil)),
+		"BidirectionalCell": reflect.ValueOf((*rnn.BidirectionalCell)(nil)),
+		"Cell":              reflect.ValueOf((*rnn.Cell)(nil)),
+		"CellOptions":       reflect.ValueOf((*rnn.CellOptions)(nil)),
+		"DropoutCell":       reflect.ValueOf((*rnn.DropoutCell)(nil)),
+		"GRUCell":           reflect.ValueOf((*rnn.GRUCell)(nil)),
+		"LSTMCell":          reflect.ValueOf((*rnn.LSTMCell)(nil)),
+		"Layer":             reflect.ValueOf((*rnn.Layer)(nil)),
+		"Options":           reflect.ValueOf((*rnn.Options)(nil)),
+		"RNNCell":           reflect.ValueOf((*rnn.RNNCell)(nil)),
+		"ResidualCell":      reflect.ValueOf((*rnn.ResidualCell)(nil)),
+		"SequentialRNNCell": reflect.ValueOf((*rnn.SequentialRNNCell)(nil)),
+		"UnrollOptions":     reflect.ValueOf((*rnn.UnrollOptions)(nil)),
+		"ZoneoutCell":       reflect.ValueOf((*rnn.ZoneoutCell)(nil)),
+
+		// interface wrapper definitions
+		"_Cell": reflect.ValueOf((*_github_com_hybridgo_hybridgo_nn_rnn_Cell)(nil)),
 	}
+}
+
+// _github_com_hybridgo_hybridgo_nn_rnn_Cell is an interface wrapper for Cell type
+type _github_com_hybridgo_hybridgo_nn_rnn_Cell struct {
+	IValue       interface{}
+	WForwardN    func(xs ...ops.Tensor) []ops.Tensor
+	WName        func() string
+	WStateShapes func(batch int) []ops.Shape
+}
+
+func (W _github_com_hybridgo_hybridgo_nn_rnn_Cell) ForwardN(xs ...ops.Tensor) []ops.Tensor {
+	return W.WForwardN(xs...)
+}
+func (W _github_com_hybridgo_hybridgo_nn_rnn_Cell) Name() string {
+	return W.WName()
+}
+func (W _github_com_hybridgo_hybridgo_nn_rnn_Cell) StateShapes(batch int) []ops.Shape {
+	return W.WStateShapes(batch)
 }

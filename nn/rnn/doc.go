@@ -1,5 +1,5 @@
 // Package rnn is Gluon's gluon.rnn: recurrent layers that run a whole
-// sequence as one fused op.
+// sequence as one fused op, and cells that run one step and unroll.
 //
 // # Layers
 //
@@ -43,4 +43,30 @@
 // graph therefore holds the same nodes as one MXNet 1.9's Gluon exports:
 // Export writes a symbol file MXNet loads, and nn.SymbolBlockImports
 // loads the layer's files (or MXNet's) back.
+//
+// # Cells
+//
+// A Cell runs one step: its ForwardN takes the step's input (batch x
+// features) and the states, and returns the step's output and the new
+// states. NewRNNCell, NewLSTMCell and NewGRUCell are Gluon's RNNCell,
+// LSTMCell and GRUCell, with the same four parameters (i2h_weight,
+// h2h_weight, i2h_bias, h2h_bias) and the same gate order as the layers,
+// so a cell given a layer's l0_ weights computes that layer's first
+// layer. NewSequentialRNNCell stacks cells, NewBidirectionalCell runs one
+// cell forward and one backward in time, and NewDropoutCell,
+// NewResidualCell and NewZoneoutCell modify a step as Gluon's do.
+//
+// Unroll runs a cell over a sequence, as Gluon's cell.unroll: the inputs
+// laid out NTC (Gluon's default for cells) or TNC, the initial states
+// (zeros when nil, or BeginState's), and MergeOutputs to stack the steps'
+// outputs into one tensor:
+//
+//	cell := rnn.NewSequentialRNNCell(rnn.NewLSTMCell(100), rnn.NewLSTMCell(100))
+//	outs, states := rnn.Unroll(F, cell, 35, x, nil, rnn.UnrollOptions{Layout: "TNC", MergeOutputs: true})
+//
+// Unroll takes the F it runs with: eager.F, or the F of the HybridForward
+// it is called from. A hybridized block that unrolls a cell traces every
+// step into its graph, ops and all (Gluon's unrolled graph), where a
+// Layer is one RNN node; the layer is the faster of the two, the cells
+// the more flexible.
 package rnn

@@ -47,3 +47,15 @@ func ExampleNewGRU() {
 	// Output:
 	// 4x12x32
 }
+
+func ExampleUnroll() {
+	cell := rnn.NewSequentialRNNCell(rnn.NewLSTMCell(8), rnn.NewResidualCell(rnn.NewGRUCell(8)))
+	if err := cell.Initialize(); err != nil {
+		panic(err)
+	}
+	x := eager.RandomNormal(4, 10, 3) // NTC: batch 4, 10 steps, 3 features
+	outs, states := rnn.Unroll(eager.F, cell, 10, x, nil, rnn.UnrollOptions{MergeOutputs: true})
+	fmt.Println(outs[0].Shape(), len(states))
+	// Output:
+	// 4x10x8 3
+}
