@@ -404,7 +404,94 @@ func rnnSlices[T accel.Float](vs []Value) [][]T {
 	return s
 }
 
-func sigm(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+// sigmoidRow and tanhRow apply their function to each element of x in
+// place: in float64 with the math package, in float32 with exp32, in
+// loops the processor can overlap.
+func sigmoidRow[T accel.Float](x []T) {
+	if x32, ok := any(x).([]float32); ok {
+		for i, v := range x32 {
+			x32[i] = 1 / (1 + exp32(-v))
+		}
+		return
+	}
+	for i, v := range x {
+		x[i] = T(1 / (1 + math.Exp(-float64(v))))
+	}
+}
+
+func tanhRow[T accel.Float](x []T) {
+	if x32, ok := any(x).([]float32); ok {
+		for i, v := range x32 {
+			x32[i] = tanh32(v)
+		}
+		return
+	}
+	for i, v := range x {
+		x[i] = T(math.Tanh(float64(v)))
+	}
+}
+
+// exp32 is e^x for float32: x = n*ln2 + f with n an integer (rounded by
+// adding 1.5*2^23, without a branch) and |f| <= ln2/2 (ln2 in two parts,
+// so f is exact), e^f from its Taylor series to the 6th power (error
+// below 1.3e-7), scaled by 2^n through the exponent bits.
+func exp32(x float32) float32 {
+	if x < -87 {
+		x = -87
+	}
+	if x > 88 {
+		x = 88
+	}
+	const (
+		round = 12582912 // 1.5 * 2^23
+		ln2Hi = 0.693359375
+		ln2Lo = -2.12194440e-4
+	)
+	r := x*1.4426950408889634 + round
+	n := int32(math.Float32bits(r)) - 0x4B400000
+	nf := r - round
+	f := x - nf*ln2Hi - nf*ln2Lo
+	p := float32(1.0 / 720)
+	p = p*f + 1.0/120
+	p = p*f + 1.0/24
+	p = p*f + 1.0/6
+	p = p*f + 0.5
+	p = p*f + 1
+	p = p*f + 1
+	return p * math.Float32frombits(uint32(n+127)<<23)
+}
+
+func sigmoid32(x float32) float32 { return 1 / (1 + exp32(-x)) }
+
+func tanh32(x float32) float32 {
+	if x > -0.125 && x < 0.125 { // 1 - 2/(1+e^2x) loses digits near 0: the series
+		x2 := x * x
+		return x * (1 + x2*(-1.0/3+x2*(2.0/15+x2*(-17.0/315))))
+	}
+	return 1 - 2/(1+exp32(2*x))
+}
+
+// packRNNWeight packs a weight for accel.GemmPackedB as the k x n matrix
+// B: wᵀ (w stored n x k) when trans, else w (stored k x n). Give the
+// result back with accel.PutScratch.
+func packRNNWeight[T accel.Float](w []T, k, n int, trans bool) *[]T {
+	wp := accel.PanelWidth[T]()
+	need := accel.PackedBLen[T](k, n)
+	bp := accel.GetScratch[T](need)
+	dst := (*bp)[:need]
+	clear(dst)
+	for j := 0; j < n; j++ {
+		panel, col := dst[(j/wp)*wp*k:], j%wp
+		for p := 0; p < k; p++ {
+			if trans {
+				panel[p*wp+col] = w[j*k+p]
+			} else {
+				panel[p*wp+col] = w[p*n+j]
+			}
+		}
+	}
+	return bp
+}
 
 // rnnForward runs the stack. in holds parameters, state and (lstm)
 // state_cell; out the visible outputs and, last, the saved values. rnd
@@ -436,7 +523,7 @@ func rnnForward[T accel.Float](g rnnGeom, p float64, rnd func() float64, x []T, 
 	}
 	hhp := accel.GetScratch[T](N * GH)
 	defer accel.PutScratch(hhp)
-	hh := *hhp
+	hh := (*hhp)[:N*GH]
 	xin := x
 	for l := 0; l < g.L; l++ {
 		in := g.inSize(l)
@@ -461,6 +548,8 @@ func rnnForward[T accel.Float](g rnnGeom, p float64, rnd func() float64, x []T, 
 				}
 			}
 			sd := (l*D + d) * N * H
+			// Whᵀ is packed once for the products of all steps.
+			whp := packRNNWeight(wh, H, GH, true)
 			for s := 0; s < T_; s++ {
 				t, tp := s, s-1
 				if d == 1 {
@@ -470,7 +559,7 @@ func rnnForward[T accel.Float](g rnnGeom, p float64, rnd func() float64, x []T, 
 				if s > 0 {
 					hprev, ldh = y[tp*N*DH+d*H:], DH
 				}
-				accel.Gemm(false, true, N, GH, H, 1, hprev, ldh, wh, H, 0, hh, GH)
+				accel.GemmPackedB(false, N, GH, H, hprev, ldh, *whp, 0, hh, GH, nil)
 				gt := gates[t*N*GH:][:N*GH]
 				yt := y[t*N*DH+d*H:]
 				switch g.mode {
@@ -482,47 +571,60 @@ func rnnForward[T accel.Float](g rnnGeom, p float64, rnd func() float64, x []T, 
 					ct := ext[t*N*H:][:N*H]
 					for n := 0; n < N; n++ {
 						gr, hr := gt[n*GH:][:GH], hh[n*GH:][:GH]
-						for j := 0; j < H; j++ {
-							i := sigm(float64(gr[j] + hr[j]))
-							f := sigm(float64(gr[H+j] + hr[H+j]))
-							c := math.Tanh(float64(gr[2*H+j] + hr[2*H+j]))
-							o := sigm(float64(gr[3*H+j] + hr[3*H+j]))
-							cell := f*float64(cprev[n*H+j]) + i*c
-							gr[j], gr[H+j], gr[2*H+j], gr[3*H+j] = T(i), T(f), T(c), T(o)
-							ct[n*H+j] = T(cell)
-							yt[n*DH+j] = T(o * math.Tanh(cell))
+						for j := range gr {
+							gr[j] += hr[j]
+						}
+						sigmoidRow(gr[:2*H])
+						tanhRow(gr[2*H : 3*H])
+						sigmoidRow(gr[3*H:])
+						cp, cr, yr := cprev[n*H:][:H], ct[n*H:][:H], yt[n*DH:][:H]
+						for j := range cr {
+							cr[j] = gr[H+j]*cp[j] + gr[j]*gr[2*H+j]
+						}
+						copy(yr, cr)
+						tanhRow(yr)
+						for j := range yr {
+							yr[j] *= gr[3*H+j]
 						}
 					}
 				case "gru":
 					ht := ext[t*N*H:][:N*H]
 					for n := 0; n < N; n++ {
 						gr, hr := gt[n*GH:][:GH], hh[n*GH:][:GH]
-						for j := 0; j < H; j++ {
-							r := sigm(float64(gr[j] + hr[j]))
-							z := sigm(float64(gr[H+j] + hr[H+j]))
-							hn := float64(hr[2*H+j] + bh[2*H+j])
-							nv := math.Tanh(float64(gr[2*H+j]) + r*hn)
-							gr[j], gr[H+j], gr[2*H+j] = T(r), T(z), T(nv)
-							ht[n*H+j] = T(hn)
-							yt[n*DH+j] = T((1-z)*nv + z*float64(hprev[n*ldh+j]))
+						for j := range 2 * H {
+							gr[j] += hr[j]
+						}
+						sigmoidRow(gr[:2*H])
+						hn := ht[n*H:][:H]
+						for j := range hn {
+							hn[j] = hr[2*H+j] + bh[2*H+j]
+							gr[2*H+j] += gr[j] * hn[j]
+						}
+						tanhRow(gr[2*H:])
+						yr, hp := yt[n*DH:][:H], hprev[n*ldh:][:H]
+						for j := range yr {
+							z := gr[H+j]
+							yr[j] = (1-z)*gr[2*H+j] + z*hp[j]
 						}
 					}
 				default:
 					relu := g.mode == "rnn_relu"
 					for n := 0; n < N; n++ {
-						gr, hr := gt[n*GH:][:GH], hh[n*GH:][:GH]
-						for j := 0; j < H; j++ {
+						gr, hr, yr := gt[n*GH:][:GH], hh[n*GH:][:GH], yt[n*DH:][:H]
+						for j := range yr {
 							v := gr[j] + hr[j]
 							if relu {
 								v = max(v, 0)
-							} else {
-								v = T(math.Tanh(float64(v)))
 							}
-							yt[n*DH+j] = v
+							yr[j] = v
+						}
+						if !relu {
+							tanhRow(yr)
 						}
 					}
 				}
 			}
+			accel.PutScratch(whp)
 			last := T_ - 1
 			if d == 1 {
 				last = 0
@@ -631,6 +733,7 @@ func rnnBackward[T accel.Float](g rnnGeom, stateOutputs bool, x []T, in, out [][
 	if g.L > 1 {
 		dyBuf, dxBuf = scratch(g.seqOut()), scratch(g.seqOut())
 	}
+	tcRow := scratch(H)
 	dy := dout
 	for l := g.L - 1; l >= 0; l-- {
 		in := g.inSize(l)
@@ -671,6 +774,8 @@ func rnnBackward[T accel.Float](g rnnGeom, stateOutputs bool, x []T, in, out [][
 					clear(dcn)
 				}
 			}
+			// Wh is packed once for the products of all steps.
+			whp := packRNNWeight(wh, GH, H, false)
 			for s := T_ - 1; s >= 0; s-- {
 				t, tp := s, s-1
 				if d == 1 {
@@ -693,10 +798,12 @@ func rnnBackward[T accel.Float](g rnnGeom, stateOutputs bool, x []T, in, out [][
 					ct := ext[t*N*H:]
 					for n := 0; n < N; n++ {
 						gr, gxr := gt[n*GH:][:GH], gx[n*GH:][:GH]
+						copy(tcRow, ct[n*H:][:H])
+						tanhRow(tcRow)
 						for j := 0; j < H; j++ {
 							dh := float64(dyt[n*DH+j] + dhn[n*H+j])
 							i, f, c, o := float64(gr[j]), float64(gr[H+j]), float64(gr[2*H+j]), float64(gr[3*H+j])
-							tc := math.Tanh(float64(ct[n*H+j]))
+							tc := float64(tcRow[j])
 							dc := float64(dcn[n*H+j]) + dh*o*(1-tc*tc)
 							gxr[j] = T(dc * c * i * (1 - i))
 							gxr[H+j] = T(dc * float64(cprev[n*H+j]) * f * (1 - f))
@@ -705,7 +812,7 @@ func rnnBackward[T accel.Float](g rnnGeom, stateOutputs bool, x []T, in, out [][
 							dcn[n*H+j] = T(dc * f)
 						}
 					}
-					accel.Gemm(false, false, N, H, GH, 1, gx, GH, wh, H, 0, dhn, H)
+					accel.GemmPackedB(false, N, H, GH, gx, GH, *whp, 0, dhn, H, nil)
 				case "gru":
 					gh := dgh[t*N*GH:][:N*GH]
 					hn := ext[t*N*H:]
@@ -722,7 +829,7 @@ func rnnBackward[T accel.Float](g rnnGeom, stateOutputs bool, x []T, in, out [][
 							dhn[n*H+j] = T(dh * z)
 						}
 					}
-					accel.Gemm(false, false, N, H, GH, 1, gh, GH, wh, H, 1, dhn, H)
+					accel.GemmPackedB(false, N, H, GH, gh, GH, *whp, 1, dhn, H, nil)
 				default:
 					relu := g.mode == "rnn_relu"
 					for n := 0; n < N; n++ {
@@ -740,9 +847,10 @@ func rnnBackward[T accel.Float](g rnnGeom, stateOutputs bool, x []T, in, out [][
 							gxr[j] = dh
 						}
 					}
-					accel.Gemm(false, false, N, H, GH, 1, gx, GH, wh, H, 0, dhn, H)
+					accel.GemmPackedB(false, N, H, GH, gx, GH, *whp, 0, dhn, H, nil)
 				}
 			}
+			accel.PutScratch(whp)
 			// Weight and bias gradients over all steps at once.
 			accel.Gemm(true, false, GH, in, T_*N, 1, dgx, GH, xin, in, 1, dwx, in)
 			first, rest, prevRows := 0, N*GH, y[d*H:]
