@@ -79,7 +79,7 @@ func Unroll(F ops.F, cell Cell, length int, inputs ops.Tensor, states []ops.Tens
 	}
 	steps := F.Split(inputs, length, axis, ops.SqueezeAxis())
 	if states == nil {
-		states = zeroStates(F, cell, shape[1-axis], inputs.DType())
+		states = zeroStates(F, cell, steps[0])
 	}
 	outs, states := unrollSteps(F, cell, length, steps, states, axis)
 	if o.MergeOutputs {
@@ -88,10 +88,22 @@ func Unroll(F ops.F, cell Cell, length int, inputs ops.Tensor, states []ops.Tens
 	return outs, states
 }
 
-func zeroStates(F ops.F, cell Cell, batch int, dtype ops.DType) []ops.Tensor {
+// zeroStates returns the cell's states as zeros for the batch of x (a
+// step, batch x features), built from x (slice_axis, zeros_like, tile)
+// rather than by _zeros, so that a traced graph holds no batch size.
+func zeroStates(F ops.F, cell Cell, x ops.Tensor) []ops.Tensor {
 	var states []ops.Tensor
-	for _, s := range cell.StateShapes(batch) {
-		states = append(states, F.Zeros(s, ops.WithDType(dtype)))
+	var z ops.Tensor
+	for _, s := range cell.StateShapes(x.Shape()[0]) {
+		if z == nil {
+			z = F.ZerosLike(F.SliceAxis(x, 1, 0, 1)) // batch x 1
+		}
+		reps := make([]int, len(s))
+		for i := range reps {
+			reps[i] = 1
+		}
+		reps[len(s)-1] = s[len(s)-1]
+		states = append(states, F.Tile(z, reps...))
 	}
 	return states
 }

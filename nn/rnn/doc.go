@@ -20,6 +20,10 @@
 //	states := lstm.BeginState(batch)
 //	outs := lstm.ForwardN(x, states[0], states[1]) // out, h, c
 //
+// The zero states are made from the data (zeros_like of a slice of it,
+// tiled), so that a hybridized layer's graph, and an exported model,
+// take any batch size.
+//
 // Layout "NTC" takes and returns batch-major sequences. Bidirectional
 // runs each layer both ways and concatenates the two, so the output has
 // 2*hidden features. Dropout applies between layers in training mode.

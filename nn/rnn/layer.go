@@ -203,7 +203,7 @@ func (l *Layer) HybridForwardN(F ops.F, xs []ops.Tensor) []ops.Tensor {
 	if !given {
 		states = make([]ops.Tensor, l.numStates())
 		for i := range states {
-			states[i] = F.Zeros(l.stateShape(shape[1]), ops.WithDType(x.DType()))
+			states[i] = zerosFrom(F, x, l.layers*l.dirs, l.hidden)
 		}
 	} else if len(states) != l.numStates() {
 		panic(fmt.Errorf("%s: %d states given; %s takes %d (from BeginState)", l.Name(), len(states), l.mode, l.numStates()))
@@ -226,6 +226,15 @@ func (l *Layer) HybridForwardN(F ops.F, xs []ops.Tensor) []ops.Tensor {
 		return []ops.Tensor{y}
 	}
 	return append([]ops.Tensor{y}, out[1:]...)
+}
+
+// zerosFrom returns zeros shaped rows x batch x hidden for x, a
+// sequence laid out TNC, built from x (slice_axis, zeros_like, tile)
+// rather than by _zeros: a traced graph then holds no batch size, and
+// an exported model takes any batch, here and in MXNet.
+func zerosFrom(F ops.F, x ops.Tensor, rows, hidden int) ops.Tensor {
+	z := F.ZerosLike(F.SliceAxis(F.SliceAxis(x, 0, 0, 1), 2, 0, 1)) // 1 x batch x 1
+	return F.Tile(z, rows, 1, hidden)
 }
 
 // inferInputSize fills the input size of the first layer's i2h weights.
