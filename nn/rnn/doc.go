@@ -46,7 +46,10 @@
 // and runs MXNet's fused RNN op on it (ops.F.RNN). A hybridized layer's
 // graph therefore holds the same nodes as one MXNet 1.9's Gluon exports:
 // Export writes a symbol file MXNet loads, and nn.SymbolBlockImports
-// loads the layer's files (or MXNet's) back.
+// loads the layer's files back, and MXNet's, whose initial states are
+// _zeros of shape (layers, 0, hidden) with the batch left for the RNN op
+// to infer (eagerly, the first op that uses such an array gives it its
+// shape; in a graph, the consumer's shape rule fills it).
 //
 // # Cells
 //

@@ -2,6 +2,7 @@ package rnn_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hybridgo/hybridgo/eager"
+	"github.com/hybridgo/hybridgo/format/mxnet"
 	"github.com/hybridgo/hybridgo/internal/torchtest"
 	"github.com/hybridgo/hybridgo/nn"
 	"github.com/hybridgo/hybridgo/nn/rnn"
@@ -326,6 +328,41 @@ func TestLayerErrors(t *testing.T) {
 		}()
 		if err == nil || !strings.Contains(err.(error).Error(), c.want) {
 			t.Errorf("error %v, want one saying %q", err, c.want)
+		}
+	}
+}
+
+// TestImportGluonLSTM loads an LSTM as MXNet 1.9's Gluon exports it: the
+// parameters joined by _rnn_param_concat, and the initial states as
+// _zeros of shape (1, 0, 3), whose batch dim the RNN op infers. It runs
+// eagerly and hybridized, at two batch sizes, and agrees with a layer
+// given the same weights.
+func TestImportGluonLSTM(t *testing.T) {
+	eager.Seed(6)
+	l := rnn.NewLSTM(3, rnn.Options{InputSize: 2})
+	if err := l.Initialize(nn.InitializeOptions{Init: nn.Uniform(0.5)}); err != nil {
+		t.Fatal(err)
+	}
+	var list []mxnet.NamedArray
+	for _, p := range l.Params {
+		local := strings.TrimPrefix(p.Name(), l.Prefix())
+		list = append(list, mxnet.NamedArray{Name: "arg:lstm0_" + local, Array: p.Data()})
+	}
+	params := filepath.Join(t.TempDir(), "gluon19-lstm-0000.params")
+	if err := mxnet.SaveParams(params, list); err != nil {
+		t.Fatal(err)
+	}
+	sb, err := nn.SymbolBlockImports(filepath.Join("testdata", "gluon19-lstm-symbol.json"), []string{"data"}, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, hybrid := range []bool{false, true} {
+		if hybrid {
+			sb.Hybridize()
+		}
+		for _, batch := range []int{2, 5} {
+			x := eager.RandomNormal(4, batch, 2)
+			closeTo(t, fmt.Sprintf("hybridized=%v batch %d", hybrid, batch), sb.Forward(x).Float64s(), l.Forward(x).Float64s(), 1e-6)
 		}
 	}
 }
