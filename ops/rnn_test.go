@@ -280,3 +280,34 @@ func slicesClose(a, b []float64, tol float64) bool {
 	}
 	return true
 }
+
+// TestRNNShapeInference checks that RNN's shape rule fills what it can
+// of unknown inputs: the parameter vector's length from the data and
+// the attributes, the states from the data's batch, and the batch from
+// the states when the data's is unknown.
+func TestRNNShapeInference(t *testing.T) {
+	op := ops.MustLookup("RNN")
+	attrs, err := op.ParseAttrs(map[string]string{"mode": "lstm", "state_size": "4", "num_layers": "2", "bidirectional": "True", "state_outputs": "True"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, filled, err := op.InferShape(attrs, []ops.Shape{{5, 3, 6}, nil, {0, 0, 0}, nil})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (ops.Shape{ops.RNNParamSize("lstm", 6, 4, 2, 2)}); !filled[1].Equal(want) {
+		t.Errorf("parameters filled as %v, want %v", filled[1], want)
+	}
+	for i := 2; i < 4; i++ {
+		if !filled[i].Equal(ops.Shape{4, 3, 4}) {
+			t.Errorf("input %d filled as %v, want 4x3x4", i, filled[i])
+		}
+	}
+	if !out[0].Equal(ops.Shape{5, 3, 8}) || !out[1].Equal(ops.Shape{4, 3, 4}) || !out[2].Equal(ops.Shape{4, 3, 4}) {
+		t.Errorf("outputs %v", out)
+	}
+	out, _, err = op.InferShape(attrs, []ops.Shape{{5, 0, 6}, nil, {4, 7, 4}, {4, 7, 4}})
+	if err != nil || !out[0].Equal(ops.Shape{5, 7, 8}) {
+		t.Errorf("batch from the states: %v, %v", out, err)
+	}
+}
