@@ -182,12 +182,36 @@ func registerRNNParamConcat() {
 		InputNames: func(a *ConcatAttrs) []string { return argNames(a.NumArgs) },
 		Check:      func(a *ConcatAttrs) error { return checkNumArgs(a.NumArgs) },
 		Shape:      func(a *ConcatAttrs, in []Shape) ([]Shape, error) { return opConcat.shape(a, in) },
-		Kernel:     func(env *Env, a *ConcatAttrs, in, out []Value) error { return opConcat.kernel(env, a, in, out) },
+		Kernel: func(env *Env, a *ConcatAttrs, in, out []Value) error {
+			if len(out[0].Shape) != 1 || out[0].DType != in[0].DType {
+				return opConcat.kernel(env, a, in, out)
+			}
+			// Vectors, as Gluon joins them: one copy each.
+			switch dst := out[0].Data.(type) {
+			case []float32:
+				joinVectors(dst, in)
+			case []float64:
+				joinVectors(dst, in)
+			default:
+				return opConcat.kernel(env, a, in, out)
+			}
+			return nil
+		},
 		Grad:       func(f F, a *ConcatAttrs, in, out, g []Tensor) []Tensor { return opConcat.grad(f, a, in, out, g) },
 		Samples: []Sample{
 			{Attrs: map[string]string{"num_args": "3", "dim": "0"}, Inputs: []Shape{{6}, {4}, {2}}},
+			{Attrs: map[string]string{"num_args": "2", "dim": "0"}, Inputs: []Shape{{2, 3}, {1, 3}}},
 		},
 	})
+}
+
+// joinVectors copies the inputs, vectors of dst's element type, one
+// after another into dst.
+func joinVectors[T accel.Float](dst []T, in []Value) {
+	off := 0
+	for _, v := range in {
+		off += copy(dst[off:], v.Data.([]T))
+	}
 }
 
 // visible is the number of outputs a caller sees.
