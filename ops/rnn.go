@@ -197,7 +197,7 @@ func registerRNNParamConcat() {
 			}
 			return nil
 		},
-		Grad:       func(f F, a *ConcatAttrs, in, out, g []Tensor) []Tensor { return opConcat.grad(f, a, in, out, g) },
+		Grad: func(f F, a *ConcatAttrs, in, out, g []Tensor) []Tensor { return opConcat.grad(f, a, in, out, g) },
 		Samples: []Sample{
 			{Attrs: map[string]string{"num_args": "3", "dim": "0"}, Inputs: []Shape{{6}, {4}, {2}}},
 			{Attrs: map[string]string{"num_args": "2", "dim": "0"}, Inputs: []Shape{{2, 3}, {1, 3}}},
@@ -327,11 +327,15 @@ func (g rnnGeom) biases(l, d int) (bx, bh int) {
 // The saved output holds, for each layer and direction, the gates after
 // their activations at every step (T x N x G*H) and, for lstm the cell
 // states and for gru the hidden part of the new gate (T x N x H each);
-// then each layer's output (T x N x D*H); then, when p > 0, each upper
+// (and, for lstm, the tanh of the cell states after them); then each
+// layer's output (T x N x D*H); then, when p > 0, each upper
 // layer's input after dropout and its dropout mask.
 
 func (g rnnGeom) extra() int {
-	if g.mode == "lstm" || g.mode == "gru" {
+	switch g.mode {
+	case "lstm":
+		return 2 // the cell states, then their tanh
+	case "gru":
 		return 1
 	}
 	return 0
@@ -602,13 +606,14 @@ func rnnForward[T accel.Float](g rnnGeom, p float64, rnd func() float64, x []T, 
 						tanhRow(gr[2*H : 3*H])
 						sigmoidRow(gr[3*H:])
 						cp, cr, yr := cprev[n*H:][:H], ct[n*H:][:H], yt[n*DH:][:H]
+						tc := ext[T_*N*H+t*N*H+n*H:][:H]
 						for j := range cr {
-							cr[j] = gr[H+j]*cp[j] + gr[j]*gr[2*H+j]
+							c := gr[H+j]*cp[j] + gr[j]*gr[2*H+j]
+							cr[j], tc[j] = c, c
 						}
-						copy(yr, cr)
-						tanhRow(yr)
+						tanhRow(tc)
 						for j := range yr {
-							yr[j] *= gr[3*H+j]
+							yr[j] = gr[3*H+j] * tc[j]
 						}
 					}
 				case "gru":
@@ -757,7 +762,6 @@ func rnnBackward[T accel.Float](g rnnGeom, stateOutputs bool, x []T, in, out [][
 	if g.L > 1 {
 		dyBuf, dxBuf = scratch(g.seqOut()), scratch(g.seqOut())
 	}
-	tcRow := scratch(H)
 	dy := dout
 	for l := g.L - 1; l >= 0; l-- {
 		in := g.inSize(l)
@@ -819,11 +823,9 @@ func rnnBackward[T accel.Float](g rnnGeom, stateOutputs bool, x []T, in, out [][
 					if s > 0 {
 						cprev = ext[tp*N*H:]
 					}
-					ct := ext[t*N*H:]
 					for n := 0; n < N; n++ {
 						gr, gxr := gt[n*GH:][:GH], gx[n*GH:][:GH]
-						copy(tcRow, ct[n*H:][:H])
-						tanhRow(tcRow)
+						tcRow := ext[T_*N*H+t*N*H+n*H:][:H]
 						for j := 0; j < H; j++ {
 							dh := float64(dyt[n*DH+j] + dhn[n*H+j])
 							i, f, c, o := float64(gr[j]), float64(gr[H+j]), float64(gr[2*H+j]), float64(gr[3*H+j])
