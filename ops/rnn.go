@@ -369,7 +369,7 @@ func rnnShape(a *RNNAttrs, in []Shape) ([]Shape, error) {
 				in[1], g.paramSize(), a.Mode, g.I, g.H, g.L, g.D)
 		}
 		in[1] = p
-	} else if len(in[1]) != 1 {
+	} else if in[1] != nil && len(in[1]) != 1 {
 		return nil, Errorf("parameters %v must be a vector", in[1])
 	}
 	want := Shape{g.L * g.D, g.N, g.H}

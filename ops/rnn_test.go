@@ -311,3 +311,15 @@ func TestRNNShapeInference(t *testing.T) {
 		t.Errorf("batch from the states: %v, %v", out, err)
 	}
 }
+
+func TestRNNShapeUnknownInputSize(t *testing.T) {
+	op := ops.MustLookup("RNN")
+	attrs, _ := op.ParseAttrs(map[string]string{"mode": "gru", "state_size": "4", "num_layers": "1"})
+	out, _, err := op.InferShape(attrs, []ops.Shape{{5, 2, 0}, nil, nil})
+	if err != nil || !out[0].Equal(ops.Shape{5, 2, 4}) {
+		t.Errorf("unknown input size: %v, %v", out, err)
+	}
+	if _, _, err := op.InferShape(attrs, []ops.Shape{{5, 2, 0}, {3, 4}, nil}); err == nil || !strings.Contains(err.Error(), "must be a vector") {
+		t.Errorf("a matrix of parameters: %v", err)
+	}
+}
