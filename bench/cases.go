@@ -2,7 +2,8 @@
 // and jit), NumPy and ONNX Runtime, on the same workloads: SGEMM, the
 // LeNet of MXNet's hybridize tutorial (forward, also driven from
 // interpreted Go, a training step, the peak memory of training, and a
-// Fashion-MNIST epoch), a small MLP, and real-size networks of the model
+// Fashion-MNIST epoch), a small MLP, an LSTM layer's forward and
+// backward pass (beside torch.nn.LSTM), and real-size networks of the model
 // zoo (ResNet-18 v1 and MobileNet v2 forward at 224×224, a ResNet-18
 // training step). The Go side of every case lives here; the PyTorch and
 // NumPy side is in bench/torch, the ONNX Runtime side in bench/ort (a
