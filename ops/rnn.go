@@ -433,12 +433,12 @@ func rnnSlices[T accel.Float](vs []Value) [][]T {
 }
 
 // sigmoidRow and tanhRow apply their function to each element of x in
-// place: in float64 with the math package, in float32 with exp32, in
+// place: in float64 with the math package, in float32 with tanh32, in
 // loops the processor can overlap.
 func sigmoidRow[T accel.Float](x []T) {
 	if x32, ok := any(x).([]float32); ok {
 		for i, v := range x32 {
-			x32[i] = 1 / (1 + exp32(-v))
+			x32[i] = sigmoid32(v)
 		}
 		return
 	}
@@ -459,44 +459,33 @@ func tanhRow[T accel.Float](x []T) {
 	}
 }
 
-// exp32 is e^x for float32: x = n*ln2 + f with n an integer (rounded by
-// adding 1.5*2^23, without a branch) and |f| <= ln2/2 (ln2 in two parts,
-// so f is exact), e^f from its Taylor series to the 6th power (error
-// below 1.3e-7), scaled by 2^n through the exponent bits.
-func exp32(x float32) float32 {
-	if x < -87 {
-		x = -87
-	}
-	if x > 88 {
-		x = 88
-	}
-	const (
-		round = 12582912 // 1.5 * 2^23
-		ln2Hi = 0.693359375
-		ln2Lo = -2.12194440e-4
-	)
-	r := x*1.4426950408889634 + round
-	n := int32(math.Float32bits(r)) - 0x4B400000
-	nf := r - round
-	f := x - nf*ln2Hi - nf*ln2Lo
-	p := float32(1.0 / 720)
-	p = p*f + 1.0/120
-	p = p*f + 1.0/24
-	p = p*f + 1.0/6
-	p = p*f + 0.5
-	p = p*f + 1
-	p = p*f + 1
-	return p * math.Float32frombits(uint32(n+127)<<23)
-}
+// sigmoid32 is the logistic function for float32: (1 + tanh(x/2)) / 2.
+func sigmoid32(x float32) float32 { return 0.5 + 0.5*tanh32(0.5*x) }
 
-func sigmoid32(x float32) float32 { return 1 / (1 + exp32(-x)) }
-
+// tanh32 is tanh for float32 as a rational function of x (odd
+// polynomials of degree 13 over 6, the minimax fit Eigen uses), exact to
+// a few ulp, on x clamped to where tanh rounds to ±1.
 func tanh32(x float32) float32 {
-	if x > -0.125 && x < 0.125 { // 1 - 2/(1+e^2x) loses digits near 0: the series
-		x2 := x * x
-		return x * (1 + x2*(-1.0/3+x2*(2.0/15+x2*(-17.0/315))))
+	const clamp = 7.90531110763549805
+	if x > clamp {
+		x = clamp
 	}
-	return 1 - 2/(1+exp32(2*x))
+	if x < -clamp {
+		x = -clamp
+	}
+	x2 := x * x
+	p := float32(-2.76076847742355e-16)
+	p = p*x2 + 2.00018790482477e-13
+	p = p*x2 - 8.60467152213735e-11
+	p = p*x2 + 5.12229709037114e-08
+	p = p*x2 + 1.48572235717979e-05
+	p = p*x2 + 6.37261928875436e-04
+	p = p*x2 + 4.89352455891786e-03
+	q := float32(1.19825839466702e-06)
+	q = q*x2 + 1.18534705686654e-04
+	q = q*x2 + 2.26843463243900e-03
+	q = q*x2 + 4.89352518554385e-03
+	return x * p / q
 }
 
 // packRNNWeight packs a weight for accel.GemmPackedB as the k x n matrix
