@@ -2,7 +2,8 @@
 // and jit), NumPy and ONNX Runtime, on the same workloads: SGEMM, the
 // LeNet of MXNet's hybridize tutorial (forward, also driven from
 // interpreted Go, a training step, the peak memory of training, and a
-// Fashion-MNIST epoch), a small MLP, and real-size networks of the model
+// Fashion-MNIST epoch), a small MLP, an LSTM layer's forward and
+// backward pass (beside torch.nn.LSTM), and real-size networks of the model
 // zoo (ResNet-18 v1 and MobileNet v2 forward at 224×224, a ResNet-18
 // training step). The Go side of every case lives here; the PyTorch and
 // NumPy side is in bench/torch, the ONNX Runtime side in bench/ort (a
@@ -24,6 +25,7 @@ import (
 	"github.com/hybridgo/hybridgo/nn"
 	"github.com/hybridgo/hybridgo/nn/loss"
 	"github.com/hybridgo/hybridgo/nn/optim"
+	"github.com/hybridgo/hybridgo/nn/rnn"
 	"github.com/hybridgo/hybridgo/nn/vision"
 	"github.com/hybridgo/hybridgo/ops"
 )
@@ -118,6 +120,13 @@ func Cases() []Case {
 			Timing: &Timing{MinRuns: memorySteps, MaxRuns: memorySteps},
 			Memory: true,
 			setup:  func(impl string) (work, error) { return just(trainStep(train.NewLeNet(), impl, 256, 1, 28, 28)) },
+		},
+		Case{
+			Name: "lstm-train-t35-b32",
+			Title: fmt.Sprintf("LSTM layer (%d layers, %d hidden, input %d) forward + backward, sequence %d, batch %d",
+				lstmLayers, lstmHidden, lstmHidden, lstmSteps, lstmBatch),
+			Ours:  []string{ImplOursEager, ImplOursHybrid},
+			setup: func(impl string) (work, error) { return just(lstmStep(impl)) },
 		},
 		Case{
 			Name:   "fashion-epoch",
@@ -308,6 +317,31 @@ func trainStep(net model, impl string, shape ...int) (func() error, error) {
 	}
 	y := eager.Array(labels, batch)
 	return func() error { return step(x, y) }, nil
+}
+
+// The sizes of the LSTM case (a word-level language model's recurrent
+// part): its input has as many features as its hidden state.
+const (
+	lstmLayers = 2
+	lstmHidden = 256
+	lstmSteps  = 35
+	lstmBatch  = 32
+)
+
+// lstmStep returns a forward and backward pass of a fused LSTM layer
+// (gradients of the parameters and the input, from an output gradient
+// of ones), as bench/torch times torch.nn.LSTM.
+func lstmStep(impl string) (func() error, error) {
+	net := rnn.NewLSTM(lstmHidden, rnn.Options{NumLayers: lstmLayers, InputSize: lstmHidden})
+	if err := prepare(net, impl); err != nil {
+		return nil, err
+	}
+	x := eager.RandomNormal(lstmSteps, lstmBatch, lstmHidden)
+	return func() error {
+		var out *eager.NDArray
+		eager.Record(func() { out = net.Forward(x).(*eager.NDArray) })
+		return out.Backward()
+	}, nil
 }
 
 // epochBatch and epochWarmSteps are the batch size of fashion-epoch and

@@ -99,7 +99,7 @@ func TestRegistryShapesAndKernels(t *testing.T) {
 // same values and compares.
 func TestRegistryDTypesAgree(t *testing.T) {
 	for _, c := range cases(t) {
-		if c.Op.Random() {
+		if c.Random() {
 			continue
 		}
 		a32, e32 := eager.Run(c.Op, c.Attrs, c.Inputs(ops.Float32, 3)...)
@@ -120,7 +120,7 @@ func TestRegistryDTypesAgree(t *testing.T) {
 // differences in float64: L = sum_k w_k * out_k for fixed random w.
 func TestRegistryGradients(t *testing.T) {
 	for _, c := range cases(t) {
-		if !c.Op.HasGradRule() || c.Op.Random() || c.Sample.NoGradCheck {
+		if !c.Op.HasGradRule() || c.Random() || c.Sample.NoGradCheck {
 			continue
 		}
 		checkGradient(t, c)

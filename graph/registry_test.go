@@ -44,7 +44,7 @@ func TestRegistryEagerEqualsGraph(t *testing.T) {
 		t.Error(err)
 	}
 	for _, c := range cs {
-		if c.Op.Random() {
+		if c.Random() {
 			continue
 		}
 		for _, dt := range []ops.DType{ops.Float64, ops.Float32} {

@@ -225,6 +225,7 @@ func inferNode(n *Node) error {
 	for i, e := range n.Inputs {
 		v := e.Node
 		if !v.IsVar() {
+			fillCreated(e, filled[i])
 			continue
 		}
 		if !v.Shapes[0].Known() && len(filled[i]) > 0 {
@@ -236,6 +237,25 @@ func inferNode(n *Node) error {
 	}
 	n.Shapes, n.DTypes = outShapes, outTypes
 	return nil
+}
+
+// fillCreated gives an array made from a shape attribute alone (_zeros,
+// _ones, _full) the shape its consumer inferred, when its own has unknown
+// dims: MXNet's Gluon writes a recurrent layer's initial states as
+// _zeros of shape (layers, 0, hidden), whose batch the RNN op infers.
+func fillCreated(e Entry, shape ops.Shape) {
+	v := e.Node
+	if len(v.Inputs) > 0 || v.Shapes[e.Index].Known() || !shape.Known() || !v.Shapes[e.Index].Fits(shape) {
+		return
+	}
+	m := v.Op.FormatAttrs(v.Attrs)
+	if _, ok := m["shape"]; !ok {
+		return
+	}
+	m["shape"] = shape.Tuple()
+	if a, err := v.Op.ParseAttrs(m); err == nil {
+		v.Attrs, v.Shapes[e.Index] = a, shape.Clone()
+	}
 }
 
 // nodeError names the graph node in an op's error.

@@ -182,6 +182,18 @@ func (p *Parameter) fill(init Initializer) error {
 	return nil
 }
 
+// SetShape fills the parameter's unknown dims (0), as assigning Gluon's
+// Parameter.shape does: the known dims must agree. A parameter whose
+// initialisation waited for its shape is initialised. Blocks that know a
+// parameter's shape from their input before any op sees it (the
+// recurrent layers of nn/rnn) call it.
+func (p *Parameter) SetShape(shape ops.Shape) error {
+	if len(shape) != len(p.shape) || !p.shape.Fits(shape) {
+		return fmt.Errorf("parameter %s: cannot set shape %v on a parameter of shape %v", p.name, shape, p.shape)
+	}
+	return p.inferred(shape)
+}
+
 // inferred fills unknown dims from a shape found while tracing, and
 // finishes a deferred initialisation.
 func (p *Parameter) inferred(shape ops.Shape) error {

@@ -118,6 +118,10 @@ type Sample struct {
 	// NoGradCheck skips the numeric gradient check (for points where the
 	// op is not smooth, or inputs that are not differentiable).
 	NoGradCheck bool
+	// Deterministic marks a sample of a Random op that draws nothing with
+	// its attributes (RNN with p=0), so that the tests needing repeatable
+	// results check it too.
+	Deterministic bool
 }
 
 // kinds are the kinds an op can have: what a drawing colours it by.

@@ -117,6 +117,8 @@ func init() {
 		"Power":               reflect.ValueOf(nd.Power),
 		"PowerScalar":         reflect.ValueOf(nd.PowerScalar),
 		"Prod":                reflect.ValueOf(nd.Prod),
+		"RNN":                 reflect.ValueOf(nd.RNN),
+		"RNNParamConcat":      reflect.ValueOf(nd.RNNParamConcat),
 		"RandomNormal":        reflect.ValueOf(nd.RandomNormal),
 		"RandomUniform":       reflect.ValueOf(nd.RandomUniform),
 		"RdivScalar":          reflect.ValueOf(nd.RdivScalar),

@@ -117,6 +117,8 @@ func init() {
 		"Power":               reflect.ValueOf(sym.Power),
 		"PowerScalar":         reflect.ValueOf(sym.PowerScalar),
 		"Prod":                reflect.ValueOf(sym.Prod),
+		"RNN":                 reflect.ValueOf(sym.RNN),
+		"RNNParamConcat":      reflect.ValueOf(sym.RNNParamConcat),
 		"RandomNormal":        reflect.ValueOf(sym.RandomNormal),
 		"RandomUniform":       reflect.ValueOf(sym.RandomUniform),
 		"RdivScalar":          reflect.ValueOf(sym.RdivScalar),

@@ -136,6 +136,7 @@ var preImports = []string{
 	"github.com/hybridgo/hybridgo/nn/metric",
 	"github.com/hybridgo/hybridgo/nn/optim",
 	"github.com/hybridgo/hybridgo/nn/vision",
+	"github.com/hybridgo/hybridgo/nn/rnn",
 	"github.com/hybridgo/hybridgo/data",
 	"github.com/hybridgo/hybridgo/display",
 	"github.com/hybridgo/hybridgo/viz",

@@ -56,6 +56,9 @@ def compiled_variants(case):
     m = re.fullmatch(r"lenet-train-b(\d+)", case)
     if m:
         return models.train_variants(int(m.group(1)))
+    m = re.fullmatch(r"lstm-train-t(\d+)-b(\d+)", case)
+    if m:
+        return models.lstm_variants(steps=int(m.group(1)), batch=int(m.group(2)))
     real = zoo.variants(case)
     if real is not None:
         return real

@@ -81,3 +81,19 @@ def train_variants(batch, impls=("torch-eager", "torch-jit"), shape=None, make=N
 
         out.append((impl, step))
     return out
+
+
+def lstm_variants(layers=2, hidden=256, steps=35, batch=32):
+    """A forward and backward pass of torch.nn.LSTM (input size = hidden),
+    from an output gradient of ones, as the Go side's lstm case."""
+    torch.manual_seed(1)
+    model = nn.LSTM(hidden, hidden, layers)
+    model.train()
+    x = torch.randn(steps, batch, hidden)
+
+    def step():
+        model.zero_grad()
+        out, _ = model(x)
+        out.backward(torch.ones_like(out))
+
+    return [("torch-eager", step)]

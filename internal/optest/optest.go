@@ -38,6 +38,10 @@ func Cases() ([]Case, []error) {
 	return cases, errs
 }
 
+// Random reports whether the case's results may differ from run to run:
+// its op draws random numbers and the sample is not marked Deterministic.
+func (c Case) Random() bool { return c.Op.Random() && !c.Sample.Deterministic }
+
 // Inputs makes random inputs for the case in the given float dtype (inputs
 // declared with another dtype keep it), from a fixed seed.
 func (c Case) Inputs(float ops.DType, seed uint64) []*eager.NDArray {

@@ -571,6 +571,21 @@ func Prod(x ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.Prod(x, attrs...))
 }
 
+// RNN runs MXNet's fused recurrent op on inputs data (TNC), parameters
+// (the packed vector, see RNNParamSize), state and, for lstm, state_cell.
+// It returns the output and, with ops.Attr{"state_outputs", true}, the
+// final states. Options: "bidirectional", "p" (dropout between layers).
+func RNN(inputs []ops.Tensor, mode string, stateSize int, numLayers int, attrs ...ops.Attr) []*graph.Symbol {
+	return syms(graph.F.RNN(inputs, mode, stateSize, numLayers, attrs...))
+}
+
+// RNNParamConcat joins flattened weights and biases along dim 0 into an
+// RNN op's parameter vector, as Gluon's recurrent layers do
+// (_rnn_param_concat in model files).
+func RNNParamConcat(xs ...ops.Tensor) *graph.Symbol {
+	return sym(graph.F.RNNParamConcat(xs...))
+}
+
 // RandomNormal samples from the normal distribution N(loc, scale²).
 func RandomNormal(loc float64, scale float64, shape ops.Shape, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.RandomNormal(loc, scale, shape, attrs...))

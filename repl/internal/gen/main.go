@@ -265,7 +265,7 @@ func docTable(root string, generated map[string][]byte) ([]byte, error) {
 			}
 		}
 	}
-	for _, dir := range []string{"ops", "eager", "graph", "format/mxnet", "format/onnx", "nn", "nn/loss", "nn/metric", "nn/optim", "nn/vision", "data", "profiler"} {
+	for _, dir := range []string{"ops", "eager", "graph", "format/mxnet", "format/onnx", "nn", "nn/loss", "nn/metric", "nn/optim", "nn/vision", "nn/rnn", "data", "profiler"} {
 		files, err := parseDir(fset, filepath.Join(root, dir))
 		if err != nil {
 			return nil, err
