@@ -58,6 +58,14 @@
 // build tag keeps the portable kernel everywhere, and HYBRIDGO_GEMM=avx2 in
 // the environment skips the AVX-512 kernels.
 //
+// A kernel either adds its product into C or, for the first depth block
+// of a product with beta 0, stores it, so C is never cleared beforehand.
+// The float32 AVX-512 kernels also come in a form that reads A as it
+// lies, broadcasting from its rows (microKernel.rows): a product of few
+// columns (a convolution of a 7x7 or 14x14 output at batch 1) then skips
+// packing A, which would cost about what the multiplication does
+// (ReadsARows says where).
+//
 // # Convolution and pooling
 //
 // Convolution is lowered to Gemm: Im2col turns one image into a
