@@ -618,18 +618,10 @@ func im2colImage[T Float](g ConvGeom, img []T) (src []T, bp *[]T) {
 	src = (*bp)[:g.Channels*ph*pw]
 	clear(src)
 	even := (pw + 1) / 2
-	x0 := g.PadW % 2 // the first image column at an even column of the bordered row
 	for c := range g.Channels {
 		for h := range g.InH {
 			row := src[(c*ph+h+g.PadH)*pw:][:pw]
-			in := img[(c*g.InH+h)*g.InW:][:g.InW]
-			for x := x0; x < len(in); x += 2 {
-				row[(x+g.PadW)/2] = in[x]
-			}
-			odd := row[even:]
-			for x := 1 - x0; x < len(in); x += 2 {
-				odd[(x+g.PadW)/2] = in[x]
-			}
+			deinterleave(row[:even], row[even:], img[(c*g.InH+h)*g.InW:][:g.InW], g.PadW)
 		}
 	}
 	return src, bp
