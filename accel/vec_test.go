@@ -188,3 +188,37 @@ func TestScaleRows(t *testing.T) {
 		}
 	}
 }
+
+// TestTanhSigmoid checks Tanh and Sigmoid in float32 against math, across
+// lengths that exercise the vector loop and its tail, and in place.
+func TestTanhSigmoid(t *testing.T) {
+	for _, n := range []int{1, 7, 8, 9, 33, 1000} {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(i%41-20) * 0.37
+		}
+		x[0] = 1e-6
+		th, sg := make([]float32, n), make([]float32, n)
+		Tanh(x, th)
+		Sigmoid(x, sg)
+		for i, v := range x {
+			if want := math.Tanh(float64(v)); math.Abs(float64(th[i])-want) > 3e-7+1e-6*math.Abs(want) {
+				t.Fatalf("n=%d: tanh(%v) = %v, want %v", n, v, th[i], want)
+			}
+			if want := 1 / (1 + math.Exp(-float64(v))); math.Abs(float64(sg[i])-want) > 3e-7 {
+				t.Fatalf("n=%d: sigmoid(%v) = %v, want %v", n, v, sg[i], want)
+			}
+		}
+		Tanh(x, x)
+		for i := range x {
+			if x[i] != th[i] {
+				t.Fatalf("n=%d: in place [%d] = %v, want %v", n, i, x[i], th[i])
+			}
+		}
+	}
+	nan := []float32{float32(math.NaN()), 0, 0, 0, 0, 0, 0, 0}
+	Tanh(nan, nan)
+	if nan[0] == nan[0] {
+		t.Errorf("tanh(NaN) = %v", nan[0])
+	}
+}

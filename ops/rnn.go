@@ -2,7 +2,6 @@ package ops
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/hybridgo/hybridgo/accel"
 )
@@ -432,61 +431,12 @@ func rnnSlices[T accel.Float](vs []Value) [][]T {
 	return s
 }
 
-// sigmoidRow and tanhRow apply their function to each element of x in
-// place: in float64 with the math package, in float32 with tanh32, in
-// loops the processor can overlap.
-func sigmoidRow[T accel.Float](x []T) {
-	if x32, ok := any(x).([]float32); ok {
-		for i, v := range x32 {
-			x32[i] = sigmoid32(v)
-		}
-		return
-	}
-	for i, v := range x {
-		x[i] = T(1 / (1 + math.Exp(-float64(v))))
-	}
-}
+// sigmoidRow and tanhRow apply the gates' nonlinearities in place
+// (accel.Sigmoid and accel.Tanh: in float32 a rational function, a few
+// ulp from the exact values).
+func sigmoidRow[T accel.Float](x []T) { accel.Sigmoid(x, x) }
 
-func tanhRow[T accel.Float](x []T) {
-	if x32, ok := any(x).([]float32); ok {
-		for i, v := range x32 {
-			x32[i] = tanh32(v)
-		}
-		return
-	}
-	for i, v := range x {
-		x[i] = T(math.Tanh(float64(v)))
-	}
-}
-
-// sigmoid32 is the logistic function for float32: (1 + tanh(x/2)) / 2.
-func sigmoid32(x float32) float32 { return 0.5 + 0.5*tanh32(0.5*x) }
-
-// tanh32 is tanh for float32 as a rational function of x (odd
-// polynomials of degree 13 over 6, the minimax fit Eigen uses), exact to
-// a few ulp, on x clamped to where tanh rounds to ±1.
-func tanh32(x float32) float32 {
-	const clamp = 7.90531110763549805
-	if x > clamp {
-		x = clamp
-	}
-	if x < -clamp {
-		x = -clamp
-	}
-	x2 := x * x
-	p := float32(-2.76076847742355e-16)
-	p = p*x2 + 2.00018790482477e-13
-	p = p*x2 - 8.60467152213735e-11
-	p = p*x2 + 5.12229709037114e-08
-	p = p*x2 + 1.48572235717979e-05
-	p = p*x2 + 6.37261928875436e-04
-	p = p*x2 + 4.89352455891786e-03
-	q := float32(1.19825839466702e-06)
-	q = q*x2 + 1.18534705686654e-04
-	q = q*x2 + 2.26843463243900e-03
-	q = q*x2 + 4.89352518554385e-03
-	return x * p / q
-}
+func tanhRow[T accel.Float](x []T) { accel.Tanh(x, x) }
 
 // packRNNWeight packs a weight for accel.GemmPackedB as the k x n matrix
 // B: wᵀ (w stored n x k) when trans, else w (stored k x n). Give the

@@ -6,20 +6,27 @@ import (
 )
 
 // TestRNNActivations32 checks the float32 sigmoid and tanh of the RNN
-// kernels against the math package's.
+// kernels against the math package's, over a sweep of the inputs and
+// near 0, where tanh must be relatively exact.
 func TestRNNActivations32(t *testing.T) {
+	var xs []float32
 	for x := -90.0; x <= 90; x += 0.001 {
-		x32 := float32(x)
-		if got, want := float64(sigmoid32(x32)), 1/(1+math.Exp(-float64(x32))); math.Abs(got-want) > 3e-7 {
-			t.Fatalf("sigmoid32(%v) = %v, want %v", x32, got, want)
-		}
-		if got, want := float64(tanh32(x32)), math.Tanh(float64(x32)); math.Abs(got-want) > 3e-7 || math.Abs(got) > 1 {
-			t.Fatalf("tanh32(%v) = %v, want %v", x32, got, want)
-		}
+		xs = append(xs, float32(x))
 	}
-	for _, x := range []float32{1e-6, -1e-6, 1e-3, 0.05} {
-		if got, want := float64(tanh32(x)), math.Tanh(float64(x)); math.Abs(got-want) > 1e-6*math.Abs(want) {
-			t.Errorf("tanh32(%v) = %v, want %v: not relatively exact near 0", x, got, want)
+	xs = append(xs, 1e-6, -1e-6, 1e-3, 0.05)
+	sg, th := append([]float32(nil), xs...), append([]float32(nil), xs...)
+	sigmoidRow(sg)
+	tanhRow(th)
+	for i, x := range xs {
+		if got, want := float64(sg[i]), 1/(1+math.Exp(-float64(x))); math.Abs(got-want) > 3e-7 {
+			t.Fatalf("sigmoid(%v) = %v, want %v", x, got, want)
+		}
+		got, want := float64(th[i]), math.Tanh(float64(x))
+		if math.Abs(got-want) > 3e-7 || math.Abs(got) > 1 {
+			t.Fatalf("tanh(%v) = %v, want %v", x, got, want)
+		}
+		if math.Abs(float64(x)) < 0.1 && math.Abs(got-want) > 1e-6*math.Abs(want) {
+			t.Errorf("tanh(%v) = %v, want %v: not relatively exact near 0", x, got, want)
 		}
 	}
 }
