@@ -115,5 +115,7 @@
 // epilogue, Relu and ReluGrad, the copies of im2col runs, the 8x8
 // transposes of panel packing and the float32 2x2 max pooling (forward
 // and gradient) are AVX2 loops (dot_amd64.s), installed like the
-// micro-kernels; the purego build tag keeps the Go loops.
+// micro-kernels; the purego build tag keeps the Go loops. So are Tanh and
+// Sigmoid, the gates of recurrent layers, which in float32 evaluate a
+// rational function of x eight lanes at a time.
 package accel
