@@ -376,7 +376,7 @@ func convPacked[T accel.Float](p convPlan, image, weight, maps []T, post convPos
 	plen := accel.PackedBLen[T](k, cols)
 	l := accel.GetRecycled[convPackedLoop[T]]()
 	*l = convPackedLoop[T]{p: p, image: image, maps: maps, plen: plen, post: post}
-	if accel.ReadsARows[T](p.maps, cols) {
+	if accel.ReadsARows[T](p.maps, cols, k) {
 		// The product reads the filters as they lie.
 		l.weight = weight
 	} else {
