@@ -48,6 +48,12 @@ func Arctan(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Arctan(x))
 }
 
+// ArgSort returns the indices that sort x along axis, as float32
+// (ops.WithDType to change), ascending unless ops.Attr{"is_ascend", false}.
+func ArgSort(x ops.Tensor, axis int, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.ArgSort(x, axis, attrs...))
+}
+
 // Argmax returns the index of the maximum of x along axis (negative counts
 // from the end), in x's dtype; ops.Keepdims() keeps the axis as size 1.
 func Argmax(x ops.Tensor, axis int, attrs ...ops.Attr) *graph.Symbol {
@@ -91,6 +97,12 @@ func BlockGrad(x ops.Tensor) *graph.Symbol {
 // BroadcastAdd is Add under its MXNet name.
 func BroadcastAdd(a ops.Tensor, b ops.Tensor) *graph.Symbol {
 	return sym(graph.F.BroadcastAdd(a, b))
+}
+
+// BroadcastAxis broadcasts x along axes, each of size 1, to sizes
+// (MXNet's broadcast_axis).
+func BroadcastAxis(x ops.Tensor, axes []int, sizes []int) *graph.Symbol {
+	return sym(graph.F.BroadcastAxis(x, axes, sizes))
 }
 
 // BroadcastDiv is Div under its MXNet name.
@@ -169,12 +181,25 @@ func Cosh(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Cosh(x))
 }
 
+// Crop crops the height and width of 4-D x to h×w at (y, x) = offset;
+// ops.Attr{"center_crop", true} crops the centre.
+func Crop(x ops.Tensor, h int, w int, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.Crop(x, h, w, attrs...))
+}
+
 // Deconvolution is the transposed convolution of x (NCW or NCHW) with
 // weight, of shape (channels, numFilter/num_group, kernel...), plus bias
 // (numFilter) unless bias is nil. Other attributes (stride, pad, adj,
 // target_shape, dilate, num_group, …) go in attrs.
 func Deconvolution(x ops.Tensor, weight ops.Tensor, bias ops.Tensor, kernel []int, numFilter int, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.Deconvolution(x, weight, bias, kernel, numFilter, attrs...))
+}
+
+// Diag returns the k-th diagonal of x (of its planes of axes 0 and 1;
+// ops.Attr{"axis1", …} and {"axis2", …} choose others), or, for 1-D x, the
+// square matrix with x on its k-th diagonal.
+func Diag(x ops.Tensor, k int, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.Diag(x, k, attrs...))
 }
 
 // Div returns a / b, broadcasting (broadcast_div).
@@ -288,6 +313,11 @@ func Full(shape ops.Shape, value float64, attrs ...ops.Attr) *graph.Symbol {
 // (ops.Attr{"flatten", false}) follow.
 func FullyConnected(x ops.Tensor, weight ops.Tensor, bias ops.Tensor, numHidden int, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.FullyConnected(x, weight, bias, numHidden, attrs...))
+}
+
+// GatherND gathers the slices of x at the coordinates in indices (M, Y…).
+func GatherND(x ops.Tensor, indices ops.Tensor) *graph.Symbol {
+	return sym(graph.F.GatherND(x, indices))
 }
 
 // Greater returns 1 where a > b, else 0 (broadcasting).
@@ -535,6 +565,12 @@ func PReLU(x ops.Tensor, gamma ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.PReLU(x, gamma, attrs...))
 }
 
+// Pad pads each axis of x by the (before, after) pairs of padWidth, in
+// mode "constant" (with ops.Attr{"constant_value", v}), "edge" or "reflect".
+func Pad(x ops.Tensor, mode string, padWidth []int, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.Pad(x, mode, padWidth, attrs...))
+}
+
 // Pick returns, for each position of index, the element of data it selects
 // along the last axis (or the axis of an ops.Axis(...) Attr).
 func Pick(data ops.Tensor, index ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
@@ -643,6 +679,31 @@ func Rsqrt(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Rsqrt(x))
 }
 
+// ScatterND scatters data into zeros of shape at the coordinates in
+// indices (M, Y…).
+func ScatterND(data ops.Tensor, indices ops.Tensor, shape ...int) *graph.Symbol {
+	return sym(graph.F.ScatterND(data, indices, shape...))
+}
+
+// SequenceLast returns the last element of each sequence of x (lengths
+// nil: the last time step). The time axis is axis (0 or 1).
+func SequenceLast(x ops.Tensor, lengths ops.Tensor, axis int) *graph.Symbol {
+	return sym(graph.F.SequenceLast(x, lengths, axis))
+}
+
+// SequenceMask sets the elements of each sequence of x past its length to
+// value; lengths nil means every sequence is whole. The time axis is axis
+// (0 or 1).
+func SequenceMask(x ops.Tensor, lengths ops.Tensor, value float64, axis int) *graph.Symbol {
+	return sym(graph.F.SequenceMask(x, lengths, value, axis))
+}
+
+// SequenceReverse reverses the first length elements of each sequence of
+// x, (T, N, …) (lengths nil: the whole sequences).
+func SequenceReverse(x ops.Tensor, lengths ops.Tensor) *graph.Symbol {
+	return sym(graph.F.SequenceReverse(x, lengths))
+}
+
 // ShapeArray returns the shape of x as a 1-D int64 array.
 func ShapeArray(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.ShapeArray(x))
@@ -722,6 +783,12 @@ func Softsign(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Softsign(x))
 }
 
+// Sort sorts x along axis, ascending (ops.Attr{"is_ascend", false}:
+// descending).
+func Sort(x ops.Tensor, axis int, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.Sort(x, axis, attrs...))
+}
+
 // Split cuts x into numOutputs equal parts along axis (SliceChannel); add
 // ops.SqueezeAxis() to drop the axis from parts of size 1.
 func Split(x ops.Tensor, numOutputs int, axis int, attrs ...ops.Attr) []*graph.Symbol {
@@ -764,6 +831,11 @@ func SumLike(x ops.Tensor, like ops.Tensor) *graph.Symbol {
 	return sym(graph.F.SumLike(x, like))
 }
 
+// SwapAxes interchanges axes dim1 and dim2 of x (MXNet's swapaxes).
+func SwapAxes(x ops.Tensor, dim1 int, dim2 int) *graph.Symbol {
+	return sym(graph.F.SwapAxes(x, dim1, dim2))
+}
+
 // Take returns the slices of a at indices along axis 0, or along the axis of
 // an ops.Axis(...) Attr; Attr{"mode", "wrap"} or "raise" change how indices
 // out of range are treated (the default clips them).
@@ -795,6 +867,11 @@ func Transpose(x ops.Tensor, axes ...int) *graph.Symbol {
 // Trunc rounds toward zero.
 func Trunc(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Trunc(x))
+}
+
+// UpSampling upsamples 4-D x by scale, repeating each pixel (nearest).
+func UpSampling(x ops.Tensor, scale int) *graph.Symbol {
+	return sym(graph.F.UpSampling(x, scale))
 }
 
 // Where returns x where cond is non-zero and y elsewhere.
