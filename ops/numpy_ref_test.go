@@ -55,9 +55,26 @@ def scatter_nd(d, i, shape):
     y = np.zeros(shape)
     y[tuple(i.astype(int))] = d
     return y
+def instnorm(x, g, b, eps):
+    ax = tuple(range(2, x.ndim))
+    m = x.mean(axis=ax, keepdims=True)
+    v = x.var(axis=ax, keepdims=True)
+    sh = (1, -1) + (1,) * (x.ndim - 2)
+    return (x - m) / np.sqrt(v + eps) * g.reshape(sh) + b.reshape(sh)
+def groupnorm(x, g, b, groups, eps):
+    n = x.shape[0]
+    r = x.reshape(n, groups, -1)
+    m = r.mean(axis=2, keepdims=True)
+    v = r.var(axis=2, keepdims=True)
+    y = (r - m) / np.sqrt(v + eps) * g.reshape(1, -1, 1) + b.reshape(1, -1, 1)
+    return y.reshape(x.shape)
+def l2norm(x, mode, eps):
+    ax = {"instance": tuple(range(1, x.ndim)), "channel": (1,), "spatial": tuple(range(2, x.ndim))}[mode]
+    return x / np.sqrt((x * x).sum(axis=ax, keepdims=True) + eps)
 out = []
 for c in cases:
-    env = {"np": np, "seqmask": seqmask, "seqlast": seqlast, "seqrev": seqrev, "topk_idx": topk_idx, "scatter_nd": scatter_nd}
+    env = {"np": np, "seqmask": seqmask, "seqlast": seqlast, "seqrev": seqrev, "topk_idx": topk_idx, "scatter_nd": scatter_nd,
+           "instnorm": instnorm, "groupnorm": groupnorm, "l2norm": l2norm}
     for i, (shape, vals) in enumerate(c["inputs"]):
         env["x%d" % i] = np.array(vals, dtype=np.float64).reshape(shape)
     r = np.asarray(eval(c["ref"], env), dtype=np.float64)
@@ -115,6 +132,15 @@ func TestNewOpsAgainstNumPy(t *testing.T) {
 		{op: "gather_nd", inputs: []ops.Shape{{3, 4}, {1, 2, 2}}, ints: map[int]int{1: 3}, ref: "x0[tuple(x1.astype(int))]"},
 		{op: "scatter_nd", attrs: map[string]string{"shape": "(4, 3)"}, inputs: []ops.Shape{{2, 3}, {1, 2}}, ints: map[int]int{1: 4},
 			distinct: true, ref: "scatter_nd(x0, x1, (4, 3))"},
+		{op: "InstanceNorm", inputs: []ops.Shape{{2, 3, 2, 2}, {3}, {3}}, ref: "instnorm(x0, x1, x2, 1e-3)"},
+		{op: "GroupNorm", attrs: map[string]string{"num_groups": "2"}, inputs: []ops.Shape{{2, 4, 3}, {2}, {2}}, ref: "groupnorm(x0, x1, x2, 2, 1e-5)"},
+		{op: "GroupNorm", attrs: map[string]string{"num_groups": "2", "output_mean_var": "True"}, inputs: []ops.Shape{{2, 4, 3}, {2}, {2}}, out: 2,
+			ref: "np.sqrt(x0.reshape(2, 2, -1).var(axis=2) + 1e-5)"},
+		{op: "L2Normalization", inputs: []ops.Shape{{2, 3, 2}}, ref: "l2norm(x0, 'instance', 1e-10)"},
+		{op: "L2Normalization", attrs: map[string]string{"mode": "channel"}, inputs: []ops.Shape{{2, 3, 2, 2}}, ref: "l2norm(x0, 'channel', 1e-10)"},
+		{op: "L2Normalization", attrs: map[string]string{"mode": "spatial"}, inputs: []ops.Shape{{2, 3, 4}}, ref: "l2norm(x0, 'spatial', 1e-10)"},
+		{op: "L2Normalization", attrs: map[string]string{"mode": "channel"}, inputs: []ops.Shape{{2, 3, 2}}, out: 1,
+			ref: "np.sqrt((x0 * x0).sum(axis=1, keepdims=True) + 1e-10)"},
 	}
 	r := rand.New(rand.NewPCG(3, 5))
 	type jsonCase struct {
@@ -172,7 +198,7 @@ func TestNewOpsAgainstNumPy(t *testing.T) {
 			t.Errorf("%s: shape %v, numpy's %v", name, got[i].Shape(), shape)
 			continue
 		}
-		if j := optest.FirstDiff(got[i].Float64s(), vals, 1e-12, 1e-12); j >= 0 {
+		if j := optest.FirstDiff(got[i].Float64s(), vals, 1e-10, 1e-10); j >= 0 {
 			t.Errorf("%s: element %d is %v, numpy's %v\ngot  %v\nwant %v", name, j, got[i].Float64s()[j], vals[j], got[i].Float64s(), vals)
 		}
 	}

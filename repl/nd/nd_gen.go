@@ -325,6 +325,13 @@ func GreaterScalar(x ops.Tensor, s float64) *eager.NDArray {
 	return nd(eager.F.GreaterScalar(x, s))
 }
 
+// GroupNorm normalises each of numGroups groups of channels of each
+// sample of x (N, C, …), then scales by gamma and shifts by beta, one
+// value per group (numGroups,).
+func GroupNorm(x ops.Tensor, gamma ops.Tensor, beta ops.Tensor, numGroups int, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.GroupNorm(x, gamma, beta, numGroups, attrs...))
+}
+
 // Hypot returns sqrt(a*a + b*b), broadcasting.
 func Hypot(a ops.Tensor, b ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Hypot(a, b))
@@ -340,9 +347,22 @@ func Identity(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Identity(x))
 }
 
+// InstanceNorm normalises each channel of each sample of x (N, C, …),
+// then scales by gamma (C,) and shifts by beta (C,); ops.Attr{"eps", …}
+// changes eps (0.001).
+func InstanceNorm(x ops.Tensor, gamma ops.Tensor, beta ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.InstanceNorm(x, gamma, beta, attrs...))
+}
+
 // Invoke is Apply that panics on error and returns only the visible outputs.
 func Invoke(op *ops.Op, attrs ops.Attrs, inputs ...ops.Tensor) []*eager.NDArray {
 	return nds(eager.F.Invoke(op, attrs, inputs...))
+}
+
+// L2Normalization divides x by its L2 norm over each sample (mode
+// "instance"), across channels ("channel") or over positions ("spatial").
+func L2Normalization(x ops.Tensor, mode string, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.L2Normalization(x, mode, attrs...))
 }
 
 // LayerNorm normalises x along the last axis (or ops.Axis) and applies

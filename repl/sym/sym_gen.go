@@ -340,6 +340,13 @@ func GreaterScalar(x ops.Tensor, s float64) *graph.Symbol {
 	return sym(graph.F.GreaterScalar(x, s))
 }
 
+// GroupNorm normalises each of numGroups groups of channels of each
+// sample of x (N, C, …), then scales by gamma and shifts by beta, one
+// value per group (numGroups,).
+func GroupNorm(x ops.Tensor, gamma ops.Tensor, beta ops.Tensor, numGroups int, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.GroupNorm(x, gamma, beta, numGroups, attrs...))
+}
+
 // Hypot returns sqrt(a*a + b*b), broadcasting.
 func Hypot(a ops.Tensor, b ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Hypot(a, b))
@@ -355,9 +362,22 @@ func Identity(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Identity(x))
 }
 
+// InstanceNorm normalises each channel of each sample of x (N, C, …),
+// then scales by gamma (C,) and shifts by beta (C,); ops.Attr{"eps", …}
+// changes eps (0.001).
+func InstanceNorm(x ops.Tensor, gamma ops.Tensor, beta ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.InstanceNorm(x, gamma, beta, attrs...))
+}
+
 // Invoke is Apply that panics on error and returns only the visible outputs.
 func Invoke(op *ops.Op, attrs ops.Attrs, inputs ...ops.Tensor) []*graph.Symbol {
 	return syms(graph.F.Invoke(op, attrs, inputs...))
+}
+
+// L2Normalization divides x by its L2 norm over each sample (mode
+// "instance"), across channels ("channel") or over positions ("spatial").
+func L2Normalization(x ops.Tensor, mode string, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.L2Normalization(x, mode, attrs...))
 }
 
 // LayerNorm normalises x along the last axis (or ops.Axis) and applies
