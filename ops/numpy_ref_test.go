@@ -55,6 +55,11 @@ def scatter_nd(d, i, shape):
     y = np.zeros(shape)
     y[tuple(i.astype(int))] = d
     return y
+def khatri_rao(*ms):
+    out = ms[0]
+    for m in ms[1:]:
+        out = np.einsum('ik,jk->ijk', out, m).reshape(-1, m.shape[1])
+    return out
 def instnorm(x, g, b, eps):
     ax = tuple(range(2, x.ndim))
     m = x.mean(axis=ax, keepdims=True)
@@ -74,7 +79,7 @@ def l2norm(x, mode, eps):
 out = []
 for c in cases:
     env = {"np": np, "seqmask": seqmask, "seqlast": seqlast, "seqrev": seqrev, "topk_idx": topk_idx, "scatter_nd": scatter_nd,
-           "instnorm": instnorm, "groupnorm": groupnorm, "l2norm": l2norm}
+           "instnorm": instnorm, "groupnorm": groupnorm, "l2norm": l2norm, "khatri_rao": khatri_rao}
     for i, (shape, vals) in enumerate(c["inputs"]):
         env["x%d" % i] = np.array(vals, dtype=np.float64).reshape(shape)
     r = np.asarray(eval(c["ref"], env), dtype=np.float64)
@@ -141,6 +146,14 @@ func TestNewOpsAgainstNumPy(t *testing.T) {
 		{op: "L2Normalization", attrs: map[string]string{"mode": "spatial"}, inputs: []ops.Shape{{2, 3, 4}}, ref: "l2norm(x0, 'spatial', 1e-10)"},
 		{op: "L2Normalization", attrs: map[string]string{"mode": "channel"}, inputs: []ops.Shape{{2, 3, 2}}, out: 1,
 			ref: "np.sqrt((x0 * x0).sum(axis=1, keepdims=True) + 1e-10)"},
+		{op: "_linalg_gemm2", inputs: []ops.Shape{{2, 3, 4}, {2, 4, 2}}, ref: "x0 @ x1"},
+		{op: "linalg_gemm2", attrs: map[string]string{"transpose_a": "True", "transpose_b": "True", "alpha": "0.5"}, inputs: []ops.Shape{{4, 3}, {2, 4}},
+			ref: "0.5 * x0.T @ x1.T"},
+		{op: "khatri_rao", attrs: map[string]string{"num_args": "3"}, inputs: []ops.Shape{{2, 3}, {3, 3}, {2, 3}}, ref: "khatri_rao(x0, x1, x2)"},
+		{op: "ravel_multi_index", attrs: map[string]string{"shape": "(7, 6)"}, inputs: []ops.Shape{{2, 5}}, ints: map[int]int{0: 6},
+			ref: "np.ravel_multi_index(x0.astype(int), (7, 6))"},
+		{op: "_unravel_index", attrs: map[string]string{"shape": "(5, 4, 3)"}, inputs: []ops.Shape{{6}}, ints: map[int]int{0: 60},
+			ref: "np.array(np.unravel_index(x0.astype(int), (5, 4, 3)))"},
 	}
 	r := rand.New(rand.NewPCG(3, 5))
 	type jsonCase struct {

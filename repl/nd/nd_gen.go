@@ -359,6 +359,12 @@ func Invoke(op *ops.Op, attrs ops.Attrs, inputs ...ops.Tensor) []*eager.NDArray 
 	return nds(eager.F.Invoke(op, attrs, inputs...))
 }
 
+// KhatriRao returns the column-wise Kronecker product of matrices with one
+// column count.
+func KhatriRao(ms ...ops.Tensor) *eager.NDArray {
+	return nd(eager.F.KhatriRao(ms...))
+}
+
 // L2Normalization divides x by its L2 norm over each sample (mode
 // "instance"), across channels ("channel") or over positions ("spatial").
 func L2Normalization(x ops.Tensor, mode string, attrs ...ops.Attr) *eager.NDArray {
@@ -396,6 +402,13 @@ func LesserEqualScalar(x ops.Tensor, s float64) *eager.NDArray {
 // LesserScalar returns 1 where x < s, else 0.
 func LesserScalar(x ops.Tensor, s float64) *eager.NDArray {
 	return nd(eager.F.LesserScalar(x, s))
+}
+
+// LinalgGemm2 returns alpha·op(A)·op(B) for the matrices on the last two
+// axes of a and b; ops.TransposeA(), ops.TransposeB() and
+// ops.Attr{"alpha", v} set the options.
+func LinalgGemm2(a ops.Tensor, b ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.LinalgGemm2(a, b, attrs...))
 }
 
 // Log returns the natural logarithm.
@@ -605,6 +618,12 @@ func PowerScalar(x ops.Tensor, s float64) *eager.NDArray {
 // Prod multiplies x over all axes, or over those given.
 func Prod(x ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.Prod(x, attrs...))
+}
+
+// RavelMultiIndex turns the multi-indices in the columns of x (len(shape),
+// N) into flat indices into an array of the given shape.
+func RavelMultiIndex(x ops.Tensor, shape ...int) *eager.NDArray {
+	return nd(eager.F.RavelMultiIndex(x, shape...))
 }
 
 // RdivScalar returns s / x.
@@ -857,6 +876,12 @@ func Transpose(x ops.Tensor, axes ...int) *eager.NDArray {
 // Trunc rounds toward zero.
 func Trunc(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Trunc(x))
+}
+
+// UnravelIndex turns the flat indices in x (N,) into the multi-indices
+// (len(shape), N) of an array of the given shape.
+func UnravelIndex(x ops.Tensor, shape ...int) *eager.NDArray {
+	return nd(eager.F.UnravelIndex(x, shape...))
 }
 
 // UpSampling upsamples 4-D x by scale, repeating each pixel (nearest).

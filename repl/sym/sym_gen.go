@@ -374,6 +374,12 @@ func Invoke(op *ops.Op, attrs ops.Attrs, inputs ...ops.Tensor) []*graph.Symbol {
 	return syms(graph.F.Invoke(op, attrs, inputs...))
 }
 
+// KhatriRao returns the column-wise Kronecker product of matrices with one
+// column count.
+func KhatriRao(ms ...ops.Tensor) *graph.Symbol {
+	return sym(graph.F.KhatriRao(ms...))
+}
+
 // L2Normalization divides x by its L2 norm over each sample (mode
 // "instance"), across channels ("channel") or over positions ("spatial").
 func L2Normalization(x ops.Tensor, mode string, attrs ...ops.Attr) *graph.Symbol {
@@ -411,6 +417,13 @@ func LesserEqualScalar(x ops.Tensor, s float64) *graph.Symbol {
 // LesserScalar returns 1 where x < s, else 0.
 func LesserScalar(x ops.Tensor, s float64) *graph.Symbol {
 	return sym(graph.F.LesserScalar(x, s))
+}
+
+// LinalgGemm2 returns alpha·op(A)·op(B) for the matrices on the last two
+// axes of a and b; ops.TransposeA(), ops.TransposeB() and
+// ops.Attr{"alpha", v} set the options.
+func LinalgGemm2(a ops.Tensor, b ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.LinalgGemm2(a, b, attrs...))
 }
 
 // Log returns the natural logarithm.
@@ -635,6 +648,12 @@ func RandomNormal(loc float64, scale float64, shape ops.Shape, attrs ...ops.Attr
 // RandomUniform samples from the uniform distribution on [low, high).
 func RandomUniform(low float64, high float64, shape ops.Shape, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.RandomUniform(low, high, shape, attrs...))
+}
+
+// RavelMultiIndex turns the multi-indices in the columns of x (len(shape),
+// N) into flat indices into an array of the given shape.
+func RavelMultiIndex(x ops.Tensor, shape ...int) *graph.Symbol {
+	return sym(graph.F.RavelMultiIndex(x, shape...))
 }
 
 // RdivScalar returns s / x.
@@ -887,6 +906,12 @@ func Transpose(x ops.Tensor, axes ...int) *graph.Symbol {
 // Trunc rounds toward zero.
 func Trunc(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Trunc(x))
+}
+
+// UnravelIndex turns the flat indices in x (N,) into the multi-indices
+// (len(shape), N) of an array of the given shape.
+func UnravelIndex(x ops.Tensor, shape ...int) *graph.Symbol {
+	return sym(graph.F.UnravelIndex(x, shape...))
 }
 
 // UpSampling upsamples 4-D x by scale, repeating each pixel (nearest).
