@@ -154,6 +154,9 @@ func TestNewOpsAgainstNumPy(t *testing.T) {
 			ref: "np.ravel_multi_index(x0.astype(int), (7, 6))"},
 		{op: "_unravel_index", attrs: map[string]string{"shape": "(5, 4, 3)"}, inputs: []ops.Shape{{6}}, ints: map[int]int{0: 60},
 			ref: "np.array(np.unravel_index(x0.astype(int), (5, 4, 3)))"},
+		{op: "_split_v2", attrs: map[string]string{"indices": "(1, 3)", "axis": "-1"}, inputs: []ops.Shape{{2, 2, 5}}, ref: "x0[..., 1:3]"},
+		{op: "_split_v2", attrs: map[string]string{"indices": "(1, 3)", "axis": "-1"}, inputs: []ops.Shape{{2, 2, 5}}, out: 1, ref: "x0[..., 3:]"},
+		{op: "_split_v2", attrs: map[string]string{"indices": "()", "sections": "3", "squeeze_axis": "True"}, inputs: []ops.Shape{{2, 3}}, out: 2, ref: "x0[:, 2]"},
 	}
 	r := rand.New(rand.NewPCG(3, 5))
 	type jsonCase struct {

@@ -164,6 +164,7 @@ func init() {
 		"Softsign":            reflect.ValueOf(nd.Softsign),
 		"Sort":                reflect.ValueOf(nd.Sort),
 		"Split":               reflect.ValueOf(nd.Split),
+		"SplitV2":             reflect.ValueOf(nd.SplitV2),
 		"Sqrt":                reflect.ValueOf(nd.Sqrt),
 		"Square":              reflect.ValueOf(nd.Square),
 		"Squeeze":             reflect.ValueOf(nd.Squeeze),

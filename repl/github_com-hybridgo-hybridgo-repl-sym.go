@@ -163,6 +163,7 @@ func init() {
 		"Softsign":            reflect.ValueOf(sym.Softsign),
 		"Sort":                reflect.ValueOf(sym.Sort),
 		"Split":               reflect.ValueOf(sym.Split),
+		"SplitV2":             reflect.ValueOf(sym.SplitV2),
 		"Sqrt":                reflect.ValueOf(sym.Sqrt),
 		"Square":              reflect.ValueOf(sym.Square),
 		"Squeeze":             reflect.ValueOf(sym.Squeeze),

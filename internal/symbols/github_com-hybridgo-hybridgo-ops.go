@@ -132,6 +132,7 @@ func init() {
 		"SoftmaxAttrs":         reflect.ValueOf((*ops.SoftmaxAttrs)(nil)),
 		"SoftmaxOutputAttrs":   reflect.ValueOf((*ops.SoftmaxOutputAttrs)(nil)),
 		"SortAttrs":            reflect.ValueOf((*ops.SortAttrs)(nil)),
+		"SplitV2Attrs":         reflect.ValueOf((*ops.SplitV2Attrs)(nil)),
 		"SqueezeAttrs":         reflect.ValueOf((*ops.SqueezeAttrs)(nil)),
 		"StackAttrs":           reflect.ValueOf((*ops.StackAttrs)(nil)),
 		"SwapAxisAttrs":        reflect.ValueOf((*ops.SwapAxisAttrs)(nil)),

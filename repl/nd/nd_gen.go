@@ -804,6 +804,13 @@ func Split(x ops.Tensor, numOutputs int, axis int, attrs ...ops.Attr) []*eager.N
 	return nds(eager.F.Split(x, numOutputs, axis, attrs...))
 }
 
+// SplitV2 splits x along axis into parts starting at indices (numpy's
+// split with a list); ops.Attr{"squeeze_axis", true} drops the axis from
+// parts of size 1.
+func SplitV2(x ops.Tensor, axis int, indices []int, attrs ...ops.Attr) []*eager.NDArray {
+	return nds(eager.F.SplitV2(x, axis, indices, attrs...))
+}
+
 // Sqrt returns the square root.
 func Sqrt(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Sqrt(x))
