@@ -29,8 +29,7 @@ type numpyCase struct {
 	ref      string
 }
 
-// numpyRef is the reference script: for each case, it evaluates the
-// expression on the inputs and prints the results as JSON.
+// numpyRef reads the cases and defines the helpers their expressions use.
 const numpyRef = `
 import json, sys
 import numpy as np
@@ -76,10 +75,16 @@ def groupnorm(x, g, b, groups, eps):
 def l2norm(x, mode, eps):
     ax = {"instance": tuple(range(1, x.ndim)), "channel": (1,), "spatial": tuple(range(2, x.ndim))}[mode]
     return x / np.sqrt((x * x).sum(axis=ax, keepdims=True) + eps)
+`
+
+// refLoop evaluates each case's expression on its inputs and prints the
+// results as JSON.
+const refLoop = `
 out = []
 for c in cases:
-    env = {"np": np, "seqmask": seqmask, "seqlast": seqlast, "seqrev": seqrev, "topk_idx": topk_idx, "scatter_nd": scatter_nd,
-           "instnorm": instnorm, "groupnorm": groupnorm, "l2norm": l2norm, "khatri_rao": khatri_rao}
+    env = dict(globals())
+    env.update({"np": np, "seqmask": seqmask, "seqlast": seqlast, "seqrev": seqrev, "topk_idx": topk_idx, "scatter_nd": scatter_nd,
+           "instnorm": instnorm, "groupnorm": groupnorm, "l2norm": l2norm, "khatri_rao": khatri_rao})
     for i, (shape, vals) in enumerate(c["inputs"]):
         env["x%d" % i] = np.array(vals, dtype=np.float64).reshape(shape)
     r = np.asarray(eval(c["ref"], env), dtype=np.float64)
@@ -158,6 +163,13 @@ func TestNewOpsAgainstNumPy(t *testing.T) {
 		{op: "_split_v2", attrs: map[string]string{"indices": "(1, 3)", "axis": "-1"}, inputs: []ops.Shape{{2, 2, 5}}, out: 1, ref: "x0[..., 3:]"},
 		{op: "_split_v2", attrs: map[string]string{"indices": "()", "sections": "3", "squeeze_axis": "True"}, inputs: []ops.Shape{{2, 3}}, out: 2, ref: "x0[:, 2]"},
 	}
+	checkAgainstPython(t, cases, numpyRef)
+}
+
+// checkAgainstPython runs each case here and in Python (script defines
+// the helpers the cases' expressions use) and compares the results.
+func checkAgainstPython(t *testing.T, cases []numpyCase, script string) {
+	t.Helper()
 	r := rand.New(rand.NewPCG(3, 5))
 	type jsonCase struct {
 		Inputs [][2]any `json:"inputs"`
@@ -201,7 +213,7 @@ func TestNewOpsAgainstNumPy(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want [][2]json.RawMessage
-	if err := json.Unmarshal(torchtest.Run(t, dir, numpyRef, "cases.json"), &want); err != nil {
+	if err := json.Unmarshal(torchtest.Run(t, dir, script+refLoop, "cases.json"), &want); err != nil {
 		t.Fatal(err)
 	}
 	for i, c := range cases {
@@ -218,4 +230,30 @@ func TestNewOpsAgainstNumPy(t *testing.T) {
 			t.Errorf("%s: element %d is %v, numpy's %v\ngot  %v\nwant %v", name, j, got[i].Float64s()[j], vals[j], got[i].Float64s(), vals)
 		}
 	}
+}
+
+// torchRef adds PyTorch to numpyRef, for the ops numpy has no counterpart of.
+const torchRef = numpyRef + `
+import torch
+import torch.nn.functional as tf
+import torchvision
+def resize(x, h, w, align):
+    return tf.interpolate(torch.from_numpy(x), size=(h, w), mode='bilinear', align_corners=align).numpy()
+def roi_pool(x, rois, h, w, scale):
+    return torchvision.ops.roi_pool(torch.from_numpy(x), torch.from_numpy(rois), (h, w), scale).numpy()
+`
+
+func TestNewOpsAgainstPyTorch(t *testing.T) {
+	torchtest.Require(t)
+	cases := []numpyCase{
+		{op: "_contrib_BilinearResize2D", attrs: map[string]string{"height": "5", "width": "7"}, inputs: []ops.Shape{{1, 2, 3, 4}},
+			ref: "resize(x0, 5, 7, True)"},
+		{op: "_contrib_BilinearResize2D", attrs: map[string]string{"height": "5", "width": "7", "align_corners": "False"}, inputs: []ops.Shape{{1, 2, 3, 4}},
+			ref: "resize(x0, 5, 7, False)"},
+		{op: "_contrib_BilinearResize2D", attrs: map[string]string{"height": "2", "width": "3", "align_corners": "False"}, inputs: []ops.Shape{{2, 1, 5, 6}},
+			ref: "resize(x0, 2, 3, False)"},
+		{op: "_contrib_BilinearResize2D", attrs: map[string]string{"mode": "like"}, inputs: []ops.Shape{{1, 1, 4, 3}, {1, 1, 3, 5}},
+			ref: "resize(x0, 3, 5, True)"},
+	}
+	checkAgainstPython(t, cases, torchRef)
 }

@@ -26,6 +26,7 @@ func init() {
 		"Array":               reflect.ValueOf(nd.Array),
 		"BatchDot":            reflect.ValueOf(nd.BatchDot),
 		"BatchNorm":           reflect.ValueOf(nd.BatchNorm),
+		"BilinearResize2D":    reflect.ValueOf(nd.BilinearResize2D),
 		"BlockGrad":           reflect.ValueOf(nd.BlockGrad),
 		"BroadcastAdd":        reflect.ValueOf(nd.BroadcastAdd),
 		"BroadcastAxis":       reflect.ValueOf(nd.BroadcastAxis),

@@ -25,6 +25,7 @@ func init() {
 		"ArgminFlat":          reflect.ValueOf(sym.ArgminFlat),
 		"BatchDot":            reflect.ValueOf(sym.BatchDot),
 		"BatchNorm":           reflect.ValueOf(sym.BatchNorm),
+		"BilinearResize2D":    reflect.ValueOf(sym.BilinearResize2D),
 		"BlockGrad":           reflect.ValueOf(sym.BlockGrad),
 		"BroadcastAdd":        reflect.ValueOf(sym.BroadcastAdd),
 		"BroadcastAxis":       reflect.ValueOf(sym.BroadcastAxis),

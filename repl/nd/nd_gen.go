@@ -84,6 +84,13 @@ func BatchNorm(x ops.Tensor, gamma ops.Tensor, beta ops.Tensor, movingMean ops.T
 	return nd(eager.F.BatchNorm(x, gamma, beta, movingMean, movingVar, attrs...))
 }
 
+// BilinearResize2D resizes the height and width of 4-D x to h×w by
+// bilinear interpolation (align_corners True; ops.Attr{"align_corners",
+// false} changes it).
+func BilinearResize2D(x ops.Tensor, h int, w int, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.BilinearResize2D(x, h, w, attrs...))
+}
+
 // BlockGrad returns x and stops gradients from flowing back through it.
 func BlockGrad(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.BlockGrad(x))
