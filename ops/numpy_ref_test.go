@@ -21,8 +21,9 @@ type numpyCase struct {
 	op     string
 	attrs  map[string]string
 	inputs []ops.Shape
-	ints   map[int]int // inputs holding integers in [0, n)
-	out    int         // the output to compare
+	ints   map[int]int       // inputs holding integers in [0, n)
+	out    int               // the output to compare
+	values map[int][]float64 // inputs given as they are
 	// distinct makes the integers of each input differ (scatter_nd's
 	// coordinates must not repeat for numpy's result to be defined).
 	distinct bool
@@ -198,6 +199,9 @@ func checkAgainstPython(t *testing.T, cases []numpyCase, script string) {
 					xs[j] = float64(r.IntN(2000)-1000) / 100 // distinct enough for sorting
 				}
 			}
+			if v, ok := c.values[i]; ok {
+				xs = v
+			}
 			in = append(in, eager.Array(xs, s...))
 			jc.Inputs = append(jc.Inputs, [2]any{s, xs})
 		}
@@ -254,6 +258,12 @@ func TestNewOpsAgainstPyTorch(t *testing.T) {
 			ref: "resize(x0, 2, 3, False)"},
 		{op: "_contrib_BilinearResize2D", attrs: map[string]string{"mode": "like"}, inputs: []ops.Shape{{1, 1, 4, 3}, {1, 1, 3, 5}},
 			ref: "resize(x0, 3, 5, True)"},
+		{op: "ROIPooling", attrs: map[string]string{"pooled_size": "(2, 3)", "spatial_scale": "0.5"}, inputs: []ops.Shape{{2, 3, 6, 7}, {4, 5}},
+			values: map[int][]float64{1: {0, 0, 0, 13, 11, 1, 2, 3, 9, 8, 1, 4.4, 1, 6, 12.6, 0, 5, 5, 5, 5}},
+			ref:    "roi_pool(x0, x1, 2, 3, 0.5)"},
+		{op: "ROIPooling", attrs: map[string]string{"pooled_size": "(3, 3)", "spatial_scale": "1"}, inputs: []ops.Shape{{1, 2, 5, 5}, {2, 5}},
+			values: map[int][]float64{1: {0, 1, 1, 2, 3, 0, 0, 0, 4, 4}},
+			ref:    "roi_pool(x0, x1, 3, 3, 1.0)"},
 	}
 	checkAgainstPython(t, cases, torchRef)
 }

@@ -129,6 +129,7 @@ func init() {
 		"Power":               reflect.ValueOf(nd.Power),
 		"PowerScalar":         reflect.ValueOf(nd.PowerScalar),
 		"Prod":                reflect.ValueOf(nd.Prod),
+		"ROIPooling":          reflect.ValueOf(nd.ROIPooling),
 		"RandomNormal":        reflect.ValueOf(nd.RandomNormal),
 		"RandomUniform":       reflect.ValueOf(nd.RandomUniform),
 		"RavelMultiIndex":     reflect.ValueOf(nd.RavelMultiIndex),

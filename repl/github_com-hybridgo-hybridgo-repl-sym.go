@@ -129,6 +129,7 @@ func init() {
 		"Power":               reflect.ValueOf(sym.Power),
 		"PowerScalar":         reflect.ValueOf(sym.PowerScalar),
 		"Prod":                reflect.ValueOf(sym.Prod),
+		"ROIPooling":          reflect.ValueOf(sym.ROIPooling),
 		"RandomNormal":        reflect.ValueOf(sym.RandomNormal),
 		"RandomUniform":       reflect.ValueOf(sym.RandomUniform),
 		"RavelMultiIndex":     reflect.ValueOf(sym.RavelMultiIndex),

@@ -114,6 +114,7 @@ func init() {
 		"PadAttrs":              reflect.ValueOf((*ops.PadAttrs)(nil)),
 		"PickAttrs":             reflect.ValueOf((*ops.PickAttrs)(nil)),
 		"PoolingAttrs":          reflect.ValueOf((*ops.PoolingAttrs)(nil)),
+		"ROIPoolingAttrs":       reflect.ValueOf((*ops.ROIPoolingAttrs)(nil)),
 		"RavelAttrs":            reflect.ValueOf((*ops.RavelAttrs)(nil)),
 		"ReduceAttrs":           reflect.ValueOf((*ops.ReduceAttrs)(nil)),
 		"RepeatAttrs":           reflect.ValueOf((*ops.RepeatAttrs)(nil)),

@@ -627,6 +627,12 @@ func Prod(x ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.Prod(x, attrs...))
 }
 
+// ROIPooling max-pools the regions rois (R, 5) of x (N, C, H, W) to
+// pooledH×pooledW, the regions' coordinates scaled by spatialScale.
+func ROIPooling(x ops.Tensor, rois ops.Tensor, pooledH int, pooledW int, spatialScale float64) *eager.NDArray {
+	return nd(eager.F.ROIPooling(x, rois, pooledH, pooledW, spatialScale))
+}
+
 // RavelMultiIndex turns the multi-indices in the columns of x (len(shape),
 // N) into flat indices into an array of the given shape.
 func RavelMultiIndex(x ops.Tensor, shape ...int) *eager.NDArray {

@@ -647,6 +647,12 @@ func Prod(x ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.Prod(x, attrs...))
 }
 
+// ROIPooling max-pools the regions rois (R, 5) of x (N, C, H, W) to
+// pooledH×pooledW, the regions' coordinates scaled by spatialScale.
+func ROIPooling(x ops.Tensor, rois ops.Tensor, pooledH int, pooledW int, spatialScale float64) *graph.Symbol {
+	return sym(graph.F.ROIPooling(x, rois, pooledH, pooledW, spatialScale))
+}
+
 // RandomNormal samples from the normal distribution N(loc, scale²).
 func RandomNormal(loc float64, scale float64, shape ops.Shape, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.RandomNormal(loc, scale, shape, attrs...))
