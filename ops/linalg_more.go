@@ -1,7 +1,10 @@
 package ops
 
+import "math"
+
 // More linear algebra and index arithmetic: _linalg_gemm2 (batched
-// matrix products on the last two axes), khatri_rao (the column-wise
+// matrix products on the last two axes), _linalg_potrf (Cholesky
+// factors), khatri_rao (the column-wise
 // Kronecker product), _ravel_multi_index and _unravel_index.
 
 // LinalgGemm2Attrs are the attributes of _linalg_gemm2.
@@ -10,6 +13,11 @@ type LinalgGemm2Attrs struct {
 	TransposeB bool    `attr:"transpose_b" default:"False" doc:"use the transpose of each matrix of B"`
 	Alpha      float64 `attr:"alpha" default:"1.0" doc:"the product's scale"`
 	Axis       int     `attr:"axis" default:"-2" doc:"the matrices' row axis; only -2 (the last two axes hold the matrices) is supported"`
+}
+
+// LinalgPotrfAttrs are the attributes of _linalg_potrf.
+type LinalgPotrfAttrs struct {
+	Lower bool `attr:"lower" default:"True" doc:"return the lower triangular factor L (A = L·Lᵀ); False: the upper one, Lᵀ"`
 }
 
 // KhatriRaoAttrs are the attributes of khatri_rao.
@@ -22,7 +30,7 @@ type RavelAttrs struct {
 	Shape Tuple `attr:"shape" default:"()" doc:"the shape of the array the indices point into; its first entry may be -1 (unbounded)"`
 }
 
-var opLinalgGemm2, opKhatriRao, opRavel, opUnravel *Op
+var opLinalgGemm2, opLinalgPotrf, opBackwardLinalgPotrf, opKhatriRao, opRavel, opUnravel *Op
 
 func init() {
 	opLinalgGemm2 = Register(Def[LinalgGemm2Attrs]{
@@ -85,6 +93,94 @@ func init() {
 			{Attrs: map[string]string{"transpose_a": "True", "alpha": "2"}, Inputs: []Shape{{2, 3, 2}, {2, 3, 4}}},
 			{Attrs: map[string]string{"transpose_b": "True"}, Inputs: []Shape{{2, 2, 3}, {2, 4, 3}}},
 			{Attrs: map[string]string{"transpose_a": "True", "transpose_b": "True", "alpha": "-0.5"}, Inputs: []Shape{{3, 2}, {4, 3}}},
+		},
+	})
+
+	opLinalgPotrf = Register(Def[LinalgPotrfAttrs]{
+		Name: "_linalg_potrf", Aliases: []string{"linalg_potrf"}, Kind: "dense",
+		Doc: "The Cholesky factor of each symmetric positive-definite matrix of A (its last two axes): L, lower triangular " +
+			"with A = L·Lᵀ, or Lᵀ when lower is False. A matrix that is not positive definite is an error. The gradient, " +
+			"as MXNet's, is symmetric.",
+		Inputs: []string{"A"},
+		Shape: func(_ *LinalgPotrfAttrs, in []Shape) ([]Shape, error) {
+			if _, err := squareBatch(in[0]); err != nil {
+				return nil, err
+			}
+			return []Shape{in[0].Clone()}, nil
+		},
+		Kernel: func(_ *Env, a *LinalgPotrfAttrs, in, out []Value) error {
+			if err := requireFloat(in[0]); err != nil {
+				return err
+			}
+			n, err := squareBatch(in[0].Shape)
+			if err != nil {
+				return err
+			}
+			x := in[0].Float64s()
+			ls := make([]float64, len(x))
+			for b := 0; b*n*n < len(x); b++ {
+				l, ok := cholesky(x[b*n*n:(b+1)*n*n], n)
+				if !ok {
+					return Errorf("matrix %d of A %v is not positive definite", b, in[0].Shape)
+				}
+				if !a.Lower {
+					l = transposeSquare(l, n)
+				}
+				copy(ls[b*n*n:], l)
+			}
+			CopyData(out[0].Data, FromFloat64s(out[0].DType, ls))
+			return nil
+		},
+		Grad: func(f F, a *LinalgPotrfAttrs, in, _, g []Tensor) []Tensor {
+			return []Tensor{f.callA(opBackwardLinalgPotrf, a, g[0], in[0])}
+		},
+		// Random matrices are rarely positive definite: 1×1 ones with
+		// positive entries are. TestLinalgPotrf checks larger ones.
+		Samples: []Sample{
+			{Inputs: []Shape{{1, 1}}, Low: 0.5, High: 2},
+			{Attrs: map[string]string{"lower": "False"}, Inputs: []Shape{{3, 1, 1}}, Low: 0.5, High: 2},
+		},
+	})
+
+	opBackwardLinalgPotrf = Register(Def[LinalgPotrfAttrs]{
+		Name: "_backward_linalg_potrf", Kind: "dense",
+		Doc:    "The gradient of _linalg_potrf with respect to A: with L̄ the gradient of L, the symmetric part of L⁻ᵀ·Φ(Lᵀ·L̄)·L⁻¹, Φ keeping the lower triangle with its diagonal halved.",
+		Inputs: []string{"ograd", "A"},
+		Shape: func(_ *LinalgPotrfAttrs, in []Shape) ([]Shape, error) {
+			if _, err := squareBatch(in[1]); err != nil {
+				return nil, err
+			}
+			if err := checkOgrad(in[0], in[1], "the Cholesky factor"); err != nil {
+				return nil, err
+			}
+			return []Shape{in[1].Clone()}, nil
+		},
+		Kernel: func(_ *Env, a *LinalgPotrfAttrs, in, out []Value) error {
+			if err := requireFloat(in...); err != nil {
+				return err
+			}
+			n, err := squareBatch(in[1].Shape)
+			if err != nil {
+				return err
+			}
+			g, x := in[0].Float64s(), in[1].Float64s()
+			dx := make([]float64, len(x))
+			for b := 0; b*n*n < len(x); b++ {
+				l, ok := cholesky(x[b*n*n:(b+1)*n*n], n)
+				if !ok {
+					return Errorf("matrix %d of A %v is not positive definite", b, in[1].Shape)
+				}
+				gl := g[b*n*n : (b+1)*n*n]
+				if !a.Lower {
+					gl = transposeSquare(gl, n)
+				}
+				copy(dx[b*n*n:], potrfBackward(l, gl, n))
+			}
+			CopyData(out[0].Data, FromFloat64s(out[0].DType, dx))
+			return nil
+		},
+		Samples: []Sample{
+			{Inputs: []Shape{{2, 1, 1}, {2, 1, 1}}, Low: 0.5, High: 2},
 		},
 	})
 
@@ -313,6 +409,96 @@ func (a *LinalgGemm2Attrs) dims(sa, sb Shape) (Shape, gemmDims, error) {
 	return out, d, nil
 }
 
+// squareBatch checks that the last two axes of s are square and returns
+// their size.
+func squareBatch(s Shape) (int, error) {
+	if len(s) < 2 || (s[len(s)-1] != 0 && s[len(s)-2] != 0 && s[len(s)-1] != s[len(s)-2]) {
+		return 0, Errorf("A %v must hold square matrices on its last two axes", s)
+	}
+	return max(s[len(s)-1], s[len(s)-2]), nil
+}
+
+// cholesky returns the lower triangular L with L·Lᵀ = (A + Aᵀ)/2 for the
+// n×n row-major a (a symmetric matrix is read as it is), or false when
+// that is not positive definite.
+func cholesky(a []float64, n int) ([]float64, bool) {
+	l := make([]float64, n*n)
+	for i := range n {
+		for j := 0; j <= i; j++ {
+			s := (a[i*n+j] + a[j*n+i]) / 2
+			for k := range j {
+				s -= l[i*n+k] * l[j*n+k]
+			}
+			if i == j {
+				if !(s > 0) {
+					return nil, false
+				}
+				l[i*n+i] = math.Sqrt(s)
+			} else {
+				l[i*n+j] = s / l[j*n+j]
+			}
+		}
+	}
+	return l, true
+}
+
+func transposeSquare(a []float64, n int) []float64 {
+	t := make([]float64, n*n)
+	for i := range n {
+		for j := range n {
+			t[j*n+i] = a[i*n+j]
+		}
+	}
+	return t
+}
+
+// potrfBackward returns the symmetric gradient of A = L·Lᵀ given L and
+// the gradient gl of L (its lower triangle is read): sym(L⁻ᵀ·Φ(Lᵀ·gl)·L⁻¹).
+func potrfBackward(l, gl []float64, n int) []float64 {
+	// P = Φ(Lᵀ·tril(gl)).
+	p := make([]float64, n*n)
+	for i := range n {
+		for j := 0; j <= i; j++ {
+			s := 0.0
+			for k := i; k < n; k++ { // (Lᵀ)[i][k] = L[k][i], nonzero for k >= i; tril(gl)[k][j] needs k >= j
+				s += l[k*n+i] * gl[k*n+j]
+			}
+			if i == j {
+				s /= 2
+			}
+			p[i*n+j] = s
+		}
+	}
+	// S = L⁻ᵀ·P·L⁻¹: solve Lᵀ·Y = P, then S·L = Y (S = Y·L⁻¹).
+	y := make([]float64, n*n)
+	for c := range n { // back substitution per column of P
+		for i := n - 1; i >= 0; i-- {
+			s := p[i*n+c]
+			for k := i + 1; k < n; k++ {
+				s -= l[k*n+i] * y[k*n+c]
+			}
+			y[i*n+c] = s / l[i*n+i]
+		}
+	}
+	sm := make([]float64, n*n)
+	for r := range n { // S·L = Y, row by row, back substitution on columns
+		for j := n - 1; j >= 0; j-- {
+			s := y[r*n+j]
+			for k := j + 1; k < n; k++ {
+				s -= sm[r*n+k] * l[k*n+j]
+			}
+			sm[r*n+j] = s / l[j*n+j]
+		}
+	}
+	out := make([]float64, n*n)
+	for i := range n {
+		for j := range n {
+			out[i*n+j] = (sm[i*n+j] + sm[j*n+i]) / 2
+		}
+	}
+	return out
+}
+
 func checkRavelShape(a *RavelAttrs) error {
 	if len(a.Shape) == 0 {
 		return Errorf("shape is empty: give the shape of the array the indices point into")
@@ -324,6 +510,11 @@ func checkRavelShape(a *RavelAttrs) error {
 	}
 	return nil
 }
+
+// LinalgPotrf returns the lower Cholesky factor of each symmetric
+// positive-definite matrix on the last two axes of a
+// (ops.Attr{"lower", false}: the upper one).
+func (f F) LinalgPotrf(a Tensor, attrs ...Attr) Tensor { return f.call1(opLinalgPotrf, attrs, a) }
 
 // LinalgGemm2 returns alpha·op(A)·op(B) for the matrices on the last two
 // axes of a and b; ops.TransposeA(), ops.TransposeB() and

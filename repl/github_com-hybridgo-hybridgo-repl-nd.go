@@ -89,6 +89,7 @@ func init() {
 		"LesserEqualScalar":   reflect.ValueOf(nd.LesserEqualScalar),
 		"LesserScalar":        reflect.ValueOf(nd.LesserScalar),
 		"LinalgGemm2":         reflect.ValueOf(nd.LinalgGemm2),
+		"LinalgPotrf":         reflect.ValueOf(nd.LinalgPotrf),
 		"Log":                 reflect.ValueOf(nd.Log),
 		"Log1p":               reflect.ValueOf(nd.Log1p),
 		"Log2":                reflect.ValueOf(nd.Log2),

@@ -89,6 +89,7 @@ func init() {
 		"LesserEqualScalar":   reflect.ValueOf(sym.LesserEqualScalar),
 		"LesserScalar":        reflect.ValueOf(sym.LesserScalar),
 		"LinalgGemm2":         reflect.ValueOf(sym.LinalgGemm2),
+		"LinalgPotrf":         reflect.ValueOf(sym.LinalgPotrf),
 		"Log":                 reflect.ValueOf(sym.Log),
 		"Log1p":               reflect.ValueOf(sym.Log1p),
 		"Log2":                reflect.ValueOf(sym.Log2),

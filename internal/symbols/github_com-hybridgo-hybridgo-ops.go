@@ -103,6 +103,7 @@ func init() {
 		"LayerNormAttrs":        reflect.ValueOf((*ops.LayerNormAttrs)(nil)),
 		"LeakyReLUAttrs":        reflect.ValueOf((*ops.LeakyReLUAttrs)(nil)),
 		"LinalgGemm2Attrs":      reflect.ValueOf((*ops.LinalgGemm2Attrs)(nil)),
+		"LinalgPotrfAttrs":      reflect.ValueOf((*ops.LinalgPotrfAttrs)(nil)),
 		"NoAttrs":               reflect.ValueOf((*ops.NoAttrs)(nil)),
 		"NormAttrs":             reflect.ValueOf((*ops.NormAttrs)(nil)),
 		"NormalAttrs":           reflect.ValueOf((*ops.NormalAttrs)(nil)),

@@ -418,6 +418,13 @@ func LinalgGemm2(a ops.Tensor, b ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.LinalgGemm2(a, b, attrs...))
 }
 
+// LinalgPotrf returns the lower Cholesky factor of each symmetric
+// positive-definite matrix on the last two axes of a
+// (ops.Attr{"lower", false}: the upper one).
+func LinalgPotrf(a ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.LinalgPotrf(a, attrs...))
+}
+
 // Log returns the natural logarithm.
 func Log(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Log(x))
