@@ -28,6 +28,7 @@ func init() {
 		"BatchNorm":           reflect.ValueOf(nd.BatchNorm),
 		"BilinearResize2D":    reflect.ValueOf(nd.BilinearResize2D),
 		"BlockGrad":           reflect.ValueOf(nd.BlockGrad),
+		"BooleanMask":         reflect.ValueOf(nd.BooleanMask),
 		"BroadcastAdd":        reflect.ValueOf(nd.BroadcastAdd),
 		"BroadcastAxis":       reflect.ValueOf(nd.BroadcastAxis),
 		"BroadcastDiv":        reflect.ValueOf(nd.BroadcastDiv),

@@ -27,6 +27,7 @@ func init() {
 		"BatchNorm":           reflect.ValueOf(sym.BatchNorm),
 		"BilinearResize2D":    reflect.ValueOf(sym.BilinearResize2D),
 		"BlockGrad":           reflect.ValueOf(sym.BlockGrad),
+		"BooleanMask":         reflect.ValueOf(sym.BooleanMask),
 		"BroadcastAdd":        reflect.ValueOf(sym.BroadcastAdd),
 		"BroadcastAxis":       reflect.ValueOf(sym.BroadcastAxis),
 		"BroadcastDiv":        reflect.ValueOf(sym.BroadcastDiv),

@@ -101,6 +101,16 @@ func BlockGrad(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.BlockGrad(x))
 }
 
+// BooleanMask returns the slices of data along axis at the positions where
+// index (1-D, as long as that axis) is not zero, in order; the gradient
+// flows back to data at those positions. It runs only eagerly: the
+// result's shape depends on the mask's values, so it cannot be traced
+// (in a hybridized block, F.Where keeps the shape). A mask that selects
+// nothing is an error, as hybridgo has no empty arrays.
+func BooleanMask(data ops.Tensor, index ops.Tensor, axis int) *graph.Symbol {
+	return sym(graph.F.BooleanMask(data, index, axis))
+}
+
 // BroadcastAdd is Add under its MXNet name.
 func BroadcastAdd(a ops.Tensor, b ops.Tensor) *graph.Symbol {
 	return sym(graph.F.BroadcastAdd(a, b))
