@@ -87,6 +87,27 @@
 // Reciprocal), stack (Unsqueeze, Concat), broadcast_to (Expand). The
 // ops that create an array from their attributes alone (_zeros, _ones,
 // _full, _arange, _eye) are written as initializers holding their values.
+// More everyday ops:
+//
+//	SwapAxis        Transpose
+//	Pad             Pad (constant with constant_value, edge, reflect)
+//	topk            TopK, its indices cast to dtype (ret_typ value,
+//	                indices, both; mask has no export)
+//	sort, argsort   TopK over the whole axis (argsort's indices cast)
+//	_split_v2       Split at the parts' sizes; Squeeze with squeeze_axis
+//	gather_nd       Transpose and Cast of the indices (ONNX holds each
+//	                coordinate tuple on the last axis), GatherND
+//	InstanceNorm    InstanceNormalization
+//	GroupNorm       Reshape to (N, groups, -1), InstanceNormalization with
+//	                the per-group gamma and beta, Reshape back
+//	UpSampling      Resize (nearest, asymmetric, floor) by the scale
+//	_contrib_BilinearResize2D
+//	                Resize (linear; align_corners, else
+//	                pytorch_half_pixel) to the batch and channels read
+//	                from the data and the output's height and width
+//
+// Import does not read all of these back yet: Pad other than a Conv's,
+// TopK, GatherND, InstanceNormalization and Resize have no conversion.
 //
 // Inputs that no ONNX node reads are left out of the model, so that a
 // runtime does not ask for them.
@@ -101,8 +122,8 @@
 // and LayerNorm's output_mean_var. The graph is exported as
 // traced: the fused nodes of graph.Optimize exist only inside compiled
 // executables, and a fused layer-and-relu node that reaches Export is
-// written unfused. Of the multi-output ops only SliceChannel writes
-// every output; of the others, such as BatchNorm and Dropout, only the
+// written unfused. Of the multi-output ops only SliceChannel, _split_v2
+// and topk (ret_typ both) write every output; of the others, such as BatchNorm and Dropout, only the
 // first is written, and a graph that uses another is an error.
 //
 // # Import

@@ -1,0 +1,69 @@
+package onnx_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/hybridgo/hybridgo/format/onnx"
+	"github.com/hybridgo/hybridgo/graph"
+	"github.com/hybridgo/hybridgo/ops"
+)
+
+// TestONNXRuntimeMoreOps exports the ops of convert_everyday.go at the first
+// and the last opset and runs them with ONNX Runtime. (Import does not
+// read all of what they write: Pad other than a Conv's, TopK, GatherND,
+// InstanceNormalization and Resize have no conversion yet.)
+func TestONNXRuntimeMoreOps(t *testing.T) {
+	modules := onnxRuntime(t)
+	dir := t.TempDir()
+	var runs []ortRun
+	var checks []check
+	for _, opset := range []int{onnx.DefaultOpset, onnx.MaxOpset} {
+		for _, md := range moreOpModels {
+			sym := md.sym()
+			r, c := ortCase(t, dir, fmt.Sprintf("%s_opset%d", md.name, opset), opset, sym, bind(t, sym, md.data), md.data, md.batches)
+			runs, checks = append(runs, r...), append(checks, c...)
+		}
+	}
+	checkResults(t, checks, runORT(t, modules, dir, runs))
+}
+
+// moreOpModels use the ops of convert_everyday.go, each in the forms whose
+// ONNX differs.
+var moreOpModels = []model{
+	{"axes_pad_sort", func() *graph.Symbol {
+		x := data(0, 3, 4, 5)
+		values, indices := F.TopK(x, 2, -1)
+		return group(
+			F.SwapAxes(x, 1, 3),
+			F.Pad(x, "constant", []int{0, 0, 0, 0, 1, 2, 2, 1}, attr("constant_value", 0.5)),
+			F.Pad(x, "edge", []int{0, 0, 0, 0, 2, 1, 0, 3}),
+			F.Pad(x, "reflect", []int{0, 0, 0, 0, 1, 2, 3, 1}),
+			values, indices,
+			F.Call("topk", []ops.Tensor{x}, attr("k", 3), attr("axis", 1), attr("ret_typ", "value"), attr("is_ascend", true))[0],
+			F.Call("topk", []ops.Tensor{x}, attr("k", 1), attr("ret_typ", "indices"), attr("dtype", ops.Int32))[0],
+			F.Sort(x, 2),
+			F.Sort(x, -1, attr("is_ascend", false)),
+			F.ArgSort(x, 1))
+	}, ops.Shape{2, 3, 4, 5}, []int{2, 3}},
+	{"split_gather", func() *graph.Symbol {
+		x := data(0, 3, 6)
+		parts := F.SplitV2(x, 2, []int{0, 2, 5})
+		late := F.SplitV2(x, -1, []int{1, 4})
+		rows := F.SplitV2(x, 1, []int{0, 1, 2}, attr("squeeze_axis", true))
+		first := F.Reshape(F.Arange(0, 2, 1), 1, 2)
+		pairs := F.Stack(0, F.Arange(0, 2, 1), F.Arange(1, 3, 1))
+		return group(parts[0], parts[2], late[0], late[1], rows[1],
+			F.GatherND(x, first), F.GatherND(x, pairs))
+	}, ops.Shape{2, 3, 6}, []int{2, 3}},
+	{"norms_resize", func() *graph.Symbol {
+		x := data(0, 4, 3, 5)
+		return group(
+			F.InstanceNorm(x, v("in_gamma", 4), v("in_beta", 4), attr("eps", 0.01)),
+			F.GroupNorm(x, v("gn_gamma", 2), v("gn_beta", 2), 2),
+			F.UpSampling(x, 2),
+			F.BilinearResize2D(x, 5, 8),
+			F.BilinearResize2D(x, 2, 3, attr("align_corners", false)),
+			F.BilinearResize2D(x, 6, 7, attr("align_corners", false)))
+	}, ops.Shape{2, 4, 3, 5}, []int{2, 3}},
+}
