@@ -2,8 +2,10 @@ package onnx_test
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
+	"github.com/hybridgo/hybridgo/eager"
 	"github.com/hybridgo/hybridgo/format/onnx"
 	"github.com/hybridgo/hybridgo/graph"
 	"github.com/hybridgo/hybridgo/ops"
@@ -11,8 +13,8 @@ import (
 
 // TestONNXRuntimeMoreOps exports the ops of convert_everyday.go at the first
 // and the last opset and runs them with ONNX Runtime. (Import does not
-// read all of what they write: Pad other than a Conv's, TopK, GatherND,
-// InstanceNormalization and Resize have no conversion yet.)
+// read all of what they write: Pad other than a Conv's, TopK and Resize
+// have no conversion yet; TestImportReadsMoreOps checks the rest.)
 func TestONNXRuntimeMoreOps(t *testing.T) {
 	modules := onnxRuntime(t)
 	dir := t.TempDir()
@@ -66,4 +68,48 @@ var moreOpModels = []model{
 			F.BilinearResize2D(x, 2, 3, attr("align_corners", false)),
 			F.BilinearResize2D(x, 6, 7, attr("align_corners", false)))
 	}, ops.Shape{2, 4, 3, 5}, []int{2, 3}},
+}
+
+// TestImportReadsMoreOps exports the more everyday ops whose ONNX Import
+// reads (InstanceNormalization, GatherND, and Transpose, Split, Reshape
+// around them), imports the model back and compares the outputs.
+func TestImportReadsMoreOps(t *testing.T) {
+	sym := func() *graph.Symbol {
+		x := data(0, 4, 3, 5)
+		pairs := F.Stack(0, F.Arange(0, 2, 1), F.Arange(1, 3, 1))
+		parts := F.SplitV2(x, 3, []int{0, 2})
+		return group(
+			F.InstanceNorm(x, v("in_gamma", 4), v("in_beta", 4), attr("eps", 0.01)),
+			F.GroupNorm(x, v("gn_gamma", 2), v("gn_beta", 2), 2),
+			F.SwapAxes(x, 1, 3),
+			F.GatherND(x, pairs),
+			F.GatherND(x, F.Reshape(F.Arange(0, 2, 1), 1, 2)),
+			parts[0], parts[1])
+	}()
+	shape := ops.Shape{2, 4, 3, 5}
+	params := bind(t, sym, shape)
+	m := exportModel(t, sym, params, onnx.Options{InputShapes: map[string]ops.Shape{"data": shape}})
+	im, err := onnx.Import(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := eager.RandomNormal(3, 4, 3, 5)
+	want := evalAt(t, sym, params, "data", x)
+	got := evalAt(t, im.Symbol, im.Params, "data", x)
+	if len(got) != len(want) {
+		t.Fatalf("%d outputs, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if !got[i].Shape().Equal(want[i].Shape()) {
+			t.Errorf("output %d: shape %v, want %v", i, got[i].Shape(), want[i].Shape())
+			continue
+		}
+		g, w := got[i].Float64s(), want[i].Float64s()
+		for j := range w {
+			if math.Abs(g[j]-w[j]) > 1e-5+1e-5*math.Abs(w[j]) {
+				t.Errorf("output %d element %d: %v, want %v", i, j, g[j], w[j])
+				break
+			}
+		}
+	}
 }

@@ -106,8 +106,9 @@
 //	                pytorch_half_pixel) to the batch and channels read
 //	                from the data and the output's height and width
 //
-// Import does not read all of these back yet: Pad other than a Conv's,
-// TopK, GatherND, InstanceNormalization and Resize have no conversion.
+// Import reads InstanceNormalization (InstanceNorm) and GatherND
+// (gather_nd) back; Pad other than a Conv's, TopK and Resize have no
+// conversion yet.
 //
 // Inputs that no ONNX node reads are left out of the model, so that a
 // runtime does not ask for them.

@@ -78,6 +78,9 @@ func init() {
 		"Mul":                {"broadcast_mul (_mul_scalar with a constant)", arith("broadcast_mul", "_mul_scalar", "_mul_scalar")},
 		"Div":                {"broadcast_div (_div_scalar, _rdiv_scalar)", arith("broadcast_div", "_div_scalar", "_rdiv_scalar")},
 		"Pow":                {"broadcast_power (_power_scalar, _rpower_scalar)", arith("broadcast_power", "_power_scalar", "_rpower_scalar")},
+
+		"InstanceNormalization": {"InstanceNorm", instanceNormalization},
+		"GatherND":              {"gather_nd, its indices transposed to hold each coordinate tuple on their first axis (batch_dims 0)", gatherNDOp},
 	}
 	for onnxOp, mx := range map[string]string{"Exp": "exp", "Log": "log", "Sqrt": "sqrt", "Abs": "abs", "Neg": "negative",
 		"Reciprocal": "reciprocal", "Floor": "floor", "Ceil": "ceil", "Erf": "erf", "Sign": "sign", "Sin": "sin", "Cos": "cos"} {
