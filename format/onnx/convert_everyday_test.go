@@ -13,8 +13,8 @@ import (
 
 // TestONNXRuntimeMoreOps exports the ops of convert_everyday.go at the first
 // and the last opset and runs them with ONNX Runtime. (Import does not
-// read all of what they write: Pad other than a Conv's, TopK and Resize
-// have no conversion yet; TestImportReadsMoreOps checks the rest.)
+// read all of what they write: TopK and Resize have no conversion yet;
+// TestImportReadsMoreOps checks the rest.)
 func TestONNXRuntimeMoreOps(t *testing.T) {
 	modules := onnxRuntime(t)
 	dir := t.TempDir()
@@ -71,8 +71,8 @@ var moreOpModels = []model{
 }
 
 // TestImportReadsMoreOps exports the more everyday ops whose ONNX Import
-// reads (InstanceNormalization, GatherND, and Transpose, Split, Reshape
-// around them), imports the model back and compares the outputs.
+// reads (InstanceNormalization, GatherND, Pad, and Transpose, Split,
+// Reshape around them), imports the model back and compares the outputs.
 func TestImportReadsMoreOps(t *testing.T) {
 	sym := func() *graph.Symbol {
 		x := data(0, 4, 3, 5)
@@ -84,7 +84,11 @@ func TestImportReadsMoreOps(t *testing.T) {
 			F.SwapAxes(x, 1, 3),
 			F.GatherND(x, pairs),
 			F.GatherND(x, F.Reshape(F.Arange(0, 2, 1), 1, 2)),
-			parts[0], parts[1])
+			parts[0], parts[1],
+			F.Pad(x, "constant", []int{0, 0, 0, 0, 1, 2, 2, 1}, attr("constant_value", 0.5)),
+			F.Pad(x, "edge", []int{0, 0, 0, 0, 2, 1, 0, 3}),
+			F.Pad(x, "reflect", []int{0, 0, 1, 0, 1, 2, 3, 1}),
+			F.Relu(F.Pad(x, "constant", []int{0, 0, 0, 0, 1, 1, 2, 2})))
 	}()
 	shape := ops.Shape{2, 4, 3, 5}
 	params := bind(t, sym, shape)

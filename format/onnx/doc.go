@@ -106,9 +106,8 @@
 //	                pytorch_half_pixel) to the batch and channels read
 //	                from the data and the output's height and width
 //
-// Import reads InstanceNormalization (InstanceNorm) and GatherND
-// (gather_nd) back; Pad other than a Conv's, TopK and Resize have no
-// conversion yet.
+// Import reads InstanceNormalization (InstanceNorm), GatherND
+// (gather_nd) and Pad back; TopK and Resize have no conversion yet.
 //
 // Inputs that no ONNX node reads are left out of the model, so that a
 // runtime does not ask for them.
@@ -165,11 +164,11 @@
 // built twice with the inputs' symbolic dims at two sizes, so that it
 // knows which dims depend on them: such a dim becomes Reshape's code 0
 // (copy this dim) when it is the same dim of the reshaped tensor, and is
-// an error otherwise. The limits: pads that differ at the start and end
-// of a dim (MXNet's pad is symmetric), auto_pad SAME_*, a Pad that does
-// not feed a Conv or an AveragePool (which take its padding over) or pads
-// with other than zeros, MaxPool's indices output, training-mode
-// BatchNormalization,
+// an error otherwise. The limits: a Conv's or pool's pads that differ
+// at the start and end of a dim (MXNet's pad is symmetric), auto_pad
+// SAME_*, a Pad of zeros feeding a MaxPool (which cannot take its padding
+// over), a Pad with an axes input or negative pads, MaxPool's indices
+// output, training-mode BatchNormalization,
 // and ops of other domains are errors that name the node, its op and
 // what is wrong; so is any op not in ImportOps.
 //

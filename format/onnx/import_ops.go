@@ -50,7 +50,7 @@ func init() {
 		"LogSoftmax":         {"log_softmax", softmaxImport("log_softmax")},
 		"Dropout":            {"Dropout (identity outside training)", dropoutOp},
 		"Identity":           {"the same value (a copy of a constant)", identity},
-		"Pad":                {"the pad of the Conv or AveragePool it feeds (zeros, the same at both ends); nothing when every pad is 0", padOp},
+		"Pad":                {"the pad of the Conv or AveragePool it feeds (zeros, the same at both ends of the spatial dims); Pad otherwise; nothing when every pad is 0", padOp},
 		"Constant":           {"a constant, folded into the ops that use it", constantOp},
 		"Shape":              {"a shape worked out at import", shapeOp},
 		"Gather":             {"Embedding for a constant 2-D table; take; or a shape worked out at import", gather},
