@@ -8,7 +8,7 @@ import (
 )
 
 // The converters of more everyday operators (SwapAxis,
-// Pad, topk, sort, argsort, _split_v2, gather_nd, InstanceNorm,
+// Pad, topk, sort, argsort, _split_v2, gather_nd, scatter_nd, InstanceNorm,
 // GroupNorm, UpSampling, _contrib_BilinearResize2D): ONNX 13 nodes whose
 // meaning is the same up to MaxOpset. Shapes that change with the batch
 // are read from the data at run time, so the batch stays dynamic.
@@ -22,6 +22,7 @@ func init() {
 		"argsort":                   {"TopK over the whole axis, then Cast of the indices", argSort},
 		"_split_v2":                 {"Split (Squeeze with squeeze_axis)", splitV2},
 		"gather_nd":                 {"Transpose+Cast of the indices, then GatherND", gatherND},
+		"scatter_nd":                {"ScatterND into zeros (Transpose+Cast of the indices)", scatterND},
 		"InstanceNorm":              {"InstanceNormalization", instanceNorm},
 		"GroupNorm":                 {"Reshape, InstanceNormalization and Reshape (a scale and shift per group)", groupNorm},
 		"UpSampling":                {"Resize (nearest, asymmetric, floor)", upSampling},
@@ -249,21 +250,58 @@ func splitV2(e *exporter, n *graph.Node, in []string, out string) error {
 	return nil
 }
 
-// gatherND writes GatherND, whose indices hold each coordinate tuple on
-// their last axis where MXNet's hold it on their first.
-func gatherND(e *exporter, n *graph.Node, in []string, out string) error {
+// onnxIndices writes MXNet's indices (M, …) of node n's input 1 as
+// ONNX's (…, M) int64, each coordinate tuple on the last axis.
+func onnxIndices(e *exporter, n *graph.Node, indices string) (string, error) {
 	r := rank(n, 1)
 	if r < 1 {
-		return fmt.Errorf("gather_nd needs the rank of its indices, which is unknown")
+		return "", fmt.Errorf("%s needs the rank of its indices, which is unknown", n.Op.Name())
 	}
 	perm := make([]int, r)
 	for i := range r - 1 {
 		perm[i] = i + 1
 	}
 	idx, cast := e.temp(n, "indices"), e.temp(n, "indices_int64")
-	e.node("Transpose", n.Name+"_indices", in[1:2], []string{idx}, attrInts("perm", perm))
+	e.node("Transpose", n.Name+"_indices", []string{indices}, []string{idx}, attrInts("perm", perm))
 	e.node("Cast", n.Name+"_indices_int64", []string{idx}, []string{cast}, attrInt("to", 7)) // INT64
-	e.node("GatherND", n.Name, []string{in[0], cast}, []string{out})
+	return cast, nil
+}
+
+// gatherND writes GatherND.
+func gatherND(e *exporter, n *graph.Node, in []string, out string) error {
+	idx, err := onnxIndices(e, n, in[1])
+	if err != nil {
+		return err
+	}
+	e.node("GatherND", n.Name, []string{in[0], idx}, []string{out})
+	return nil
+}
+
+// scatterND writes ScatterND of the data into zeros of the result's shape.
+func scatterND(e *exporter, n *graph.Node, in []string, out string) error {
+	a, err := attrs[ops.ScatterNDAttrs](n)
+	if err != nil {
+		return err
+	}
+	shape := ops.Shape(a.Shape)
+	var zeros any
+	switch d := n.Inputs[0].DType(); d {
+	case ops.Float32, ops.Unknown:
+		zeros = make([]float32, shape.Size())
+	case ops.Float64:
+		zeros = make([]float64, shape.Size())
+	default:
+		return fmt.Errorf("scatter_nd of %v data has no ONNX export (float32 and float64 have)", d)
+	}
+	base, err := e.constant(n.Name+"_zeros", zeros, shape...)
+	if err != nil {
+		return err
+	}
+	idx, err := onnxIndices(e, n, in[1])
+	if err != nil {
+		return err
+	}
+	e.node("ScatterND", n.Name, []string{base, idx, in[0]}, []string{out})
 	return nil
 }
 

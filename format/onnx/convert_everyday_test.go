@@ -55,8 +55,10 @@ var moreOpModels = []model{
 		rows := F.SplitV2(x, 1, []int{0, 1, 2}, attr("squeeze_axis", true))
 		first := F.Reshape(F.Arange(0, 2, 1), 1, 2)
 		pairs := F.Stack(0, F.Arange(0, 2, 1), F.Arange(1, 3, 1))
+		rowsAt := F.Reshape(F.Arange(3, 0, -2), 1, 2) // rows 3 and 1
 		return group(parts[0], parts[2], late[0], late[1], rows[1],
-			F.GatherND(x, first), F.GatherND(x, pairs))
+			F.GatherND(x, first), F.GatherND(x, pairs),
+			F.ScatterND(F.SliceAxis(x, 0, 0, 2), rowsAt, 4, 3, 6))
 	}, ops.Shape{2, 3, 6}, []int{2, 3}},
 	{"norms_resize", func() *graph.Symbol {
 		x := data(0, 4, 3, 5)
@@ -71,8 +73,8 @@ var moreOpModels = []model{
 }
 
 // TestImportReadsMoreOps exports the more everyday ops whose ONNX Import
-// reads (InstanceNormalization, GatherND, Pad, and Transpose, Split,
-// Reshape around them), imports the model back and compares the outputs.
+// reads (InstanceNormalization, GatherND, ScatterND, Pad, and Transpose,
+// Split, Reshape around them), imports the model back and compares the outputs.
 func TestImportReadsMoreOps(t *testing.T) {
 	sym := func() *graph.Symbol {
 		x := data(0, 4, 3, 5)
@@ -84,6 +86,7 @@ func TestImportReadsMoreOps(t *testing.T) {
 			F.SwapAxes(x, 1, 3),
 			F.GatherND(x, pairs),
 			F.GatherND(x, F.Reshape(F.Arange(0, 2, 1), 1, 2)),
+			F.ScatterND(v("sc_updates", 2, 3, 5), F.Reshape(F.Arange(3, 0, -2), 1, 2), 5, 3, 5),
 			parts[0], parts[1],
 			F.Pad(x, "constant", []int{0, 0, 0, 0, 1, 2, 2, 1}, attr("constant_value", 0.5)),
 			F.Pad(x, "edge", []int{0, 0, 0, 0, 2, 1, 0, 3}),

@@ -97,6 +97,8 @@
 //	_split_v2       Split at the parts' sizes; Squeeze with squeeze_axis
 //	gather_nd       Transpose and Cast of the indices (ONNX holds each
 //	                coordinate tuple on the last axis), GatherND
+//	scatter_nd      ScatterND into an initializer of zeros, the indices
+//	                as gather_nd's
 //	InstanceNorm    InstanceNormalization
 //	GroupNorm       Reshape to (N, groups, -1), InstanceNormalization with
 //	                the per-group gamma and beta, Reshape back
@@ -107,7 +109,8 @@
 //	                from the data and the output's height and width
 //
 // Import reads InstanceNormalization (InstanceNorm), GatherND
-// (gather_nd) and Pad back; TopK and Resize have no conversion yet.
+// (gather_nd), ScatterND into zeros (scatter_nd) and Pad back; TopK and
+// Resize have no conversion yet.
 //
 // Inputs that no ONNX node reads are left out of the model, so that a
 // runtime does not ask for them.

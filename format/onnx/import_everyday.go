@@ -2,11 +2,14 @@ package onnx
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+
+	"github.com/hybridgo/hybridgo/graph"
 )
 
 // The imports of the ONNX ops that the more everyday ops export to
-// (convert_everyday.go): InstanceNormalization and GatherND.
+// (convert_everyday.go): InstanceNormalization, GatherND and ScatterND.
 
 func instanceNormalization(b *builder) error {
 	in, err := b.tensors(3)
@@ -17,32 +20,65 @@ func instanceNormalization(b *builder) error {
 	return b.emit("InstanceNorm", map[string]string{"eps": eps}, in...)
 }
 
+// mxnetIndices turns ONNX's indices (input i, (…, M)) into MXNet's (M, …).
+func (b *builder) mxnetIndices(i int) (*graph.Symbol, error) {
+	x, err := b.tensor(i)
+	if err != nil {
+		return nil, err
+	}
+	s, err := b.shapeOf(i)
+	if err != nil {
+		return nil, err
+	}
+	r := len(s)
+	if r < 1 {
+		return nil, fmt.Errorf("indices %v must have at least 1 dim", s)
+	}
+	perm := make([]int64, r)
+	perm[0] = int64(r - 1)
+	for d := 1; d < r; d++ {
+		perm[d] = int64(d - 1)
+	}
+	return b.apply(b.name()+"_indices", "transpose", map[string]string{"axes": tuple(perm)}, x)
+}
+
+// scatterNDOp converts a ScatterND into a constant of zeros, which is
+// MXNet's scatter_nd.
+func scatterNDOp(b *builder) error {
+	if r := b.attrString("reduction", "none"); r != "none" {
+		return fmt.Errorf("reduction=%s is not supported (none is)", r)
+	}
+	v, err := b.get(0)
+	if err != nil {
+		return err
+	}
+	if v == nil || v.konst == nil || slices.ContainsFunc(v.konst.Float64s(), func(x float64) bool { return x != 0 }) {
+		return fmt.Errorf("only a ScatterND into a constant of zeros converts (MXNet's scatter_nd)")
+	}
+	idx, err := b.mxnetIndices(1)
+	if err != nil {
+		return err
+	}
+	updates, err := b.tensor(2)
+	if err != nil {
+		return err
+	}
+	return b.emit("scatter_nd", map[string]string{"shape": tuple([]int(v.konst.Shape()))}, updates, idx)
+}
+
 // gatherNDOp turns ONNX's indices (…, M), each coordinate tuple on the
 // last axis, into MXNet's (M, …).
 func gatherNDOp(b *builder) error {
 	if bd := b.attrInt("batch_dims", 0); bd != 0 {
 		return fmt.Errorf("batch_dims=%d is not supported (0 is)", bd)
 	}
-	in, err := b.tensors(2)
+	x, err := b.tensor(0)
 	if err != nil {
 		return err
 	}
-	s, err := b.shapeOf(1)
+	idx, err := b.mxnetIndices(1)
 	if err != nil {
 		return err
 	}
-	r := len(s)
-	if r < 1 {
-		return fmt.Errorf("indices %v must have at least 1 dim", s)
-	}
-	perm := make([]int64, r)
-	perm[0] = int64(r - 1)
-	for i := 1; i < r; i++ {
-		perm[i] = int64(i - 1)
-	}
-	idx, err := b.apply(b.name()+"_indices", "transpose", map[string]string{"axes": tuple(perm)}, in[1])
-	if err != nil {
-		return err
-	}
-	return b.emit("gather_nd", nil, in[0], idx)
+	return b.emit("gather_nd", nil, x, idx)
 }

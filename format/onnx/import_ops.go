@@ -81,6 +81,7 @@ func init() {
 
 		"InstanceNormalization": {"InstanceNorm", instanceNormalization},
 		"GatherND":              {"gather_nd, its indices transposed to hold each coordinate tuple on their first axis (batch_dims 0)", gatherNDOp},
+		"ScatterND":             {"scatter_nd, for a ScatterND into a constant of zeros (indices transposed as GatherND's)", scatterNDOp},
 	}
 	for onnxOp, mx := range map[string]string{"Exp": "exp", "Log": "log", "Sqrt": "sqrt", "Abs": "abs", "Neg": "negative",
 		"Reciprocal": "reciprocal", "Floor": "floor", "Ceil": "ceil", "Erf": "erf", "Sign": "sign", "Sin": "sin", "Cos": "cos"} {
