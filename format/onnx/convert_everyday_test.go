@@ -13,7 +13,7 @@ import (
 
 // TestONNXRuntimeMoreOps exports the ops of convert_everyday.go at the first
 // and the last opset and runs them with ONNX Runtime. (Import does not
-// read all of what they write: TopK and Resize have no conversion yet;
+// read all of what they write: Resize has no conversion yet;
 // TestImportReadsMoreOps checks the rest.)
 func TestONNXRuntimeMoreOps(t *testing.T) {
 	modules := onnxRuntime(t)
@@ -73,13 +73,14 @@ var moreOpModels = []model{
 }
 
 // TestImportReadsMoreOps exports the more everyday ops whose ONNX Import
-// reads (InstanceNormalization, GatherND, ScatterND, Pad, and Transpose,
-// Split, Reshape around them), imports the model back and compares the outputs.
+// reads (InstanceNormalization, GatherND, ScatterND, Pad, TopK, and
+// Transpose, Split, Reshape, Cast around them), imports the model back and compares the outputs.
 func TestImportReadsMoreOps(t *testing.T) {
 	sym := func() *graph.Symbol {
 		x := data(0, 4, 3, 5)
 		pairs := F.Stack(0, F.Arange(0, 2, 1), F.Arange(1, 3, 1))
 		parts := F.SplitV2(x, 3, []int{0, 2})
+		topValues, topIndices := F.TopK(x, 3, -1)
 		return group(
 			F.InstanceNorm(x, v("in_gamma", 4), v("in_beta", 4), attr("eps", 0.01)),
 			F.GroupNorm(x, v("gn_gamma", 2), v("gn_beta", 2), 2),
@@ -87,6 +88,10 @@ func TestImportReadsMoreOps(t *testing.T) {
 			F.GatherND(x, pairs),
 			F.GatherND(x, F.Reshape(F.Arange(0, 2, 1), 1, 2)),
 			F.ScatterND(v("sc_updates", 2, 3, 5), F.Reshape(F.Arange(3, 0, -2), 1, 2), 5, 3, 5),
+			topValues, topIndices,
+			F.Call("topk", []ops.Tensor{x}, attr("k", 2), attr("axis", 1), attr("ret_typ", "value"), attr("is_ascend", true))[0],
+			F.Sort(x, 2, attr("is_ascend", false)),
+			F.ArgSort(x, -1),
 			parts[0], parts[1],
 			F.Pad(x, "constant", []int{0, 0, 0, 0, 1, 2, 2, 1}, attr("constant_value", 0.5)),
 			F.Pad(x, "edge", []int{0, 0, 0, 0, 2, 1, 0, 3}),

@@ -109,8 +109,8 @@
 //	                from the data and the output's height and width
 //
 // Import reads InstanceNormalization (InstanceNorm), GatherND
-// (gather_nd), ScatterND into zeros (scatter_nd) and Pad back; TopK and
-// Resize have no conversion yet.
+// (gather_nd), ScatterND into zeros (scatter_nd), TopK (topk) and Pad
+// back; Resize has no conversion yet.
 //
 // Inputs that no ONNX node reads are left out of the model, so that a
 // runtime does not ask for them.

@@ -6,10 +6,12 @@ import (
 	"strconv"
 
 	"github.com/hybridgo/hybridgo/graph"
+	"github.com/hybridgo/hybridgo/ops"
 )
 
 // The imports of the ONNX ops that the more everyday ops export to
-// (convert_everyday.go): InstanceNormalization, GatherND and ScatterND.
+// (convert_everyday.go): InstanceNormalization, GatherND, ScatterND and
+// TopK.
 
 func instanceNormalization(b *builder) error {
 	in, err := b.tensors(3)
@@ -81,4 +83,42 @@ func gatherNDOp(b *builder) error {
 		return err
 	}
 	return b.emit("gather_nd", nil, x, idx)
+}
+
+// topKOp converts TopK into topk with ret_typ both, its indices int64 as
+// ONNX's (a sorted result is a valid one where sorted=0 leaves the
+// order open).
+func topKOp(b *builder) error {
+	x, err := b.tensor(0)
+	if err != nil {
+		return err
+	}
+	k, err := b.ints(1)
+	if err != nil {
+		return err
+	}
+	if len(k) != 1 || k[0] < 1 {
+		return fmt.Errorf("the count K %v must be one positive number", k)
+	}
+	op, _ := ops.Lookup("topk")
+	a, err := op.ParseAttrs(map[string]string{"k": fmt.Sprint(k[0]), "axis": fmt.Sprint(b.attrInt("axis", -1)),
+		"ret_typ": "both", "is_ascend": boolean(b.attrInt("largest", 1) == 0), "dtype": "int64"})
+	if err != nil {
+		return err
+	}
+	b.t.NameNext(b.fresh(b.name()))
+	ys, err := b.t.Apply(op, a, []ops.Tensor{x})
+	if err != nil {
+		return err
+	}
+	for i, o := range b.node.Outputs {
+		if o == "" || i > 1 {
+			continue
+		}
+		if _, dup := b.values[o]; dup {
+			return fmt.Errorf("output %q is also the output of another node", o)
+		}
+		b.set(o, &value{sym: ys[i].(*graph.Symbol)})
+	}
+	return nil
 }

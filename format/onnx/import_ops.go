@@ -82,6 +82,7 @@ func init() {
 		"InstanceNormalization": {"InstanceNorm", instanceNormalization},
 		"GatherND":              {"gather_nd, its indices transposed to hold each coordinate tuple on their first axis (batch_dims 0)", gatherNDOp},
 		"ScatterND":             {"scatter_nd, for a ScatterND into a constant of zeros (indices transposed as GatherND's)", scatterNDOp},
+		"TopK":                  {"topk (ret_typ both, int64 indices; always sorted)", topKOp},
 	}
 	for onnxOp, mx := range map[string]string{"Exp": "exp", "Log": "log", "Sqrt": "sqrt", "Abs": "abs", "Neg": "negative",
 		"Reciprocal": "reciprocal", "Floor": "floor", "Ceil": "ceil", "Erf": "erf", "Sign": "sign", "Sin": "sin", "Cos": "cos"} {
@@ -116,7 +117,7 @@ func (b *builder) convert(n *Node) error {
 		return fmt.Errorf("op %s has no conversion (the ops that have: %s)", n.OpType, strings.Join(ImportOps(), ", "))
 	}
 	for i, o := range n.Outputs[min(1, len(n.Outputs)):] {
-		if o != "" && n.OpType != "Dropout" && n.OpType != "BatchNormalization" && n.OpType != "Split" {
+		if o != "" && n.OpType != "Dropout" && n.OpType != "BatchNormalization" && n.OpType != "Split" && n.OpType != "TopK" {
 			return fmt.Errorf("output %d %q: only the first output converts", i+1, o)
 		}
 	}
