@@ -12,9 +12,8 @@ import (
 )
 
 // TestONNXRuntimeMoreOps exports the ops of convert_everyday.go at the first
-// and the last opset and runs them with ONNX Runtime. (Import does not
-// read all of what they write: Resize has no conversion yet;
-// TestImportReadsMoreOps checks the rest.)
+// and the last opset and runs them with ONNX Runtime;
+// TestImportReadsMoreOps reads what they write back.
 func TestONNXRuntimeMoreOps(t *testing.T) {
 	modules := onnxRuntime(t)
 	dir := t.TempDir()
@@ -73,8 +72,8 @@ var moreOpModels = []model{
 }
 
 // TestImportReadsMoreOps exports the more everyday ops whose ONNX Import
-// reads (InstanceNormalization, GatherND, ScatterND, Pad, TopK, and
-// Transpose, Split, Reshape, Cast around them), imports the model back and compares the outputs.
+// reads (InstanceNormalization, GatherND, ScatterND, Pad, TopK, Resize,
+// and Transpose, Split, Reshape, Cast around them), imports the model back and compares the outputs.
 func TestImportReadsMoreOps(t *testing.T) {
 	sym := func() *graph.Symbol {
 		x := data(0, 4, 3, 5)
@@ -92,6 +91,9 @@ func TestImportReadsMoreOps(t *testing.T) {
 			F.Call("topk", []ops.Tensor{x}, attr("k", 2), attr("axis", 1), attr("ret_typ", "value"), attr("is_ascend", true))[0],
 			F.Sort(x, 2, attr("is_ascend", false)),
 			F.ArgSort(x, -1),
+			F.UpSampling(x, 3),
+			F.BilinearResize2D(x, 5, 8),
+			F.BilinearResize2D(x, 4, 7, attr("align_corners", false)),
 			parts[0], parts[1],
 			F.Pad(x, "constant", []int{0, 0, 0, 0, 1, 2, 2, 1}, attr("constant_value", 0.5)),
 			F.Pad(x, "edge", []int{0, 0, 0, 0, 2, 1, 0, 3}),

@@ -108,9 +108,10 @@
 //	                pytorch_half_pixel) to the batch and channels read
 //	                from the data and the output's height and width
 //
-// Import reads InstanceNormalization (InstanceNorm), GatherND
-// (gather_nd), ScatterND into zeros (scatter_nd), TopK (topk) and Pad
-// back; Resize has no conversion yet.
+// Import reads them back: InstanceNormalization (InstanceNorm), GatherND
+// (gather_nd), ScatterND into zeros (scatter_nd), TopK (topk), Pad, and
+// Resize of 4-D data (UpSampling for nearest by an integer scale,
+// _contrib_BilinearResize2D for linear).
 //
 // Inputs that no ONNX node reads are left out of the model, so that a
 // runtime does not ask for them.

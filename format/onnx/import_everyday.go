@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 
@@ -10,8 +11,8 @@ import (
 )
 
 // The imports of the ONNX ops that the more everyday ops export to
-// (convert_everyday.go): InstanceNormalization, GatherND, ScatterND and
-// TopK.
+// (convert_everyday.go): InstanceNormalization, GatherND, ScatterND,
+// TopK and Resize.
 
 func instanceNormalization(b *builder) error {
 	in, err := b.tensors(3)
@@ -121,4 +122,67 @@ func topKOp(b *builder) error {
 		b.set(o, &value{sym: ys[i].(*graph.Symbol)})
 	}
 	return nil
+}
+
+// resizeOp converts a Resize of the height and width of 4-D data: mode
+// nearest by an integer scale (asymmetric, floor) to UpSampling, mode
+// linear (align_corners, or pytorch_half_pixel and half_pixel, which
+// agree with MXNet's when the result is more than one pixel) to
+// _contrib_BilinearResize2D.
+func resizeOp(b *builder) error {
+	x, err := b.tensor(0)
+	if err != nil {
+		return err
+	}
+	shape, err := b.shapeOf(0)
+	if err != nil {
+		return err
+	}
+	if len(shape) != 4 {
+		return fmt.Errorf("only the Resize of 4-D data (N, C, H, W) converts, not of %v", shape)
+	}
+	h, w := shape[2], shape[3]
+	var oh, ow int
+	if v, _ := b.get(3); v != nil {
+		dims, err := b.dimsOf(3)
+		if err != nil {
+			return err
+		}
+		if len(dims) != 4 || dims[2].dynamic || dims[3].dynamic {
+			return fmt.Errorf("sizes must give a fixed height and width")
+		}
+		oh, ow = dims[2].size, dims[3].size
+	} else {
+		v, _ := b.get(2)
+		if v == nil || v.konst == nil || v.konst.Size() != 4 {
+			return fmt.Errorf("scales must be a constant of 4 values (or sizes given)")
+		}
+		sc := v.konst.Float64s()
+		if sc[0] != 1 || sc[1] != 1 {
+			return fmt.Errorf("scales %v: only the height and width may be resized", sc)
+		}
+		oh, ow = int(math.Floor(float64(h)*sc[2])), int(math.Floor(float64(w)*sc[3]))
+	}
+	ctm := b.attrString("coordinate_transformation_mode", "half_pixel")
+	switch mode := b.attrString("mode", "nearest"); mode {
+	case "nearest":
+		nm := b.attrString("nearest_mode", "round_prefer_floor")
+		scale := oh / max(h, 1)
+		if ctm != "asymmetric" || oh != scale*h || ow != scale*w || scale < 1 || (nm != "floor" && !(nm == "round_prefer_floor" && scale <= 2)) {
+			return fmt.Errorf("mode nearest converts only for an integer scale, the same for height and width, with coordinate_transformation_mode asymmetric and nearest_mode floor")
+		}
+		return b.emit("UpSampling", map[string]string{"scale": fmt.Sprint(scale), "sample_type": "nearest", "num_args": "1"}, x)
+	case "linear":
+		align := "True"
+		switch ctm {
+		case "align_corners":
+		case "pytorch_half_pixel", "half_pixel":
+			align = "False"
+		default:
+			return fmt.Errorf("coordinate_transformation_mode=%s is not supported with mode linear (align_corners, pytorch_half_pixel and half_pixel are)", ctm)
+		}
+		return b.emit("_contrib_BilinearResize2D", map[string]string{"height": fmt.Sprint(oh), "width": fmt.Sprint(ow), "align_corners": align}, x)
+	default:
+		return fmt.Errorf("mode=%s is not supported (nearest and linear are)", mode)
+	}
 }

@@ -83,6 +83,7 @@ func init() {
 		"GatherND":              {"gather_nd, its indices transposed to hold each coordinate tuple on their first axis (batch_dims 0)", gatherNDOp},
 		"ScatterND":             {"scatter_nd, for a ScatterND into a constant of zeros (indices transposed as GatherND's)", scatterNDOp},
 		"TopK":                  {"topk (ret_typ both, int64 indices; always sorted)", topKOp},
+		"Resize":                {"UpSampling (nearest, an integer scale, asymmetric, floor) or _contrib_BilinearResize2D (linear) of 4-D data", resizeOp},
 	}
 	for onnxOp, mx := range map[string]string{"Exp": "exp", "Log": "log", "Sqrt": "sqrt", "Abs": "abs", "Neg": "negative",
 		"Reciprocal": "reciprocal", "Floor": "floor", "Ceil": "ceil", "Erf": "erf", "Sign": "sign", "Sin": "sin", "Cos": "cos"} {
