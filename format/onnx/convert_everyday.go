@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/hybridgo/hybridgo/graph"
 	"github.com/hybridgo/hybridgo/ops"
@@ -9,7 +10,8 @@ import (
 
 // The converters of more everyday operators (SwapAxis,
 // Pad, topk, sort, argsort, _split_v2, gather_nd, scatter_nd, InstanceNorm,
-// GroupNorm, UpSampling, _contrib_BilinearResize2D): ONNX 13 nodes whose
+// GroupNorm, L2Normalization, SequenceReverse, UpSampling,
+// _contrib_BilinearResize2D): ONNX 13 nodes whose
 // meaning is the same up to MaxOpset. Shapes that change with the batch
 // are read from the data at run time, so the batch stays dynamic.
 
@@ -26,6 +28,8 @@ func init() {
 		"InstanceNorm":              {"InstanceNormalization", instanceNorm},
 		"GroupNorm":                 {"Reshape, InstanceNormalization and Reshape (a scale and shift per group)", groupNorm},
 		"UpSampling":                {"Resize (nearest, asymmetric, floor)", upSampling},
+		"L2Normalization":           {"ReduceSumSquare, Add, Sqrt, Div", l2Normalization},
+		"SequenceReverse":           {"ReverseSequence (Cast of the lengths); Slice with step -1 without lengths", sequenceReverse},
 		"_contrib_BilinearResize2D": {"Resize (linear; align_corners or pytorch_half_pixel)", bilinearResize},
 	} {
 		converters[name] = c
@@ -396,5 +400,56 @@ func bilinearResize(e *exporter, n *graph.Node, in []string, out string) error {
 	e.node("Resize", n.Name, []string{in[0], "", "", sizes}, []string{out},
 		&Attribute{Name: "mode", Type: AttrString, S: []byte("linear")},
 		&Attribute{Name: "coordinate_transformation_mode", Type: AttrString, S: []byte(mode)})
+	return nil
+}
+
+func l2Normalization(e *exporter, n *graph.Node, in []string, out string) error {
+	a, err := attrs[ops.L2NormalizationAttrs](n)
+	if err != nil {
+		return err
+	}
+	r := rank(n, 0)
+	var axes []int
+	switch a.Mode {
+	case "instance":
+		axes = spanInts(1, r)
+	case "channel":
+		axes = []int{1}
+	default:
+		axes = spanInts(2, r)
+	}
+	eps, err := e.scalar(n.Name+"_eps", a.Eps, n.Inputs[0].DType())
+	if err != nil {
+		return err
+	}
+	sum, shifted, norm := e.temp(n, "sum_square"), e.temp(n, "sum_eps"), e.temp(n, "norm")
+	e.node("ReduceSumSquare", n.Name+"_sum_square", in[:1], []string{sum}, attrInts("axes", axes), attrInt("keepdims", 1))
+	e.node("Add", n.Name+"_sum_eps", []string{sum, eps}, []string{shifted})
+	e.node("Sqrt", n.Name+"_norm", []string{shifted}, []string{norm})
+	e.node("Div", n.Name, []string{in[0], norm}, []string{out})
+	return nil
+}
+
+func spanInts(from, to int) []int {
+	var out []int
+	for i := from; i < to; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+// sequenceReverse writes ReverseSequence (time axis 0, batch axis 1) with
+// the lengths, or the whole time axis reversed by a Slice without them.
+func sequenceReverse(e *exporter, n *graph.Node, in []string, out string) error {
+	a, err := attrs[ops.SequenceLastAttrs](n)
+	if err != nil {
+		return err
+	}
+	if !a.UseSequenceLength {
+		return sliceNode(e, n, in[0], []int64{-1}, []int64{math.MinInt64}, []int64{0}, []int64{-1}, out)
+	}
+	lens := e.temp(n, "lengths")
+	e.node("Cast", n.Name+"_lengths", in[1:2], []string{lens}, attrInt("to", 7)) // INT64
+	e.node("ReverseSequence", n.Name, []string{in[0], lens}, []string{out}, attrInt("batch_axis", 1), attrInt("time_axis", 0))
 	return nil
 }

@@ -13,7 +13,7 @@ import (
 
 // TestONNXRuntimeMoreOps exports the ops of convert_everyday.go at the first
 // and the last opset and runs them with ONNX Runtime;
-// TestImportReadsMoreOps reads what they write back.
+// TestImportReadsMoreOps reads back what Import converts.
 func TestONNXRuntimeMoreOps(t *testing.T) {
 	modules := onnxRuntime(t)
 	dir := t.TempDir()
@@ -57,13 +57,18 @@ var moreOpModels = []model{
 		rowsAt := F.Reshape(F.Arange(3, 0, -2), 1, 2) // rows 3 and 1
 		return group(parts[0], parts[2], late[0], late[1], rows[1],
 			F.GatherND(x, first), F.GatherND(x, pairs),
-			F.ScatterND(F.SliceAxis(x, 0, 0, 2), rowsAt, 4, 3, 6))
+			F.ScatterND(F.SliceAxis(x, 0, 0, 2), rowsAt, 4, 3, 6),
+			F.SequenceReverse(F.SwapAxes(x, 0, 1), nil),
+			F.SequenceReverse(F.SwapAxes(x, 0, 2), F.Arange(2, 5, 1)))
 	}, ops.Shape{2, 3, 6}, []int{2, 3}},
 	{"norms_resize", func() *graph.Symbol {
 		x := data(0, 4, 3, 5)
 		return group(
 			F.InstanceNorm(x, v("in_gamma", 4), v("in_beta", 4), attr("eps", 0.01)),
 			F.GroupNorm(x, v("gn_gamma", 2), v("gn_beta", 2), 2),
+			F.L2Normalization(x, "instance"),
+			F.L2Normalization(x, "channel"),
+			F.L2Normalization(x, "spatial", attr("eps", 0.1)),
 			F.UpSampling(x, 2),
 			F.BilinearResize2D(x, 5, 8),
 			F.BilinearResize2D(x, 2, 3, attr("align_corners", false)),
@@ -73,7 +78,8 @@ var moreOpModels = []model{
 
 // TestImportReadsMoreOps exports the more everyday ops whose ONNX Import
 // reads (InstanceNormalization, GatherND, ScatterND, Pad, TopK, Resize,
-// and Transpose, Split, Reshape, Cast around them), imports the model back and compares the outputs.
+// and Transpose, Split, Reshape, Cast around them), imports the model
+// back and compares the outputs.
 func TestImportReadsMoreOps(t *testing.T) {
 	sym := func() *graph.Symbol {
 		x := data(0, 4, 3, 5)

@@ -102,13 +102,17 @@
 //	InstanceNorm    InstanceNormalization
 //	GroupNorm       Reshape to (N, groups, -1), InstanceNormalization with
 //	                the per-group gamma and beta, Reshape back
+//	L2Normalization ReduceSumSquare, Add (eps), Sqrt, Div
+//	SequenceReverse ReverseSequence with the lengths (cast to int64);
+//	                Slice with step -1 without them
 //	UpSampling      Resize (nearest, asymmetric, floor) by the scale
 //	_contrib_BilinearResize2D
 //	                Resize (linear; align_corners, else
 //	                pytorch_half_pixel) to the batch and channels read
 //	                from the data and the output's height and width
 //
-// Import reads them back: InstanceNormalization (InstanceNorm), GatherND
+// Import reads most of them back (not ReduceSumSquare and
+// ReverseSequence): InstanceNormalization (InstanceNorm), GatherND
 // (gather_nd), ScatterND into zeros (scatter_nd), TopK (topk), Pad, and
 // Resize of 4-D data (UpSampling for nearest by an integer scale,
 // _contrib_BilinearResize2D for linear).
