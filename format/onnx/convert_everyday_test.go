@@ -69,6 +69,8 @@ var moreOpModels = []model{
 			F.L2Normalization(x, "instance"),
 			F.L2Normalization(x, "channel"),
 			F.L2Normalization(x, "spatial", attr("eps", 0.1)),
+			F.FullyConnected(x, v("fc_weight", 3, 60), v("fc_bias", 3, 1), 3),
+			F.FullyConnected(x, v("fc2_weight", 2, 5), v("fc2_bias", 2, 1), 2, attr("flatten", false)),
 			F.UpSampling(x, 2),
 			F.BilinearResize2D(x, 5, 8),
 			F.BilinearResize2D(x, 2, 3, attr("align_corners", false)),
