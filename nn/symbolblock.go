@@ -252,6 +252,11 @@ func applyGraph(F ops.F, g *graph.Graph, bound map[*graph.Node]ops.Tensor) (outs
 // allow it.
 func SymbolBlockImports(symbolFile string, inputNames []string, paramFile string, opts ...ImportOptions) (*SymbolBlock, error) {
 	o := OneOption("nn.SymbolBlockImports", opts)
+	// The symbol file is read first, so that a missing one is the error
+	// reported, then again with the params file's shapes.
+	if _, err := mxnet.LoadSymbol(symbolFile); err != nil {
+		return nil, err
+	}
 	var list []mxnet.NamedArray
 	if paramFile != "" {
 		var err error

@@ -94,14 +94,18 @@ func exportable(sym *graph.Symbol, params map[string]*eager.NDArray) (*graph.Sym
 // file declares or with the rest of the graph, is an error naming it and
 // the file.
 func LoadCheckpoint(prefix string, epoch int) (*graph.Symbol, map[string]*eager.NDArray, error) {
+	data, err := readFile(SymbolFile(prefix))
+	if err != nil {
+		return nil, nil, fmt.Errorf("load symbol %s: %w", SymbolFile(prefix), err)
+	}
 	path := ParamsFile(prefix, epoch)
 	list, err := LoadParams(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	sym, err := LoadSymbolWithParams(SymbolFile(prefix), list)
+	sym, err := DecodeSymbolWithParams(data, list)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("load symbol %s: %w", SymbolFile(prefix), err)
 	}
 	vars := map[string]*graph.Node{}
 	for _, n := range sym.Graph().Inputs() {
