@@ -158,3 +158,19 @@ func ExampleNewHybridLambda() {
 	// Output:
 	// [0 1 4]
 }
+
+func ExampleNewGroupNorm() {
+	// A style-transfer block: reflection padding, a convolution without
+	// padding, and a normalisation per sample.
+	block := nn.NewHybridSequential(
+		nn.NewReflectionPad2D(1),
+		nn.NewConv2D(8, []int{3}),
+		nn.NewGroupNorm(nn.GroupNormOptions{NumGroups: 4}),
+		nn.NewInstanceNorm(nn.InstanceNormOptions{Scale: true}),
+	)
+	block.Initialize()
+	block.Hybridize()
+	fmt.Println(block.Forward(eager.Ones(2, 3, 16, 16)).Shape())
+	// Output:
+	// 2x8x16x16
+}

@@ -243,14 +243,44 @@ func applyGraph(F ops.F, g *graph.Graph, bound map[*graph.Node]ops.Tensor) (outs
 // SymbolBlockImports loads a block from an MXNet symbol file (such as
 // Export or MXNet 1.x Gluon's export writes) and, unless paramFile is "",
 // its parameters from a params file, whose "arg:" and "aux:" prefixes are
-// dropped. The parameters take the shapes and dtypes saved in the file.
+// dropped. The parameters take the shapes and dtypes saved in the file,
+// which win over the shapes the graph's rules infer (but not over a shape
+// the symbol file declares in a variable's "__shape__"), as in MXNet's
+// SymbolBlock.imports.
 // A parameter of the graph the file lacks, or an entry of the file the
 // graph does not use, is an error naming both files, unless the options
 // allow it.
 func SymbolBlockImports(symbolFile string, inputNames []string, paramFile string, opts ...ImportOptions) (*SymbolBlock, error) {
 	o := OneOption("nn.SymbolBlockImports", opts)
-	sym, err := mxnet.LoadSymbol(symbolFile)
+	// The symbol file is read first, so that a missing one is the error
+	// reported, then again with the params file's shapes.
+	if _, err := mxnet.LoadSymbol(symbolFile); err != nil {
+		return nil, err
+	}
+	var list []mxnet.NamedArray
+	if paramFile != "" {
+		var err error
+		if list, err = mxnet.LoadParams(paramFile); err != nil {
+			return nil, err
+		}
+	}
+	// The params file's shapes win over those inferred from the graph;
+	// an entry named as an input is reported below.
+	inputs := map[string]bool{}
+	for _, name := range inputNames {
+		inputs[name] = true
+	}
+	var given []mxnet.NamedArray
+	for _, e := range list {
+		if !inputs[stripArgAux(e.Name)] {
+			given = append(given, e)
+		}
+	}
+	sym, err := mxnet.LoadSymbolWithParams(symbolFile, given)
 	if err != nil {
+		if paramFile != "" {
+			return nil, fmt.Errorf("import %s: %w", paramFile, err)
+		}
 		return nil, err
 	}
 	s, err := NewSymbolBlock(sym, inputNames)
@@ -259,14 +289,6 @@ func SymbolBlockImports(symbolFile string, inputNames []string, paramFile string
 	}
 	if paramFile == "" {
 		return s, nil
-	}
-	list, err := mxnet.LoadParams(paramFile)
-	if err != nil {
-		return nil, err
-	}
-	inputs := map[string]bool{}
-	for _, name := range inputNames {
-		inputs[name] = true
 	}
 	type value struct {
 		p *Parameter

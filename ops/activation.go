@@ -243,9 +243,15 @@ func (a *LeakyReLUAttrs) leakySlope() float64 {
 }
 
 // preluGammaShape checks gamma against the data (one slope, or one per
-// channel along axis 1) and fills it in when it is unknown.
+// channel along axis 1) and fills it in when it is unknown, as MXNet's
+// rule does: with one slope per channel of data, (channels,), once the
+// data's number of dims is known. While the data's shape is wholly
+// unknown, gamma's stays unknown too (a params file may still give it).
 func preluGammaShape(in []Shape) error {
 	d, gm := in[0], in[1]
+	if d == nil {
+		return nil
+	}
 	channels := 1
 	if len(d) >= 2 {
 		channels = d[1]

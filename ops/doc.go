@@ -64,7 +64,11 @@
 // (conv_loops.go, norm_loops.go, reduce_loops.go), and the loops many
 // kernels share (element-wise maps, broadcasting, moving elements by
 // index) are in kernels.go and fastpath.go. The window shared by
-// Convolution, Deconvolution and Pooling is in window.go.
+// Convolution, Deconvolution and Pooling is in window.go. Ops whose
+// output element i is one element of their data, or a fill value
+// (SwapAxis, Pad, the Sequence ops, gather_nd, sort, …), are each a
+// gatherDef (gather_map.go): a shape rule and an index map, from which
+// the kernel and the gradient op _backward_NAME follow.
 //
 // # What this package owns and must not import
 //

@@ -55,6 +55,9 @@ func init() {
 				return nil, Errorf("weight %v should be (%d, %d) (input_dim=%d, output_dim=%d)", w, a.InputDim, a.OutputDim, a.InputDim, a.OutputDim)
 			}
 			in[1] = w
+			if in[0] == nil {
+				return []Shape{nil}, nil // the data's dims, and so the output's, are not known yet
+			}
 			return []Shape{append(in[0].Clone(), a.OutputDim)}, nil
 		},
 		DType: func(a *EmbeddingAttrs, in []DType) ([]DType, error) {

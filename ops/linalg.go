@@ -371,7 +371,7 @@ func init() {
 				f.Dot(g2, x, TransposeA()),
 			}
 			if !a.NoBias {
-				grads = append(grads, f.Sum(g2, Axis(0)))
+				grads = append(grads, reshapeIfNeeded(f, f.Sum(g2, Axis(0)), in[2].Shape()))
 			}
 			return grads
 		},
@@ -380,6 +380,7 @@ func init() {
 			{Attrs: map[string]string{"num_hidden": "3", "no_bias": "True"}, Inputs: []Shape{{2, 3}, {3, 3}}},
 			{Attrs: map[string]string{"num_hidden": "2"}, Inputs: []Shape{{2, 3, 2}, {2, 6}, {2}}},
 			{Attrs: map[string]string{"num_hidden": "2", "flatten": "False"}, Inputs: []Shape{{2, 3, 4}, {2, 4}, {2}}},
+			{Attrs: map[string]string{"num_hidden": "2"}, Inputs: []Shape{{2, 3}, {2, 3}, {2, 1}}},
 		},
 	})
 }
@@ -459,7 +460,10 @@ func fullyConnectedShape(a *FullyConnectedAttrs, in []Shape) ([]Shape, error) {
 		case len(b) == 1 && b[0] == 0:
 			b[0] = nh
 		}
-		if len(b) != 1 || b[0] != nh {
+		// MXNet takes a bias of (num_hidden, 1) too, as old exports have it.
+		if len(b) == 2 && b[0] == nh && b[1] == 1 {
+			b = b.Clone()
+		} else if len(b) != 1 || b[0] != nh {
 			return nil, Errorf("bias %v should be (%d,) (num_hidden=%d); data is %v, weight %v", b, nh, nh, data, w)
 		}
 		in[2] = b

@@ -159,6 +159,8 @@ func printUsage(w io.Writer) {
                            time one case of ours, one JSON line per variant
   hybridgo ops [NAME...]   list every registered operator with its inputs and
                            attributes, or describe the named ones in full
+                           (-onnx: the ONNX ops that import; -unsupported:
+                           MXNet 1.9's operators hybridgo lacks)
   hybridgo graph FILE-symbol.json [-o out.svg|out.html|out.txt|-]
                  [-collapse N] [-width N] [-passes]
                            draw a model's graph for the terminal, as SVG or as

@@ -59,6 +59,45 @@ func TestOpsUnknownName(t *testing.T) {
 	}
 }
 
+func TestOpsMXNetNameNotSupported(t *testing.T) {
+	for _, tt := range []struct {
+		name, want string
+	}{
+		{"LRN", `MXNet 1.9 has an operator named "LRN", but hybridgo does not support it yet`},
+		{"_contrib_boolean_mask", "only eagerly, as F.BooleanMask"},
+		{"no_such_op", `no operator named "no_such_op"`},
+	} {
+		code, _, errOut := runCmd("ops", tt.name)
+		if code != 1 || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%s: exit %d, stderr %q, want %q", tt.name, code, errOut, tt.want)
+		}
+	}
+	code, out, _ := runCmd("ops", "-unsupported")
+	if code != 0 || !strings.Contains(out, "\nLRN\n") || strings.Contains(out, "\ntopk\n") || strings.Contains(out, "\n_backward_") {
+		t.Errorf("-unsupported: exit %d, output %q", code, out)
+	}
+}
+
+func TestMXNetOpNames(t *testing.T) {
+	// The list is MXNet's: a sample of its operators, aliases included.
+	for _, name := range []string{"Convolution", "RNN", "topk", "_contrib_BilinearResize2D", "swapaxes", "_linalg_gemm2", "linalg_gemm2", "_backward_Convolution"} {
+		if !isMXNetOp(name) {
+			t.Errorf("%s is missing from mxnet_ops.txt", name)
+		}
+	}
+	for _, line := range strings.Split(mxnetOpsFile, "\n") {
+		if line != "" && !strings.HasPrefix(line, "#") && strings.ContainsAny(line, " \t(),\"") {
+			t.Errorf("mxnet_ops.txt: %q is not a name", line)
+		}
+	}
+	// The registry's ops have MXNet's names, but for a few of hybridgo's own gradients.
+	for _, op := range ops.All() {
+		if !isMXNetOp(op.Name()) && !strings.HasPrefix(op.Name(), "_backward_") && op.Name() != "_reduce_sum_like" {
+			t.Errorf("registered op %s is not an MXNet 1.9 name", op.Name())
+		}
+	}
+}
+
 func TestUnknownCommand(t *testing.T) {
 	code, _, errOut := runCmd("frobnicate")
 	if code != 2 || !strings.Contains(errOut, `unknown command "frobnicate"`) {

@@ -1,9 +1,12 @@
 package main
 
 import (
+	_ "embed"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/hybridgo/hybridgo/format/onnx"
@@ -25,9 +28,18 @@ func runOps(names []string, stdout, stderr io.Writer) int {
 		tw.Flush()
 		return 0
 	}
+	if len(names) == 1 && (names[0] == "-unsupported" || names[0] == "--unsupported") {
+		list := unsupportedMXNetOps()
+		fmt.Fprintf(stdout, "%d operators of MXNet 1.9 (gradients and internal ones left out) that hybridgo does not support yet:\n\n", len(list))
+		for _, name := range list {
+			fmt.Fprintln(stdout, name)
+		}
+		return 0
+	}
 	if len(names) == 0 {
 		all := ops.All()
-		fmt.Fprintf(stdout, "%d operators (MXNet names; `hybridgo ops NAME` describes one, `hybridgo ops -onnx` lists the ONNX ops that import)\n\n", len(all))
+		fmt.Fprintf(stdout, "%d operators (MXNet names; `hybridgo ops NAME` describes one, `hybridgo ops -onnx` lists the ONNX ops that import, "+
+			"`hybridgo ops -unsupported` MXNet's that are missing)\n\n", len(all))
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "NAME\tINPUTS\tATTRIBUTES (default)")
 		for _, op := range all {
@@ -40,7 +52,13 @@ func runOps(names []string, stdout, stderr io.Writer) int {
 	for i, name := range names {
 		op, ok := ops.Lookup(name)
 		if !ok {
-			fmt.Fprintf(stderr, "hybridgo ops: no operator named %q%s\n", name, suggest(name))
+			if f, ok := eagerOnly[name]; ok {
+				fmt.Fprintf(stderr, "hybridgo ops: MXNet's %s runs here only eagerly, as %s: its result's shape depends on its input's values, so it cannot be in a graph\n", name, f)
+			} else if isMXNetOp(name) {
+				fmt.Fprintf(stderr, "hybridgo ops: MXNet 1.9 has an operator named %q, but hybridgo does not support it yet%s\n", name, suggest(name))
+			} else {
+				fmt.Fprintf(stderr, "hybridgo ops: no operator named %q%s\n", name, suggest(name))
+			}
 			code = 1
 			continue
 		}
@@ -50,6 +68,47 @@ func runOps(names []string, stdout, stderr io.Writer) int {
 		describe(stdout, op)
 	}
 	return code
+}
+
+// mxnetOpsFile lists the operator names of MXNet 1.9 (see its header).
+//
+//go:embed mxnet_ops.txt
+var mxnetOpsFile string
+
+var mxnetOps = sync.OnceValue(func() map[string]bool {
+	names := map[string]bool{}
+	for _, line := range strings.Split(mxnetOpsFile, "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			names[line] = true
+		}
+	}
+	return names
+})
+
+// eagerOnly names the F methods of MXNet operators that run only eagerly
+// and so are not in the registry.
+var eagerOnly = map[string]string{"_contrib_boolean_mask": "F.BooleanMask", "_npi_boolean_mask": "F.BooleanMask"}
+
+// isMXNetOp reports whether MXNet 1.9 has an operator of that name.
+func isMXNetOp(name string) bool { return mxnetOps()[name] }
+
+// unsupportedMXNetOps lists, sorted, the names of MXNet 1.9's operators
+// that no registered op answers to, leaving out gradients (_backward_…)
+// and the internals of MXNet's engine and numpy front end (_npi_…).
+func unsupportedMXNetOps() []string {
+	var list []string
+	for name := range mxnetOps() {
+		if _, ok := ops.Lookup(name); ok {
+			continue
+		}
+		if strings.HasPrefix(name, "_backward_") || strings.HasPrefix(name, "_npi_") || strings.HasPrefix(name, "_np_") ||
+			strings.HasPrefix(name, "_npx_") || strings.HasPrefix(name, "_sg_") {
+			continue
+		}
+		list = append(list, name)
+	}
+	slices.Sort(list)
+	return list
 }
 
 // inputNames names the op's inputs with its default attributes.

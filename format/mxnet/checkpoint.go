@@ -87,18 +87,25 @@ func exportable(sym *graph.Symbol, params map[string]*eager.NDArray) (*graph.Sym
 
 // LoadCheckpoint reads PREFIX-symbol.json and PREFIX-EPOCH.params and
 // returns the graph and its parameter values by variable name (the
-// "arg:" and "aux:" prefixes removed). A parameter the graph has no
-// variable for, or whose shape or dtype disagrees with the graph, is an
-// error naming it and the file.
+// "arg:" and "aux:" prefixes removed). The parameters' shapes and dtypes
+// win over those the graph's shape rules would infer (as in MXNet, the
+// params file says what a parameter is); a parameter the graph has no
+// variable for, or whose shape or dtype disagrees with what the symbol
+// file declares or with the rest of the graph, is an error naming it and
+// the file.
 func LoadCheckpoint(prefix string, epoch int) (*graph.Symbol, map[string]*eager.NDArray, error) {
-	sym, err := LoadSymbol(SymbolFile(prefix))
+	data, err := readFile(SymbolFile(prefix))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("load symbol %s: %w", SymbolFile(prefix), err)
 	}
 	path := ParamsFile(prefix, epoch)
 	list, err := LoadParams(path)
 	if err != nil {
 		return nil, nil, err
+	}
+	sym, err := DecodeSymbolWithParams(data, list)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load symbol %s: %w", SymbolFile(prefix), err)
 	}
 	vars := map[string]*graph.Node{}
 	for _, n := range sym.Graph().Inputs() {
@@ -106,12 +113,7 @@ func LoadCheckpoint(prefix string, epoch int) (*graph.Symbol, map[string]*eager.
 	}
 	params := map[string]*eager.NDArray{}
 	for _, p := range list {
-		name := p.Name
-		for _, pre := range []string{"arg:", "aux:"} {
-			if len(name) > len(pre) && name[:len(pre)] == pre {
-				name = name[len(pre):]
-			}
-		}
+		name := stripArgAux(p.Name)
 		n, ok := vars[name]
 		if !ok {
 			return nil, nil, fmt.Errorf("%s: parameter %q is not a variable of %s", path, p.Name, SymbolFile(prefix))
@@ -126,25 +128,6 @@ func LoadCheckpoint(prefix string, epoch int) (*graph.Symbol, map[string]*eager.
 			return nil, nil, fmt.Errorf("%s: parameter %q appears twice", path, name)
 		}
 		params[name] = p.Array
-		n.Shapes[0], n.DTypes[0] = p.Array.Shape(), p.Array.DType()
-	}
-	// The parameters' shapes may let more of the graph be inferred.
-	g := sym.Graph()
-	for range maxInferPasses {
-		changed := false
-		for _, n := range g.Nodes {
-			if n.IsVar() {
-				continue
-			}
-			c, err := inferLoaded(n)
-			if err != nil {
-				return nil, nil, fmt.Errorf("%s: node %s: %w", SymbolFile(prefix), n.Name, err)
-			}
-			changed = changed || c
-		}
-		if !changed {
-			break
-		}
 	}
 	return sym, params, nil
 }

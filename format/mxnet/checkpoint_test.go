@@ -100,7 +100,7 @@ func TestCheckpointErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	mxnet.SaveParams(mxnet.ParamsFile(prefix, 0), []mxnet.NamedArray{{Name: "arg:w", Array: eager.Zeros(2, 4)}})
-	if _, _, err := mxnet.LoadCheckpoint(prefix, 0); err == nil || !strings.Contains(err.Error(), `parameter "arg:w" has shape 2x4`) {
+	if _, _, err := mxnet.LoadCheckpoint(prefix, 0); err == nil || !strings.Contains(err.Error(), `parameter "arg:w" has shape (2, 4), but the symbol file declares (3, 4)`) {
 		t.Errorf("mismatched params file: %v", err)
 	}
 }

@@ -42,7 +42,12 @@
 // kept and written back. Op attributes are (de)serialised by the op's
 // own rules in ops. Reading accepts the older layouts too (2-element
 // inputs; "attr" and "param" for "attrs"), and infers the shapes and
-// dtypes the variables' annotations allow.
+// dtypes the variables' annotations allow. A model's parameters say more
+// than its symbol file: DecodeSymbolWithParams and LoadSymbolWithParams
+// take the params file's shapes and dtypes for the variables first, so
+// that they win over what the ops' rules would infer (a shape declared
+// in "__shape__" still wins over both), as MXNet's SymbolBlock.imports
+// and load_checkpoint read them (LoadCheckpoint here).
 //
 // # Params files
 //

@@ -251,6 +251,39 @@ type jsonNode struct {
 // and "__dtype__" annotations as far as they go: unknown shapes are fine,
 // contradictions between known ones are errors.
 func DecodeSymbol(data []byte) (*graph.Symbol, error) {
+	return decodeSymbol(data, nil)
+}
+
+// DecodeSymbolWithParams is DecodeSymbol for a symbol file read together
+// with its params file, as MXNet's SymbolBlock.imports and load_checkpoint
+// read them: the shape and dtype of each entry of params (named as the
+// variable, or with the "arg:" or "aux:" in front of it) are the
+// variable's before inference starts, so that the file's shapes win over
+// those the ops' rules would infer. A shape the symbol file declares
+// ("__shape__") still wins: an entry that does not fit it is an error
+// naming both. Entries the graph has no variable for are left alone.
+func DecodeSymbolWithParams(data []byte, params []NamedArray) (*graph.Symbol, error) {
+	given := make(map[string]NamedArray, len(params))
+	for _, p := range params {
+		if p.Array != nil {
+			given[stripArgAux(p.Name)] = p
+		}
+	}
+	return decodeSymbol(data, given)
+}
+
+// stripArgAux drops the "arg:" or "aux:" that exported params files put
+// in front of each name.
+func stripArgAux(name string) string {
+	for _, pre := range []string{"arg:", "aux:"} {
+		if strings.HasPrefix(name, pre) && len(name) > len(pre) {
+			return name[len(pre):]
+		}
+	}
+	return name
+}
+
+func decodeSymbol(data []byte, given map[string]NamedArray) (*graph.Symbol, error) {
 	var f jsonFile
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("symbol json: %w", err)
@@ -272,6 +305,7 @@ func DecodeSymbol(data []byte) (*graph.Symbol, error) {
 		// Inferred shapes can grow faster than the file (a chain of
 		// expand_dims adds a dim per node); their dims are bounded too.
 		dimBudget: 1<<16 + 4*len(data),
+		given:     given,
 	}
 	for i, raw := range f.Nodes {
 		if err := r.addNode(i, raw); err != nil {
@@ -298,6 +332,9 @@ type reader struct {
 	varNames     map[string]int // variable name -> node id
 	outputBudget int
 	dimBudget    int // dims that inferred shapes may hold, in all
+	// given holds the variables' values from a params file, by name:
+	// their shapes and dtypes are taken before inference.
+	given map[string]NamedArray
 }
 
 func nodeErr(i int, name string, format string, args ...any) error {
@@ -437,6 +474,17 @@ func (r *reader) variable(i int, name string, attrs map[string]string, inputs in
 			}
 			n.Extra[k] = v
 		}
+	}
+	if p, ok := r.given[name]; ok {
+		v := p.Array
+		if !n.Shapes[0].Fits(v.Shape()) {
+			return nil, nodeErr(i, name, "parameter %q has shape %s, but the symbol file declares %s (%s)",
+				p.Name, v.Shape().Tuple(), n.Shapes[0].Tuple(), shapeKey)
+		}
+		if d := n.DTypes[0]; d != ops.Unknown && d != v.DType() {
+			return nil, nodeErr(i, name, "parameter %q is %v, but the symbol file declares %v (%s)", p.Name, v.DType(), d, dtypeKey)
+		}
+		n.Shapes[0], n.DTypes[0] = v.Shape().Clone(), v.DType()
 	}
 	return n, nil
 }
@@ -626,11 +674,18 @@ func SaveSymbol(path string, s *graph.Symbol) error {
 // LoadSymbol reads the file at path and decodes it with DecodeSymbol. It
 // reads no more than the size the file had when opened.
 func LoadSymbol(path string) (*graph.Symbol, error) {
+	return LoadSymbolWithParams(path, nil)
+}
+
+// LoadSymbolWithParams reads the file at path and decodes it with
+// DecodeSymbolWithParams: the shapes and dtypes of params, the entries
+// of the model's params file, win over inferred ones.
+func LoadSymbolWithParams(path string, params []NamedArray) (*graph.Symbol, error) {
 	data, err := readFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("load symbol %s: %w", path, err)
 	}
-	s, err := DecodeSymbol(data)
+	s, err := DecodeSymbolWithParams(data, params)
 	if err != nil {
 		return nil, fmt.Errorf("load symbol %s: %w", path, err)
 	}

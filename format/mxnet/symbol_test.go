@@ -787,3 +787,24 @@ func TestSymbolJSONLoadsEveryOpWithUnknownShapes(t *testing.T) {
 		}
 	}
 }
+
+func ExampleDecodeSymbolWithParams() {
+	// A PReLU whose gamma declares no shape, and data of unknown shape:
+	// only the params file says what gamma is.
+	const file = `{"nodes": [
+	  {"op": "null", "name": "data", "inputs": []},
+	  {"op": "null", "name": "relu0_gamma", "inputs": []},
+	  {"op": "LeakyReLU", "name": "relu0", "attrs": {"act_type": "prelu"}, "inputs": [[0, 0, 0], [1, 0, 0]]}],
+	 "arg_nodes": [0, 1], "heads": [[2, 0, 0]]}`
+	params := []mxnet.NamedArray{{Name: "arg:relu0_gamma", Array: eager.Full(0.25, 64)}}
+	sym, err := mxnet.DecodeSymbolWithParams([]byte(file), params)
+	if err != nil {
+		panic(err)
+	}
+	for _, n := range sym.Graph().Arguments() {
+		fmt.Println(n.Name, graph.ShapeString(n.Shapes[0], n.DTypes[0]))
+	}
+	// Output:
+	// data ? unknown
+	// relu0_gamma 64 float32
+}

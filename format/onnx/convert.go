@@ -164,6 +164,16 @@ func fullyConnected(e *exporter, n *graph.Node, in []string, out string) error {
 	if err != nil {
 		return err
 	}
+	if !a.NoBias && rank(n, 2) == 2 {
+		// A bias of (num_hidden, 1), which MXNet takes too, as (num_hidden,).
+		s, err := e.int64Const(n, "bias_shape", []int64{-1})
+		if err != nil {
+			return err
+		}
+		b := e.temp(n, "bias")
+		e.node("Reshape", n.Name+"_bias", []string{in[2], s}, []string{b})
+		in = append(in[:2:2], b)
+	}
 	if !a.Flatten {
 		// y = x · Wᵀ + b on the last axis, any rank.
 		wt := e.temp(n, "weight_t")

@@ -87,6 +87,35 @@
 // Reciprocal), stack (Unsqueeze, Concat), broadcast_to (Expand). The
 // ops that create an array from their attributes alone (_zeros, _ones,
 // _full, _arange, _eye) are written as initializers holding their values.
+// More everyday ops:
+//
+//	SwapAxis        Transpose
+//	Pad             Pad (constant with constant_value, edge, reflect)
+//	topk            TopK, its indices cast to dtype (ret_typ value,
+//	                indices, both; mask has no export)
+//	sort, argsort   TopK over the whole axis (argsort's indices cast)
+//	_split_v2       Split at the parts' sizes; Squeeze with squeeze_axis
+//	gather_nd       Transpose and Cast of the indices (ONNX holds each
+//	                coordinate tuple on the last axis), GatherND
+//	scatter_nd      ScatterND into an initializer of zeros, the indices
+//	                as gather_nd's
+//	InstanceNorm    InstanceNormalization
+//	GroupNorm       Reshape to (N, groups, -1), InstanceNormalization with
+//	                the per-group gamma and beta, Reshape back
+//	L2Normalization ReduceSumSquare, Add (eps), Sqrt, Div
+//	SequenceReverse ReverseSequence with the lengths (cast to int64);
+//	                Slice with step -1 without them
+//	UpSampling      Resize (nearest, asymmetric, floor) by the scale
+//	_contrib_BilinearResize2D
+//	                Resize (linear; align_corners, else
+//	                pytorch_half_pixel) to the batch and channels read
+//	                from the data and the output's height and width
+//
+// Import reads most of them back (not ReduceSumSquare and
+// ReverseSequence): InstanceNormalization (InstanceNorm), GatherND
+// (gather_nd), ScatterND into zeros (scatter_nd), TopK (topk), Pad, and
+// Resize of 4-D data (UpSampling for nearest by an integer scale,
+// _contrib_BilinearResize2D for linear).
 //
 // Inputs that no ONNX node reads are left out of the model, so that a
 // runtime does not ask for them.
@@ -101,8 +130,8 @@
 // and LayerNorm's output_mean_var. The graph is exported as
 // traced: the fused nodes of graph.Optimize exist only inside compiled
 // executables, and a fused layer-and-relu node that reaches Export is
-// written unfused. Of the multi-output ops only SliceChannel writes
-// every output; of the others, such as BatchNorm and Dropout, only the
+// written unfused. Of the multi-output ops only SliceChannel, _split_v2
+// and topk (ret_typ both) write every output; of the others, such as BatchNorm and Dropout, only the
 // first is written, and a graph that uses another is an error.
 //
 // # Import
@@ -143,11 +172,11 @@
 // built twice with the inputs' symbolic dims at two sizes, so that it
 // knows which dims depend on them: such a dim becomes Reshape's code 0
 // (copy this dim) when it is the same dim of the reshaped tensor, and is
-// an error otherwise. The limits: pads that differ at the start and end
-// of a dim (MXNet's pad is symmetric), auto_pad SAME_*, a Pad that does
-// not feed a Conv or an AveragePool (which take its padding over) or pads
-// with other than zeros, MaxPool's indices output, training-mode
-// BatchNormalization,
+// an error otherwise. The limits: a Conv's or pool's pads that differ
+// at the start and end of a dim (MXNet's pad is symmetric), auto_pad
+// SAME_*, a Pad of zeros feeding a MaxPool (which cannot take its padding
+// over), a Pad with an axes input or negative pads, MaxPool's indices
+// output, training-mode BatchNormalization,
 // and ops of other domains are errors that name the node, its op and
 // what is wrong; so is any op not in ImportOps.
 //

@@ -273,7 +273,17 @@ func (b *builder) tensor(i int) (*graph.Symbol, error) {
 		return v.sym, nil
 	}
 	if v.padded != nil {
-		return nil, fmt.Errorf("input %d %q is the output of a Pad of %v, which converts only before a Conv or an AveragePool", i, b.node.Inputs[i], v.pad)
+		// A Pad of zeros that no Conv or AveragePool took over: a Pad op.
+		width := []int64{0, 0, 0, 0}
+		for _, p := range v.pad {
+			width = append(width, p, p)
+		}
+		y, err := b.apply(b.node.Inputs[i]+"_pad", "Pad", map[string]string{"mode": "constant", "pad_width": tuple(width)}, v.padded)
+		if err != nil {
+			return nil, err
+		}
+		v.sym = y
+		return y, nil
 	}
 	return nil, fmt.Errorf("input %d %q is a shape computed at import (from a Shape op); an op of the graph cannot use it as a tensor", i, b.node.Inputs[i])
 }

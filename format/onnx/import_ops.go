@@ -50,7 +50,7 @@ func init() {
 		"LogSoftmax":         {"log_softmax", softmaxImport("log_softmax")},
 		"Dropout":            {"Dropout (identity outside training)", dropoutOp},
 		"Identity":           {"the same value (a copy of a constant)", identity},
-		"Pad":                {"the pad of the Conv or AveragePool it feeds (zeros, the same at both ends); nothing when every pad is 0", padOp},
+		"Pad":                {"the pad of the Conv or AveragePool it feeds (zeros, the same at both ends of the spatial dims); Pad otherwise; nothing when every pad is 0", padOp},
 		"Constant":           {"a constant, folded into the ops that use it", constantOp},
 		"Shape":              {"a shape worked out at import", shapeOp},
 		"Gather":             {"Embedding for a constant 2-D table; take; or a shape worked out at import", gather},
@@ -78,6 +78,12 @@ func init() {
 		"Mul":                {"broadcast_mul (_mul_scalar with a constant)", arith("broadcast_mul", "_mul_scalar", "_mul_scalar")},
 		"Div":                {"broadcast_div (_div_scalar, _rdiv_scalar)", arith("broadcast_div", "_div_scalar", "_rdiv_scalar")},
 		"Pow":                {"broadcast_power (_power_scalar, _rpower_scalar)", arith("broadcast_power", "_power_scalar", "_rpower_scalar")},
+
+		"InstanceNormalization": {"InstanceNorm", instanceNormalization},
+		"GatherND":              {"gather_nd, its indices transposed to hold each coordinate tuple on their first axis (batch_dims 0)", gatherNDOp},
+		"ScatterND":             {"scatter_nd, for a ScatterND into a constant of zeros (indices transposed as GatherND's)", scatterNDOp},
+		"TopK":                  {"topk (ret_typ both, int64 indices; always sorted)", topKOp},
+		"Resize":                {"UpSampling (nearest, an integer scale, asymmetric, floor) or _contrib_BilinearResize2D (linear) of 4-D data", resizeOp},
 	}
 	for onnxOp, mx := range map[string]string{"Exp": "exp", "Log": "log", "Sqrt": "sqrt", "Abs": "abs", "Neg": "negative",
 		"Reciprocal": "reciprocal", "Floor": "floor", "Ceil": "ceil", "Erf": "erf", "Sign": "sign", "Sin": "sin", "Cos": "cos"} {
@@ -112,7 +118,7 @@ func (b *builder) convert(n *Node) error {
 		return fmt.Errorf("op %s has no conversion (the ops that have: %s)", n.OpType, strings.Join(ImportOps(), ", "))
 	}
 	for i, o := range n.Outputs[min(1, len(n.Outputs)):] {
-		if o != "" && n.OpType != "Dropout" && n.OpType != "BatchNormalization" && n.OpType != "Split" {
+		if o != "" && n.OpType != "Dropout" && n.OpType != "BatchNormalization" && n.OpType != "Split" && n.OpType != "TopK" {
 			return fmt.Errorf("output %d %q: only the first output converts", i+1, o)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/hybridgo/hybridgo/eager"
@@ -181,22 +182,26 @@ func identity(b *builder) error {
 // handed on to the Conv or AveragePool it feeds, whose own pad it
 // becomes. A Pad of zeros everywhere changes nothing.
 func padOp(b *builder) error {
-	if mode := b.attrString("mode", "constant"); mode != "constant" {
-		return fmt.Errorf("mode=%s is not supported (constant is)", mode)
+	mode := b.attrString("mode", "constant")
+	if mode != "constant" && mode != "edge" && mode != "reflect" {
+		return fmt.Errorf("mode=%s is not supported (constant, edge and reflect are)", mode)
 	}
-	pads := b.attrInts("pads")
+	pads, fill := b.attrInts("pads"), b.attrFloat("value", 0)
 	if b.opset >= 11 {
 		var err error
 		if pads, err = b.ints(1); err != nil {
 			return err
 		}
 		if v, _ := b.get(2); v != nil {
-			if c, ok := b.scalarOf(2); !ok || c != 0 {
-				return fmt.Errorf("only a Pad with the value 0 converts")
+			c, ok := b.scalarOf(2)
+			if !ok {
+				return fmt.Errorf("the constant_value must be a constant scalar")
 			}
+			fill = c
 		}
-	} else if b.attrFloat("value", 0) != 0 {
-		return fmt.Errorf("only a Pad with the value 0 converts")
+		if v, _ := b.get(3); v != nil {
+			return fmt.Errorf("the axes input is not supported (pads for every axis are)")
+		}
 	}
 	x, err := b.tensor(0)
 	if err != nil {
@@ -206,10 +211,20 @@ func padOp(b *builder) error {
 		return b.out(&value{sym: x})
 	}
 	k := len(pads) / 2
-	if k < 3 || len(pads) != 2*k || pads[0] != 0 || pads[1] != 0 || pads[k] != 0 || pads[k+1] != 0 || !slices.Equal(pads[2:k], pads[k+2:]) {
-		return fmt.Errorf("pads %v: only the same padding at both ends of the spatial dims converts", pads)
+	if len(pads) != 2*k || slices.ContainsFunc(pads, func(p int64) bool { return p < 0 }) {
+		return fmt.Errorf("pads %v: a begin and an end of each axis, none negative, convert", pads)
 	}
-	return b.out(&value{padded: x, pad: pads[2:k]})
+	if mode == "constant" && fill == 0 && k >= 3 && pads[0] == 0 && pads[1] == 0 && pads[k] == 0 && pads[k+1] == 0 &&
+		slices.Equal(pads[2:k], pads[k+2:]) {
+		// Zeros, the same at both ends of the spatial dims: the pad of
+		// the Conv or AveragePool it feeds, or a Pad op for another.
+		return b.out(&value{padded: x, pad: pads[2:k]})
+	}
+	width := make([]int64, 0, 2*k) // MXNet's: each axis's begin and end in turn
+	for d := range k {
+		width = append(width, pads[d], pads[k+d])
+	}
+	return b.emit("Pad", map[string]string{"mode": mode, "pad_width": tuple(width), "constant_value": strconv.FormatFloat(fill, 'g', -1, 64)}, x)
 }
 
 func constantOp(b *builder) error {

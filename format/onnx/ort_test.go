@@ -77,42 +77,8 @@ func TestONNXRuntime(t *testing.T) {
 	var runs []ortRun
 	var checks []check
 	add := func(name string, opset int, sym *graph.Symbol, params map[string]*eager.NDArray, exportData ops.Shape, batches []int) {
-		b, err := onnx.Export(sym, params, onnx.Options{Opset: opset, InputShapes: map[string]ops.Shape{"data": exportData}})
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		m, err := onnx.DecodeModel(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(dir, name+".onnx")
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		var names []string
-		for _, o := range m.Graph.Outputs {
-			names = append(names, o.Name)
-		}
-		for _, batch := range batches {
-			shape := append(ops.Shape{batch}, exportData[1:]...)
-			x := eager.RandomNormal(shape...)
-			bindings := map[string]*eager.NDArray{"data": x}
-			for k, v := range params {
-				bindings[k] = v
-			}
-			ref := sym.Copy() // declared with the export batch: re-declared with this one
-			for _, n := range ref.Graph().Inputs() {
-				if n.Name == "data" {
-					n.Shapes[0] = shape
-				}
-			}
-			want, err := ref.Eval(bindings)
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			runs = append(runs, ortRun{Model: path, Feeds: map[string]ortTensor{"data": {Dims: shape, Data: x.Float64s()}}})
-			checks = append(checks, check{fmt.Sprintf("%s at batch %d", name, batch), names, want})
-		}
+		r, c := ortCase(t, dir, name, opset, sym, params, exportData, batches)
+		runs, checks = append(runs, r...), append(checks, c...)
 	}
 	for _, md := range models {
 		sym := md.sym()
@@ -131,6 +97,51 @@ func TestONNXRuntime(t *testing.T) {
 
 	results := runORT(t, modules, dir, runs)
 	checkResults(t, checks, results)
+}
+
+// ortCase exports sym with params (the data declared as exportData) into
+// dir and returns the ONNX Runtime runs of it at the batch sizes, with
+// hybridgo's outputs to compare theirs with.
+func ortCase(t *testing.T, dir, name string, opset int, sym *graph.Symbol, params map[string]*eager.NDArray,
+	exportData ops.Shape, batches []int) (runs []ortRun, checks []check) {
+	t.Helper()
+	b, err := onnx.Export(sym, params, onnx.Options{Opset: opset, InputShapes: map[string]ops.Shape{"data": exportData}})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	m, err := onnx.DecodeModel(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, name+".onnx")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, o := range m.Graph.Outputs {
+		names = append(names, o.Name)
+	}
+	for _, batch := range batches {
+		shape := append(ops.Shape{batch}, exportData[1:]...)
+		x := eager.RandomNormal(shape...)
+		bindings := map[string]*eager.NDArray{"data": x}
+		for k, v := range params {
+			bindings[k] = v
+		}
+		ref := sym.Copy() // declared with the export batch: re-declared with this one
+		for _, n := range ref.Graph().Inputs() {
+			if n.Name == "data" {
+				n.Shapes[0] = shape
+			}
+		}
+		want, err := ref.Eval(bindings)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		runs = append(runs, ortRun{Model: path, Feeds: map[string]ortTensor{"data": {Dims: shape, Data: x.Float64s()}}})
+		checks = append(checks, check{fmt.Sprintf("%s at batch %d", name, batch), names, want})
+	}
+	return runs, checks
 }
 
 // runORT runs the models with ONNX Runtime, through testdata/run.js, and

@@ -48,6 +48,12 @@ func Arctan(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Arctan(x))
 }
 
+// ArgSort returns the indices that sort x along axis, as float32
+// (ops.WithDType to change), ascending unless ops.Attr{"is_ascend", false}.
+func ArgSort(x ops.Tensor, axis int, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.ArgSort(x, axis, attrs...))
+}
+
 // Argmax returns the index of the maximum of x along axis (negative counts
 // from the end), in x's dtype; ops.Keepdims() keeps the axis as size 1.
 func Argmax(x ops.Tensor, axis int, attrs ...ops.Attr) *graph.Symbol {
@@ -83,14 +89,37 @@ func BatchNorm(x ops.Tensor, gamma ops.Tensor, beta ops.Tensor, movingMean ops.T
 	return sym(graph.F.BatchNorm(x, gamma, beta, movingMean, movingVar, attrs...))
 }
 
+// BilinearResize2D resizes the height and width of 4-D x to h×w by
+// bilinear interpolation (align_corners True; ops.Attr{"align_corners",
+// false} changes it).
+func BilinearResize2D(x ops.Tensor, h int, w int, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.BilinearResize2D(x, h, w, attrs...))
+}
+
 // BlockGrad returns x and stops gradients from flowing back through it.
 func BlockGrad(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.BlockGrad(x))
 }
 
+// BooleanMask returns the slices of data along axis at the positions where
+// index (1-D, as long as that axis) is not zero, in order; the gradient
+// flows back to data at those positions. It runs only eagerly: the
+// result's shape depends on the mask's values, so it cannot be traced
+// (in a hybridized block, F.Where keeps the shape). A mask that selects
+// nothing is an error, as hybridgo has no empty arrays.
+func BooleanMask(data ops.Tensor, index ops.Tensor, axis int) *graph.Symbol {
+	return sym(graph.F.BooleanMask(data, index, axis))
+}
+
 // BroadcastAdd is Add under its MXNet name.
 func BroadcastAdd(a ops.Tensor, b ops.Tensor) *graph.Symbol {
 	return sym(graph.F.BroadcastAdd(a, b))
+}
+
+// BroadcastAxis broadcasts x along axes, each of size 1, to sizes
+// (MXNet's broadcast_axis).
+func BroadcastAxis(x ops.Tensor, axes []int, sizes []int) *graph.Symbol {
+	return sym(graph.F.BroadcastAxis(x, axes, sizes))
 }
 
 // BroadcastDiv is Div under its MXNet name.
@@ -169,12 +198,25 @@ func Cosh(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Cosh(x))
 }
 
+// Crop crops the height and width of 4-D x to h×w at (y, x) = offset;
+// ops.Attr{"center_crop", true} crops the centre.
+func Crop(x ops.Tensor, h int, w int, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.Crop(x, h, w, attrs...))
+}
+
 // Deconvolution is the transposed convolution of x (NCW or NCHW) with
 // weight, of shape (channels, numFilter/num_group, kernel...), plus bias
 // (numFilter) unless bias is nil. Other attributes (stride, pad, adj,
 // target_shape, dilate, num_group, …) go in attrs.
 func Deconvolution(x ops.Tensor, weight ops.Tensor, bias ops.Tensor, kernel []int, numFilter int, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.Deconvolution(x, weight, bias, kernel, numFilter, attrs...))
+}
+
+// Diag returns the k-th diagonal of x (of its planes of axes 0 and 1;
+// ops.Attr{"axis1", …} and {"axis2", …} choose others), or, for 1-D x, the
+// square matrix with x on its k-th diagonal.
+func Diag(x ops.Tensor, k int, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.Diag(x, k, attrs...))
 }
 
 // Div returns a / b, broadcasting (broadcast_div).
@@ -290,6 +332,11 @@ func FullyConnected(x ops.Tensor, weight ops.Tensor, bias ops.Tensor, numHidden 
 	return sym(graph.F.FullyConnected(x, weight, bias, numHidden, attrs...))
 }
 
+// GatherND gathers the slices of x at the coordinates in indices (M, Y…).
+func GatherND(x ops.Tensor, indices ops.Tensor) *graph.Symbol {
+	return sym(graph.F.GatherND(x, indices))
+}
+
 // Greater returns 1 where a > b, else 0 (broadcasting).
 func Greater(a ops.Tensor, b ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Greater(a, b))
@@ -310,6 +357,13 @@ func GreaterScalar(x ops.Tensor, s float64) *graph.Symbol {
 	return sym(graph.F.GreaterScalar(x, s))
 }
 
+// GroupNorm normalises each of numGroups groups of channels of each
+// sample of x (N, C, …), then scales by gamma and shifts by beta, one
+// value per group (numGroups,).
+func GroupNorm(x ops.Tensor, gamma ops.Tensor, beta ops.Tensor, numGroups int, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.GroupNorm(x, gamma, beta, numGroups, attrs...))
+}
+
 // Hypot returns sqrt(a*a + b*b), broadcasting.
 func Hypot(a ops.Tensor, b ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Hypot(a, b))
@@ -325,9 +379,28 @@ func Identity(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Identity(x))
 }
 
+// InstanceNorm normalises each channel of each sample of x (N, C, …),
+// then scales by gamma (C,) and shifts by beta (C,); ops.Attr{"eps", …}
+// changes eps (0.001).
+func InstanceNorm(x ops.Tensor, gamma ops.Tensor, beta ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.InstanceNorm(x, gamma, beta, attrs...))
+}
+
 // Invoke is Apply that panics on error and returns only the visible outputs.
 func Invoke(op *ops.Op, attrs ops.Attrs, inputs ...ops.Tensor) []*graph.Symbol {
 	return syms(graph.F.Invoke(op, attrs, inputs...))
+}
+
+// KhatriRao returns the column-wise Kronecker product of matrices with one
+// column count.
+func KhatriRao(ms ...ops.Tensor) *graph.Symbol {
+	return sym(graph.F.KhatriRao(ms...))
+}
+
+// L2Normalization divides x by its L2 norm over each sample (mode
+// "instance"), across channels ("channel") or over positions ("spatial").
+func L2Normalization(x ops.Tensor, mode string, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.L2Normalization(x, mode, attrs...))
 }
 
 // LayerNorm normalises x along the last axis (or ops.Axis) and applies
@@ -361,6 +434,20 @@ func LesserEqualScalar(x ops.Tensor, s float64) *graph.Symbol {
 // LesserScalar returns 1 where x < s, else 0.
 func LesserScalar(x ops.Tensor, s float64) *graph.Symbol {
 	return sym(graph.F.LesserScalar(x, s))
+}
+
+// LinalgGemm2 returns alpha·op(A)·op(B) for the matrices on the last two
+// axes of a and b; ops.TransposeA(), ops.TransposeB() and
+// ops.Attr{"alpha", v} set the options.
+func LinalgGemm2(a ops.Tensor, b ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.LinalgGemm2(a, b, attrs...))
+}
+
+// LinalgPotrf returns the lower Cholesky factor of each symmetric
+// positive-definite matrix on the last two axes of a
+// (ops.Attr{"lower", false}: the upper one).
+func LinalgPotrf(a ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.LinalgPotrf(a, attrs...))
 }
 
 // Log returns the natural logarithm.
@@ -535,6 +622,12 @@ func PReLU(x ops.Tensor, gamma ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.PReLU(x, gamma, attrs...))
 }
 
+// Pad pads each axis of x by the (before, after) pairs of padWidth, in
+// mode "constant" (with ops.Attr{"constant_value", v}), "edge" or "reflect".
+func Pad(x ops.Tensor, mode string, padWidth []int, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.Pad(x, mode, padWidth, attrs...))
+}
+
 // Pick returns, for each position of index, the element of data it selects
 // along the last axis (or the axis of an ops.Axis(...) Attr).
 func Pick(data ops.Tensor, index ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
@@ -586,6 +679,12 @@ func RNNParamConcat(xs ...ops.Tensor) *graph.Symbol {
 	return sym(graph.F.RNNParamConcat(xs...))
 }
 
+// ROIPooling max-pools the regions rois (R, 5) of x (N, C, H, W) to
+// pooledH×pooledW, the regions' coordinates scaled by spatialScale.
+func ROIPooling(x ops.Tensor, rois ops.Tensor, pooledH int, pooledW int, spatialScale float64) *graph.Symbol {
+	return sym(graph.F.ROIPooling(x, rois, pooledH, pooledW, spatialScale))
+}
+
 // RandomNormal samples from the normal distribution N(loc, scale²).
 func RandomNormal(loc float64, scale float64, shape ops.Shape, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.RandomNormal(loc, scale, shape, attrs...))
@@ -594,6 +693,12 @@ func RandomNormal(loc float64, scale float64, shape ops.Shape, attrs ...ops.Attr
 // RandomUniform samples from the uniform distribution on [low, high).
 func RandomUniform(low float64, high float64, shape ops.Shape, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.RandomUniform(low, high, shape, attrs...))
+}
+
+// RavelMultiIndex turns the multi-indices in the columns of x (len(shape),
+// N) into flat indices into an array of the given shape.
+func RavelMultiIndex(x ops.Tensor, shape ...int) *graph.Symbol {
+	return sym(graph.F.RavelMultiIndex(x, shape...))
 }
 
 // RdivScalar returns s / x.
@@ -656,6 +761,31 @@ func RpowerScalar(x ops.Tensor, s float64) *graph.Symbol {
 // Rsqrt returns 1 / sqrt(x).
 func Rsqrt(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Rsqrt(x))
+}
+
+// ScatterND scatters data into zeros of shape at the coordinates in
+// indices (M, Y…).
+func ScatterND(data ops.Tensor, indices ops.Tensor, shape ...int) *graph.Symbol {
+	return sym(graph.F.ScatterND(data, indices, shape...))
+}
+
+// SequenceLast returns the last element of each sequence of x (lengths
+// nil: the last time step). The time axis is axis (0 or 1).
+func SequenceLast(x ops.Tensor, lengths ops.Tensor, axis int) *graph.Symbol {
+	return sym(graph.F.SequenceLast(x, lengths, axis))
+}
+
+// SequenceMask sets the elements of each sequence of x past its length to
+// value; lengths nil means every sequence is whole. The time axis is axis
+// (0 or 1).
+func SequenceMask(x ops.Tensor, lengths ops.Tensor, value float64, axis int) *graph.Symbol {
+	return sym(graph.F.SequenceMask(x, lengths, value, axis))
+}
+
+// SequenceReverse reverses the first length elements of each sequence of
+// x, (T, N, …) (lengths nil: the whole sequences).
+func SequenceReverse(x ops.Tensor, lengths ops.Tensor) *graph.Symbol {
+	return sym(graph.F.SequenceReverse(x, lengths))
 }
 
 // ShapeArray returns the shape of x as a 1-D int64 array.
@@ -737,10 +867,23 @@ func Softsign(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Softsign(x))
 }
 
+// Sort sorts x along axis, ascending (ops.Attr{"is_ascend", false}:
+// descending).
+func Sort(x ops.Tensor, axis int, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.Sort(x, axis, attrs...))
+}
+
 // Split cuts x into numOutputs equal parts along axis (SliceChannel); add
 // ops.SqueezeAxis() to drop the axis from parts of size 1.
 func Split(x ops.Tensor, numOutputs int, axis int, attrs ...ops.Attr) []*graph.Symbol {
 	return syms(graph.F.Split(x, numOutputs, axis, attrs...))
+}
+
+// SplitV2 splits x along axis into parts starting at indices (numpy's
+// split with a list); ops.Attr{"squeeze_axis", true} drops the axis from
+// parts of size 1.
+func SplitV2(x ops.Tensor, axis int, indices []int, attrs ...ops.Attr) []*graph.Symbol {
+	return syms(graph.F.SplitV2(x, axis, indices, attrs...))
 }
 
 // Sqrt returns the square root.
@@ -779,6 +922,11 @@ func SumLike(x ops.Tensor, like ops.Tensor) *graph.Symbol {
 	return sym(graph.F.SumLike(x, like))
 }
 
+// SwapAxes interchanges axes dim1 and dim2 of x (MXNet's swapaxes).
+func SwapAxes(x ops.Tensor, dim1 int, dim2 int) *graph.Symbol {
+	return sym(graph.F.SwapAxes(x, dim1, dim2))
+}
+
 // Take returns the slices of a at indices along axis 0, or along the axis of
 // an ops.Axis(...) Attr; Attr{"mode", "wrap"} or "raise" change how indices
 // out of range are treated (the default clips them).
@@ -810,6 +958,17 @@ func Transpose(x ops.Tensor, axes ...int) *graph.Symbol {
 // Trunc rounds toward zero.
 func Trunc(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Trunc(x))
+}
+
+// UnravelIndex turns the flat indices in x (N,) into the multi-indices
+// (len(shape), N) of an array of the given shape.
+func UnravelIndex(x ops.Tensor, shape ...int) *graph.Symbol {
+	return sym(graph.F.UnravelIndex(x, shape...))
+}
+
+// UpSampling upsamples 4-D x by scale, repeating each pixel (nearest).
+func UpSampling(x ops.Tensor, scale int) *graph.Symbol {
+	return sym(graph.F.UpSampling(x, scale))
 }
 
 // Where returns x where cond is non-zero and y elsewhere.
