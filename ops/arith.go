@@ -23,46 +23,46 @@ type binaryMath struct {
 var opBroadcastAdd, opBroadcastSub, opBroadcastMul, opBroadcastDiv, opBroadcastMod, opBroadcastPower, opBroadcastMaximum, opBroadcastMinimum, opBroadcastHypot, opElemwiseAdd, opElemwiseSub, opElemwiseMul, opElemwiseDiv *Op
 
 func init() {
-	opBroadcastAdd = registerBroadcast(binaryMath{name: "broadcast_add", kind: arithAdd, aliases: []string{"broadcast_plus", "_add", "_plus"},
+	opBroadcastAdd = registerBroadcast(binaryMath{name: "broadcast_add", kind: arithAdd, aliases: []string{"broadcast_plus", "_add", "_plus", "_Plus"},
 		doc: "a + b with numpy broadcasting.", f: func(x, y float64) float64 { return x + y },
 		grad: func(f F, a, b, out, g Tensor) (Tensor, Tensor) { return g, g }})
-	opBroadcastSub = registerBroadcast(binaryMath{name: "broadcast_sub", kind: arithSub, aliases: []string{"broadcast_minus", "_sub", "_minus"},
+	opBroadcastSub = registerBroadcast(binaryMath{name: "broadcast_sub", kind: arithSub, aliases: []string{"broadcast_minus", "_sub", "_minus", "_Minus"},
 		doc: "a - b with numpy broadcasting.", f: func(x, y float64) float64 { return x - y },
 		grad: func(f F, a, b, out, g Tensor) (Tensor, Tensor) { return g, f.Negative(g) }})
-	opBroadcastMul = registerBroadcast(binaryMath{name: "broadcast_mul", kind: arithMul, aliases: []string{"_mul"},
+	opBroadcastMul = registerBroadcast(binaryMath{name: "broadcast_mul", kind: arithMul, aliases: []string{"_mul", "_Mul"},
 		doc: "a * b with numpy broadcasting.", f: func(x, y float64) float64 { return x * y },
 		grad: func(f F, a, b, out, g Tensor) (Tensor, Tensor) { return f.Mul(g, b), f.Mul(g, a) }})
-	opBroadcastDiv = registerBroadcast(binaryMath{name: "broadcast_div", kind: arithDiv, aliases: []string{"_div"},
+	opBroadcastDiv = registerBroadcast(binaryMath{name: "broadcast_div", kind: arithDiv, aliases: []string{"_div", "_Div"},
 		doc: "a / b with numpy broadcasting.", f: func(x, y float64) float64 { return x / y },
 		grad: func(f F, a, b, out, g Tensor) (Tensor, Tensor) {
 			gb := f.Div(g, b)
 			return gb, f.Negative(f.Mul(gb, f.Div(a, b)))
 		}, low: 0.5, high: 2})
-	opBroadcastMod = registerBroadcast(binaryMath{name: "broadcast_mod", aliases: []string{"_mod"},
+	opBroadcastMod = registerBroadcast(binaryMath{name: "broadcast_mod", aliases: []string{"_mod", "_Mod"},
 		doc: "a mod b with numpy broadcasting (the result has the sign of b, as in numpy).", f: pyMod,
 		grad: func(f F, a, b, out, g Tensor) (Tensor, Tensor) {
 			return g, f.Negative(f.Mul(g, f.Floor(f.Div(a, b))))
 		}, low: 0.3, high: 2})
-	opBroadcastPower = registerBroadcast(binaryMath{name: "broadcast_power", aliases: []string{"_power"},
+	opBroadcastPower = registerBroadcast(binaryMath{name: "broadcast_power", aliases: []string{"_power", "_Power"},
 		doc: "a ** b with numpy broadcasting.", f: math.Pow,
 		grad: func(f F, a, b, out, g Tensor) (Tensor, Tensor) {
 			ga := f.Mul(g, f.Mul(b, f.Power(a, f.MinusScalar(b, 1))))
 			gb := f.Mul(g, f.Mul(out, f.Log(a)))
 			return ga, gb
 		}, low: 0.5, high: 2})
-	opBroadcastMaximum = registerBroadcast(binaryMath{name: "broadcast_maximum", aliases: []string{"_maximum"},
+	opBroadcastMaximum = registerBroadcast(binaryMath{name: "broadcast_maximum", aliases: []string{"_maximum", "_Maximum"},
 		doc: "The larger of a and b, with numpy broadcasting.", f: math.Max,
 		grad: func(f F, a, b, out, g Tensor) (Tensor, Tensor) {
 			mask := f.GreaterEqual(a, b)
 			return f.Mul(g, mask), f.Mul(g, f.RminusScalar(mask, 1))
 		}})
-	opBroadcastMinimum = registerBroadcast(binaryMath{name: "broadcast_minimum", aliases: []string{"_minimum"},
+	opBroadcastMinimum = registerBroadcast(binaryMath{name: "broadcast_minimum", aliases: []string{"_minimum", "_Minimum"},
 		doc: "The smaller of a and b, with numpy broadcasting.", f: math.Min,
 		grad: func(f F, a, b, out, g Tensor) (Tensor, Tensor) {
 			mask := f.LesserEqual(a, b)
 			return f.Mul(g, mask), f.Mul(g, f.RminusScalar(mask, 1))
 		}})
-	opBroadcastHypot = registerBroadcast(binaryMath{name: "broadcast_hypot", aliases: []string{"_hypot"},
+	opBroadcastHypot = registerBroadcast(binaryMath{name: "broadcast_hypot", aliases: []string{"_hypot", "_Hypot"},
 		doc: "sqrt(a*a + b*b), with numpy broadcasting.", f: math.Hypot,
 		grad: func(f F, a, b, out, g Tensor) (Tensor, Tensor) {
 			return f.Mul(g, f.Div(a, out)), f.Mul(g, f.Div(b, out))

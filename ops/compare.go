@@ -14,15 +14,15 @@ func boolf(b bool) float64 {
 var opEqual, opNotEqual, opGreater, opGreaterEqual, opLesser, opLesserEqual, opLogicalAnd, opLogicalOr, opLogicalXor, opEqualScalar, opNotEqualScalar, opGreaterScalar, opGreaterEqualScalar, opLesserScalar, opLesserEqualScalar, opLogicalAndScalar, opLogicalOrScalar, opLogicalXorScalar, opLogicalNot *Op
 
 func init() {
-	opEqual = registerBroadcast(binaryMath{name: "broadcast_equal", aliases: []string{"_equal"}, doc: "1 where a == b, else 0 (broadcasting).", f: func(x, y float64) float64 { return boolf(x == y) }})
-	opNotEqual = registerBroadcast(binaryMath{name: "broadcast_not_equal", aliases: []string{"_not_equal"}, doc: "1 where a != b, else 0 (broadcasting).", f: func(x, y float64) float64 { return boolf(x != y) }})
-	opGreater = registerBroadcast(binaryMath{name: "broadcast_greater", aliases: []string{"_greater"}, doc: "1 where a > b, else 0 (broadcasting).", f: func(x, y float64) float64 { return boolf(x > y) }})
-	opGreaterEqual = registerBroadcast(binaryMath{name: "broadcast_greater_equal", aliases: []string{"_greater_equal"}, doc: "1 where a >= b, else 0 (broadcasting).", f: func(x, y float64) float64 { return boolf(x >= y) }})
-	opLesser = registerBroadcast(binaryMath{name: "broadcast_lesser", aliases: []string{"_lesser"}, doc: "1 where a < b, else 0 (broadcasting).", f: func(x, y float64) float64 { return boolf(x < y) }})
-	opLesserEqual = registerBroadcast(binaryMath{name: "broadcast_lesser_equal", aliases: []string{"_lesser_equal"}, doc: "1 where a <= b, else 0 (broadcasting).", f: func(x, y float64) float64 { return boolf(x <= y) }})
-	opLogicalAnd = registerBroadcast(binaryMath{name: "broadcast_logical_and", aliases: []string{"_logical_and"}, doc: "1 where a and b are both non-zero (broadcasting).", f: func(x, y float64) float64 { return boolf(x != 0 && y != 0) }})
-	opLogicalOr = registerBroadcast(binaryMath{name: "broadcast_logical_or", aliases: []string{"_logical_or"}, doc: "1 where a or b is non-zero (broadcasting).", f: func(x, y float64) float64 { return boolf(x != 0 || y != 0) }})
-	opLogicalXor = registerBroadcast(binaryMath{name: "broadcast_logical_xor", aliases: []string{"_logical_xor"}, doc: "1 where exactly one of a and b is non-zero (broadcasting).", f: func(x, y float64) float64 { return boolf((x != 0) != (y != 0)) }})
+	opEqual = registerBroadcast(binaryMath{name: "broadcast_equal", aliases: []string{"_equal", "_Equal"}, doc: "1 where a == b, else 0 (broadcasting).", f: func(x, y float64) float64 { return boolf(x == y) }})
+	opNotEqual = registerBroadcast(binaryMath{name: "broadcast_not_equal", aliases: []string{"_not_equal", "_Not_Equal"}, doc: "1 where a != b, else 0 (broadcasting).", f: func(x, y float64) float64 { return boolf(x != y) }})
+	opGreater = registerBroadcast(binaryMath{name: "broadcast_greater", aliases: []string{"_greater", "_Greater"}, doc: "1 where a > b, else 0 (broadcasting).", f: func(x, y float64) float64 { return boolf(x > y) }})
+	opGreaterEqual = registerBroadcast(binaryMath{name: "broadcast_greater_equal", aliases: []string{"_greater_equal", "_Greater_Equal"}, doc: "1 where a >= b, else 0 (broadcasting).", f: func(x, y float64) float64 { return boolf(x >= y) }})
+	opLesser = registerBroadcast(binaryMath{name: "broadcast_lesser", aliases: []string{"_lesser", "_Lesser"}, doc: "1 where a < b, else 0 (broadcasting).", f: func(x, y float64) float64 { return boolf(x < y) }})
+	opLesserEqual = registerBroadcast(binaryMath{name: "broadcast_lesser_equal", aliases: []string{"_lesser_equal", "_Lesser_Equal"}, doc: "1 where a <= b, else 0 (broadcasting).", f: func(x, y float64) float64 { return boolf(x <= y) }})
+	opLogicalAnd = registerBroadcast(binaryMath{name: "broadcast_logical_and", aliases: []string{"_logical_and", "_Logical_And"}, doc: "1 where a and b are both non-zero (broadcasting).", f: func(x, y float64) float64 { return boolf(x != 0 && y != 0) }})
+	opLogicalOr = registerBroadcast(binaryMath{name: "broadcast_logical_or", aliases: []string{"_logical_or", "_Logical_Or"}, doc: "1 where a or b is non-zero (broadcasting).", f: func(x, y float64) float64 { return boolf(x != 0 || y != 0) }})
+	opLogicalXor = registerBroadcast(binaryMath{name: "broadcast_logical_xor", aliases: []string{"_logical_xor", "_Logical_Xor"}, doc: "1 where exactly one of a and b is non-zero (broadcasting).", f: func(x, y float64) float64 { return boolf((x != 0) != (y != 0)) }})
 
 	opEqualScalar = registerScalar(scalarMath{name: "_equal_scalar", aliases: []string{"_EqualScalar"}, doc: "1 where x == scalar, else 0.", f: func(x, s float64) float64 { return boolf(x == s) }})
 	opNotEqualScalar = registerScalar(scalarMath{name: "_not_equal_scalar", aliases: []string{"_NotEqualScalar"}, doc: "1 where x != scalar, else 0.", f: func(x, s float64) float64 { return boolf(x != s) }})
@@ -30,9 +30,9 @@ func init() {
 	opGreaterEqualScalar = registerScalar(scalarMath{name: "_greater_equal_scalar", aliases: []string{"_GreaterEqualScalar"}, doc: "1 where x >= scalar, else 0.", f: func(x, s float64) float64 { return boolf(x >= s) }})
 	opLesserScalar = registerScalar(scalarMath{name: "_lesser_scalar", aliases: []string{"_LesserScalar"}, doc: "1 where x < scalar, else 0.", f: func(x, s float64) float64 { return boolf(x < s) }})
 	opLesserEqualScalar = registerScalar(scalarMath{name: "_lesser_equal_scalar", aliases: []string{"_LesserEqualScalar"}, doc: "1 where x <= scalar, else 0.", f: func(x, s float64) float64 { return boolf(x <= s) }})
-	opLogicalAndScalar = registerScalar(scalarMath{name: "_logical_and_scalar", doc: "1 where x and scalar are both non-zero.", f: func(x, s float64) float64 { return boolf(x != 0 && s != 0) }})
-	opLogicalOrScalar = registerScalar(scalarMath{name: "_logical_or_scalar", doc: "1 where x or scalar is non-zero.", f: func(x, s float64) float64 { return boolf(x != 0 || s != 0) }})
-	opLogicalXorScalar = registerScalar(scalarMath{name: "_logical_xor_scalar", doc: "1 where exactly one of x and scalar is non-zero.", f: func(x, s float64) float64 { return boolf((x != 0) != (s != 0)) }})
+	opLogicalAndScalar = registerScalar(scalarMath{name: "_logical_and_scalar", aliases: []string{"_LogicalAndScalar"}, doc: "1 where x and scalar are both non-zero.", f: func(x, s float64) float64 { return boolf(x != 0 && s != 0) }})
+	opLogicalOrScalar = registerScalar(scalarMath{name: "_logical_or_scalar", aliases: []string{"_LogicalOrScalar"}, doc: "1 where x or scalar is non-zero.", f: func(x, s float64) float64 { return boolf(x != 0 || s != 0) }})
+	opLogicalXorScalar = registerScalar(scalarMath{name: "_logical_xor_scalar", aliases: []string{"_LogicalXorScalar"}, doc: "1 where exactly one of x and scalar is non-zero.", f: func(x, s float64) float64 { return boolf((x != 0) != (s != 0)) }})
 
 	opLogicalNot = registerUnary(unaryMath{name: "logical_not", doc: "1 where x is zero, else 0.", f: func(x float64) float64 { return boolf(x == 0) }})
 }

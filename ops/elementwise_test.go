@@ -127,3 +127,22 @@ func TestElemFuncAndInPlaceByMode(t *testing.T) {
 		}
 	}
 }
+
+// TestLegacyBinaryNames checks that the capitalised names older MXNet
+// symbol files use for the binary ops find them.
+func TestLegacyBinaryNames(t *testing.T) {
+	for legacy, name := range map[string]string{
+		"_Plus": "broadcast_add", "_Minus": "broadcast_sub", "_Mul": "broadcast_mul", "_Div": "broadcast_div",
+		"_Mod": "broadcast_mod", "_Power": "broadcast_power", "_Maximum": "broadcast_maximum", "_Minimum": "broadcast_minimum",
+		"_Hypot": "broadcast_hypot", "_Equal": "broadcast_equal", "_Not_Equal": "broadcast_not_equal",
+		"_Greater": "broadcast_greater", "_Greater_Equal": "broadcast_greater_equal", "_Lesser": "broadcast_lesser",
+		"_Lesser_Equal": "broadcast_lesser_equal", "_Logical_And": "broadcast_logical_and", "_Logical_Or": "broadcast_logical_or",
+		"_Logical_Xor": "broadcast_logical_xor", "_LogicalAndScalar": "_logical_and_scalar",
+		"_LogicalOrScalar": "_logical_or_scalar", "_LogicalXorScalar": "_logical_xor_scalar",
+	} {
+		op, ok := ops.Lookup(legacy)
+		if !ok || op.Name() != name {
+			t.Errorf("Lookup(%q) = %v, %v; want %s", legacy, op, ok, name)
+		}
+	}
+}
