@@ -65,13 +65,30 @@ func (e *Epilogue[T]) check(m, n int) {
 
 // Apply applies the epilogue to the rows x cols matrix C at c (row stride
 // ldc), as a product with this epilogue would: for a C computed some
-// other way.
+// other way. Large matrices are spread over the workers, by rows.
 func (e *Epilogue[T]) Apply(c []T, ldc, rows, cols int) {
 	checkMatrix("C", rows, cols, len(c), ldc)
 	e.check(rows, cols)
-	if e.active() && rows > 0 && cols > 0 {
-		e.apply(c, ldc, 0, 0, rows, cols)
+	if !e.active() || rows <= 0 || cols <= 0 {
+		return
 	}
+	grain := max(1, vecGrain/cols)
+	if RunsInline(rows, grain) {
+		e.apply(c, ldc, 0, 0, rows, cols)
+		return
+	}
+	ParallelRange(rows, grain, applyLoop[T]{e, c, ldc, cols})
+}
+
+// applyLoop is Apply's loop over rows.
+type applyLoop[T Float] struct {
+	e         *Epilogue[T]
+	c         []T
+	ldc, cols int
+}
+
+func (l *applyLoop[T]) Range(lo, hi int) {
+	l.e.apply(l.c[lo*l.ldc:], l.ldc, lo, 0, hi-lo, l.cols)
 }
 
 // apply finishes the rows x cols block of C at c (row stride ldc), whose

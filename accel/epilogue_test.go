@@ -347,3 +347,23 @@ func TestIm2colTablesCacheBound(t *testing.T) {
 		}
 	}
 }
+
+// TestEpilogueApply checks Apply, on the workers for a large C, against
+// the reference, with every epilogue of the product tests.
+func TestEpilogueApply(t *testing.T) {
+	r := rand.New(rand.NewPCG(47, 48))
+	for _, s := range [][2]int{{3, 5}, {64, 4099}} {
+		m, n := s[0], s[1]
+		for ei, ep := range epilogues[float32](r, m, n) {
+			if ep == nil {
+				continue
+			}
+			ldc := n + 2
+			c := randSlice[float32](r, m*ldc)
+			want := append([]float32(nil), c...)
+			refEpilogue(ep, m, n, want, ldc)
+			ep.Apply(c, ldc, m, n)
+			closeSlices(t, fmt.Sprintf("%dx%d ep %d", m, n, ei), c, want, 1e-6)
+		}
+	}
+}

@@ -273,8 +273,9 @@ func convForwardWith[T accel.Float](algo convAlgo, p convPlan, image, weight, ma
 		accel.ParallelRange(p.batch, 1, convDirectLoop[T]{p, image, weight, post.scale, post.bias, maps, relu})
 	}
 	if post.residual != nil || post.capped {
-		ep := accel.Epilogue[T]{Add: post.residual, AddStride: len(maps), Relu: post.relu, Capped: post.capped, Cap: post.cap}
-		ep.Apply(maps, len(maps), 1, len(maps))
+		plane := p.colCols()
+		ep := accel.Epilogue[T]{Add: post.residual, AddStride: plane, Relu: post.relu, Capped: post.capped, Cap: post.cap}
+		ep.Apply(maps, plane, len(maps)/plane, plane)
 	}
 }
 
