@@ -103,6 +103,7 @@ func init() {
 		"FullAttrs":             reflect.ValueOf((*ops.FullAttrs)(nil)),
 		"FullyConnectedAttrs":   reflect.ValueOf((*ops.FullyConnectedAttrs)(nil)),
 		"GroupNormAttrs":        reflect.ValueOf((*ops.GroupNormAttrs)(nil)),
+		"HardSigmoidAttrs":      reflect.ValueOf((*ops.HardSigmoidAttrs)(nil)),
 		"InstanceNormAttrs":     reflect.ValueOf((*ops.InstanceNormAttrs)(nil)),
 		"Interpreter":           reflect.ValueOf((*ops.Interpreter)(nil)),
 		"KhatriRaoAttrs":        reflect.ValueOf((*ops.KhatriRaoAttrs)(nil)),

@@ -33,14 +33,29 @@ func Arccos(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Arccos(x))
 }
 
+// Arccosh returns the inverse hyperbolic cosine.
+func Arccosh(x ops.Tensor) *eager.NDArray {
+	return nd(eager.F.Arccosh(x))
+}
+
 // Arcsin returns the inverse sine.
 func Arcsin(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Arcsin(x))
 }
 
+// Arcsinh returns the inverse hyperbolic sine.
+func Arcsinh(x ops.Tensor) *eager.NDArray {
+	return nd(eager.F.Arcsinh(x))
+}
+
 // Arctan returns the inverse tangent.
 func Arctan(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Arctan(x))
+}
+
+// Arctanh returns the inverse hyperbolic tangent.
+func Arctanh(x ops.Tensor) *eager.NDArray {
+	return nd(eager.F.Arctanh(x))
 }
 
 // ArgSort returns the indices that sort x along axis, as float32
@@ -207,6 +222,11 @@ func Deconvolution(x ops.Tensor, weight ops.Tensor, bias ops.Tensor, kernel []in
 	return nd(eager.F.Deconvolution(x, weight, bias, kernel, numFilter, attrs...))
 }
 
+// Degrees converts radians to degrees.
+func Degrees(x ops.Tensor) *eager.NDArray {
+	return nd(eager.F.Degrees(x))
+}
+
 // Diag returns the k-th diagonal of x (of its planes of axes 0 and 1;
 // ops.Attr{"axis1", …} and {"axis2", …} choose others), or, for 1-D x, the
 // square matrix with x on its k-th diagonal.
@@ -349,6 +369,12 @@ func GroupNorm(x ops.Tensor, gamma ops.Tensor, beta ops.Tensor, numGroups int, a
 	return nd(eager.F.GroupNorm(x, gamma, beta, numGroups, attrs...))
 }
 
+// HardSigmoid returns max(0, min(1, alpha*x + beta)); alpha is 0.2 and beta
+// 0.5 unless given (ops.Attr{"alpha", 0.25}).
+func HardSigmoid(x ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.HardSigmoid(x, attrs...))
+}
+
 // Hypot returns sqrt(a*a + b*b), broadcasting.
 func Hypot(a ops.Tensor, b ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Hypot(a, b))
@@ -438,6 +464,11 @@ func LinalgPotrf(a ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
 // Log returns the natural logarithm.
 func Log(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Log(x))
+}
+
+// Log10 returns the base-10 logarithm.
+func Log10(x ops.Tensor) *eager.NDArray {
+	return nd(eager.F.Log10(x))
 }
 
 // Log1p returns log(1 + x).
@@ -665,10 +696,20 @@ func ROIPooling(x ops.Tensor, rois ops.Tensor, pooledH int, pooledW int, spatial
 	return nd(eager.F.ROIPooling(x, rois, pooledH, pooledW, spatialScale))
 }
 
+// Radians converts degrees to radians.
+func Radians(x ops.Tensor) *eager.NDArray {
+	return nd(eager.F.Radians(x))
+}
+
 // RavelMultiIndex turns the multi-indices in the columns of x (len(shape),
 // N) into flat indices into an array of the given shape.
 func RavelMultiIndex(x ops.Tensor, shape ...int) *eager.NDArray {
 	return nd(eager.F.RavelMultiIndex(x, shape...))
+}
+
+// Rcbrt returns 1 / cbrt(x).
+func Rcbrt(x ops.Tensor) *eager.NDArray {
+	return nd(eager.F.Rcbrt(x))
 }
 
 // RdivScalar returns s / x.
@@ -706,6 +747,11 @@ func ReshapeLike(x ops.Tensor, like ops.Tensor, attrs ...ops.Attr) *eager.NDArra
 // ReshapeReverse is Reshape with the codes matched from the right.
 func ReshapeReverse(x ops.Tensor, shape ...int) *eager.NDArray {
 	return nd(eager.F.ReshapeReverse(x, shape...))
+}
+
+// Rint rounds to the nearest integer, a half to the integer below.
+func Rint(x ops.Tensor) *eager.NDArray {
+	return nd(eager.F.Rint(x))
 }
 
 // RminusScalar returns s - x.
@@ -830,6 +876,12 @@ func SoftmaxCrossEntropy(data ops.Tensor, label ops.Tensor) *eager.NDArray {
 // whatever the head gradient (unless ops.Attr{"out_grad", true}).
 func SoftmaxOutput(data ops.Tensor, label ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.SoftmaxOutput(data, label, attrs...))
+}
+
+// Softmin returns exp(-x) / sum(exp(-x)) along an axis (default the last):
+// the softmax of -x. It takes softmax's attributes.
+func Softmin(x ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.Softmin(x, attrs...))
 }
 
 // Softsign returns x / (1 + |x|).

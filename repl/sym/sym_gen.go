@@ -38,14 +38,29 @@ func Arccos(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Arccos(x))
 }
 
+// Arccosh returns the inverse hyperbolic cosine.
+func Arccosh(x ops.Tensor) *graph.Symbol {
+	return sym(graph.F.Arccosh(x))
+}
+
 // Arcsin returns the inverse sine.
 func Arcsin(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Arcsin(x))
 }
 
+// Arcsinh returns the inverse hyperbolic sine.
+func Arcsinh(x ops.Tensor) *graph.Symbol {
+	return sym(graph.F.Arcsinh(x))
+}
+
 // Arctan returns the inverse tangent.
 func Arctan(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Arctan(x))
+}
+
+// Arctanh returns the inverse hyperbolic tangent.
+func Arctanh(x ops.Tensor) *graph.Symbol {
+	return sym(graph.F.Arctanh(x))
 }
 
 // ArgSort returns the indices that sort x along axis, as float32
@@ -212,6 +227,11 @@ func Deconvolution(x ops.Tensor, weight ops.Tensor, bias ops.Tensor, kernel []in
 	return sym(graph.F.Deconvolution(x, weight, bias, kernel, numFilter, attrs...))
 }
 
+// Degrees converts radians to degrees.
+func Degrees(x ops.Tensor) *graph.Symbol {
+	return sym(graph.F.Degrees(x))
+}
+
 // Diag returns the k-th diagonal of x (of its planes of axes 0 and 1;
 // ops.Attr{"axis1", …} and {"axis2", …} choose others), or, for 1-D x, the
 // square matrix with x on its k-th diagonal.
@@ -364,6 +384,12 @@ func GroupNorm(x ops.Tensor, gamma ops.Tensor, beta ops.Tensor, numGroups int, a
 	return sym(graph.F.GroupNorm(x, gamma, beta, numGroups, attrs...))
 }
 
+// HardSigmoid returns max(0, min(1, alpha*x + beta)); alpha is 0.2 and beta
+// 0.5 unless given (ops.Attr{"alpha", 0.25}).
+func HardSigmoid(x ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.HardSigmoid(x, attrs...))
+}
+
 // Hypot returns sqrt(a*a + b*b), broadcasting.
 func Hypot(a ops.Tensor, b ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Hypot(a, b))
@@ -453,6 +479,11 @@ func LinalgPotrf(a ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
 // Log returns the natural logarithm.
 func Log(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Log(x))
+}
+
+// Log10 returns the base-10 logarithm.
+func Log10(x ops.Tensor) *graph.Symbol {
+	return sym(graph.F.Log10(x))
 }
 
 // Log1p returns log(1 + x).
@@ -685,6 +716,11 @@ func ROIPooling(x ops.Tensor, rois ops.Tensor, pooledH int, pooledW int, spatial
 	return sym(graph.F.ROIPooling(x, rois, pooledH, pooledW, spatialScale))
 }
 
+// Radians converts degrees to radians.
+func Radians(x ops.Tensor) *graph.Symbol {
+	return sym(graph.F.Radians(x))
+}
+
 // RandomNormal samples from the normal distribution N(loc, scale²).
 func RandomNormal(loc float64, scale float64, shape ops.Shape, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.RandomNormal(loc, scale, shape, attrs...))
@@ -699,6 +735,11 @@ func RandomUniform(low float64, high float64, shape ops.Shape, attrs ...ops.Attr
 // N) into flat indices into an array of the given shape.
 func RavelMultiIndex(x ops.Tensor, shape ...int) *graph.Symbol {
 	return sym(graph.F.RavelMultiIndex(x, shape...))
+}
+
+// Rcbrt returns 1 / cbrt(x).
+func Rcbrt(x ops.Tensor) *graph.Symbol {
+	return sym(graph.F.Rcbrt(x))
 }
 
 // RdivScalar returns s / x.
@@ -736,6 +777,11 @@ func ReshapeLike(x ops.Tensor, like ops.Tensor, attrs ...ops.Attr) *graph.Symbol
 // ReshapeReverse is Reshape with the codes matched from the right.
 func ReshapeReverse(x ops.Tensor, shape ...int) *graph.Symbol {
 	return sym(graph.F.ReshapeReverse(x, shape...))
+}
+
+// Rint rounds to the nearest integer, a half to the integer below.
+func Rint(x ops.Tensor) *graph.Symbol {
+	return sym(graph.F.Rint(x))
 }
 
 // RminusScalar returns s - x.
@@ -860,6 +906,12 @@ func SoftmaxCrossEntropy(data ops.Tensor, label ops.Tensor) *graph.Symbol {
 // whatever the head gradient (unless ops.Attr{"out_grad", true}).
 func SoftmaxOutput(data ops.Tensor, label ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.SoftmaxOutput(data, label, attrs...))
+}
+
+// Softmin returns exp(-x) / sum(exp(-x)) along an axis (default the last):
+// the softmax of -x. It takes softmax's attributes.
+func Softmin(x ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.Softmin(x, attrs...))
 }
 
 // Softsign returns x / (1 + |x|).
