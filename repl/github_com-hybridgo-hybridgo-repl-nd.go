@@ -88,6 +88,7 @@ func init() {
 		"Invoke":              reflect.ValueOf(nd.Invoke),
 		"KhatriRao":           reflect.ValueOf(nd.KhatriRao),
 		"L2Normalization":     reflect.ValueOf(nd.L2Normalization),
+		"LRN":                 reflect.ValueOf(nd.LRN),
 		"LayerNorm":           reflect.ValueOf(nd.LayerNorm),
 		"LeakyReLU":           reflect.ValueOf(nd.LeakyReLU),
 		"Lesser":              reflect.ValueOf(nd.Lesser),

@@ -88,6 +88,7 @@ func init() {
 		"Invoke":              reflect.ValueOf(sym.Invoke),
 		"KhatriRao":           reflect.ValueOf(sym.KhatriRao),
 		"L2Normalization":     reflect.ValueOf(sym.L2Normalization),
+		"LRN":                 reflect.ValueOf(sym.LRN),
 		"LayerNorm":           reflect.ValueOf(sym.LayerNorm),
 		"LeakyReLU":           reflect.ValueOf(sym.LeakyReLU),
 		"Lesser":              reflect.ValueOf(sym.Lesser),

@@ -108,6 +108,7 @@ func init() {
 		"Interpreter":           reflect.ValueOf((*ops.Interpreter)(nil)),
 		"KhatriRaoAttrs":        reflect.ValueOf((*ops.KhatriRaoAttrs)(nil)),
 		"L2NormalizationAttrs":  reflect.ValueOf((*ops.L2NormalizationAttrs)(nil)),
+		"LRNAttrs":              reflect.ValueOf((*ops.LRNAttrs)(nil)),
 		"LayerNormAttrs":        reflect.ValueOf((*ops.LayerNormAttrs)(nil)),
 		"LeakyReLUAttrs":        reflect.ValueOf((*ops.LeakyReLUAttrs)(nil)),
 		"LinalgGemm2Attrs":      reflect.ValueOf((*ops.LinalgGemm2Attrs)(nil)),

@@ -429,6 +429,13 @@ func L2Normalization(x ops.Tensor, mode string, attrs ...ops.Attr) *graph.Symbol
 	return sym(graph.F.L2Normalization(x, mode, attrs...))
 }
 
+// LRN normalises x (N, C, H, W) by its neighbours across channels: nsize
+// is the odd window width; alpha, beta and knorm default to 0.0001, 0.75
+// and 2 (ops.Attr{"beta", 0.5}).
+func LRN(x ops.Tensor, nsize int, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.LRN(x, nsize, attrs...))
+}
+
 // LayerNorm normalises x along the last axis (or ops.Axis) and applies
 // gamma and beta, one value each per position on that axis.
 func LayerNorm(x ops.Tensor, gamma ops.Tensor, beta ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
