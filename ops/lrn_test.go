@@ -14,3 +14,13 @@ func TestLRNValues(t *testing.T) {
 	checkArray(t, "LRN", y, ops.Shape{1, 3, 1, 1}, []float64{1.0 / 6, 2.0 / 15, 3.0 / 14}, 1e-12)
 	expectPanic(t, "even nsize", func() { F.LRN(x, 2) }, "nsize=2")
 }
+
+func TestAdaptiveAvgPooling2D(t *testing.T) {
+	F := eager.F
+	x := eager.Array([]float64{1, 2, 3, 4, 5, 6, 7, 8, 9}).Reshape(1, 1, 3, 3)
+	// Windows rows [0, 2) and [1, 3), and the same columns.
+	checkArray(t, "2x2 of 3x3", F.AdaptiveAvgPooling2D(x, 2, 2), ops.Shape{1, 1, 2, 2}, []float64{3, 4, 6, 7}, 1e-12)
+	checkArray(t, "default", F.Call("_contrib_AdaptiveAvgPooling2D", []ops.Tensor{x})[0], ops.Shape{1, 1, 1, 1}, []float64{5}, 1e-12)
+	got := kaGrad(t, x, nil, func(x ops.Tensor) ops.Tensor { return F.AdaptiveAvgPooling2D(x, 2, 2) })
+	checkArray(t, "gradient", eager.Array(got), ops.Shape{9}, []float64{0.25, 0.5, 0.25, 0.5, 1, 0.5, 0.25, 0.5, 0.25}, 1e-12)
+}

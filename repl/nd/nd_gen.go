@@ -18,6 +18,12 @@ func Activation(x ops.Tensor, actType string) *eager.NDArray {
 	return nd(eager.F.Activation(x, actType))
 }
 
+// AdaptiveAvgPooling2D averages x (N, C, H, W) down to (N, C, h, w),
+// whatever H and W are. MXNet's name is _contrib_AdaptiveAvgPooling2D.
+func AdaptiveAvgPooling2D(x ops.Tensor, h int, w int) *eager.NDArray {
+	return nd(eager.F.AdaptiveAvgPooling2D(x, h, w))
+}
+
 // Add returns a + b, broadcasting (broadcast_add).
 func Add(a ops.Tensor, b ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Add(a, b))

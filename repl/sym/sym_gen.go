@@ -18,6 +18,12 @@ func Activation(x ops.Tensor, actType string) *graph.Symbol {
 	return sym(graph.F.Activation(x, actType))
 }
 
+// AdaptiveAvgPooling2D averages x (N, C, H, W) down to (N, C, h, w),
+// whatever H and W are. MXNet's name is _contrib_AdaptiveAvgPooling2D.
+func AdaptiveAvgPooling2D(x ops.Tensor, h int, w int) *graph.Symbol {
+	return sym(graph.F.AdaptiveAvgPooling2D(x, h, w))
+}
+
 // Add returns a + b, broadcasting (broadcast_add).
 func Add(a ops.Tensor, b ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Add(a, b))
