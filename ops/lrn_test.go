@@ -24,3 +24,18 @@ func TestAdaptiveAvgPooling2D(t *testing.T) {
 	got := kaGrad(t, x, nil, func(x ops.Tensor) ops.Tensor { return F.AdaptiveAvgPooling2D(x, 2, 2) })
 	checkArray(t, "gradient", eager.Array(got), ops.Shape{9}, []float64{0.25, 0.5, 0.25, 0.5, 1, 0.5, 0.25, 0.5, 0.25}, 1e-12)
 }
+
+// The example of MXNet's depth_to_space documentation, and back.
+func TestDepthToSpace(t *testing.T) {
+	F := eager.F
+	v := make([]float64, 24)
+	for i := range v {
+		v[i] = float64(i)
+	}
+	x := eager.Array(v).Reshape(1, 4, 2, 3)
+	y := F.DepthToSpace(x, 2)
+	checkArray(t, "depth_to_space", y, ops.Shape{1, 1, 4, 6},
+		[]float64{0, 6, 1, 7, 2, 8, 12, 18, 13, 19, 14, 20, 3, 9, 4, 10, 5, 11, 15, 21, 16, 22, 17, 23}, 0)
+	checkArray(t, "space_to_depth", F.SpaceToDepth(y, 2), ops.Shape{1, 4, 2, 3}, v, 0)
+	expectPanic(t, "channels", func() { F.DepthToSpace(x, 3) }, "block_size²=9")
+}

@@ -79,6 +79,7 @@ func init() {
 		"Attrs":                   reflect.ValueOf((*ops.Attrs)(nil)),
 		"BatchNormAttrs":          reflect.ValueOf((*ops.BatchNormAttrs)(nil)),
 		"BilinearResize2DAttrs":   reflect.ValueOf((*ops.BilinearResize2DAttrs)(nil)),
+		"BlockSizeAttrs":          reflect.ValueOf((*ops.BlockSizeAttrs)(nil)),
 		"BroadcastAxisAttrs":      reflect.ValueOf((*ops.BroadcastAxisAttrs)(nil)),
 		"BroadcastToAttrs":        reflect.ValueOf((*ops.BroadcastToAttrs)(nil)),
 		"CastAttrs":               reflect.ValueOf((*ops.CastAttrs)(nil)),

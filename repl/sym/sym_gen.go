@@ -238,6 +238,12 @@ func Degrees(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Degrees(x))
 }
 
+// DepthToSpace moves channels of x (N, C, H, W) into blocks of
+// blockSize x blockSize positions: (N, C/blockSize², H*blockSize, W*blockSize).
+func DepthToSpace(x ops.Tensor, blockSize int) *graph.Symbol {
+	return sym(graph.F.DepthToSpace(x, blockSize))
+}
+
 // Diag returns the k-th diagonal of x (of its planes of axes 0 and 1;
 // ops.Attr{"axis1", …} and {"axis2", …} choose others), or, for 1-D x, the
 // square matrix with x on its k-th diagonal.
@@ -936,6 +942,12 @@ func Softsign(x ops.Tensor) *graph.Symbol {
 // descending).
 func Sort(x ops.Tensor, axis int, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.Sort(x, axis, attrs...))
+}
+
+// SpaceToDepth moves blocks of blockSize x blockSize positions of x
+// (N, C, H, W) into channels: (N, C*blockSize², H/blockSize, W/blockSize).
+func SpaceToDepth(x ops.Tensor, blockSize int) *graph.Symbol {
+	return sym(graph.F.SpaceToDepth(x, blockSize))
 }
 
 // Split cuts x into numOutputs equal parts along axis (SliceChannel); add
