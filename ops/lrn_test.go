@@ -39,3 +39,16 @@ func TestDepthToSpace(t *testing.T) {
 	checkArray(t, "space_to_depth", F.SpaceToDepth(y, 2), ops.Shape{1, 4, 2, 3}, v, 0)
 	expectPanic(t, "channels", func() { F.DepthToSpace(x, 3) }, "block_size²=9")
 }
+
+func TestCumsum(t *testing.T) {
+	F := eager.F
+	x := eager.Array([]float64{1, 2, 3, 4, 5, 6}).Reshape(2, 3)
+	checkArray(t, "flattened", F.Cumsum(x), ops.Shape{6}, []float64{1, 3, 6, 10, 15, 21}, 0)
+	checkArray(t, "axis 0", F.Cumsum(x, ops.Axis(0)), ops.Shape{2, 3}, []float64{1, 2, 3, 5, 7, 9}, 0)
+	checkArray(t, "axis -1", F.Call("cumsum", []ops.Tensor{x}, ops.Axis(-1))[0], ops.Shape{2, 3}, []float64{1, 3, 6, 4, 9, 15}, 0)
+	if d := F.Cumsum(eager.Array([]bool{true, false, true})).DType(); d != ops.Int64 {
+		t.Errorf("cumsum of bool gives %v, want int64", d)
+	}
+	got := kaGrad(t, eager.Array([]float64{1, 2, 3}), []float64{1, 10, 100}, func(x ops.Tensor) ops.Tensor { return F.Cumsum(x) })
+	checkArray(t, "gradient", eager.Array(got), ops.Shape{3}, []float64{111, 110, 100}, 0)
+}

@@ -50,6 +50,7 @@ func init() {
 		"Cos":                  reflect.ValueOf(nd.Cos),
 		"Cosh":                 reflect.ValueOf(nd.Cosh),
 		"Crop":                 reflect.ValueOf(nd.Crop),
+		"Cumsum":               reflect.ValueOf(nd.Cumsum),
 		"Deconvolution":        reflect.ValueOf(nd.Deconvolution),
 		"Degrees":              reflect.ValueOf(nd.Degrees),
 		"DepthToSpace":         reflect.ValueOf(nd.DepthToSpace),

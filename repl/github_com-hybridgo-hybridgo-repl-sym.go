@@ -49,6 +49,7 @@ func init() {
 		"Cos":                  reflect.ValueOf(sym.Cos),
 		"Cosh":                 reflect.ValueOf(sym.Cosh),
 		"Crop":                 reflect.ValueOf(sym.Crop),
+		"Cumsum":               reflect.ValueOf(sym.Cumsum),
 		"Deconvolution":        reflect.ValueOf(sym.Deconvolution),
 		"Degrees":              reflect.ValueOf(sym.Degrees),
 		"DepthToSpace":         reflect.ValueOf(sym.DepthToSpace),

@@ -88,6 +88,7 @@ func init() {
 		"ConvBNAttrs":             reflect.ValueOf((*ops.ConvBNAttrs)(nil)),
 		"ConvolutionAttrs":        reflect.ValueOf((*ops.ConvolutionAttrs)(nil)),
 		"CropAttrs":               reflect.ValueOf((*ops.CropAttrs)(nil)),
+		"CumsumAttrs":             reflect.ValueOf((*ops.CumsumAttrs)(nil)),
 		"CustomAttrs":             reflect.ValueOf((*ops.CustomAttrs)(nil)),
 		"CustomDef":               reflect.ValueOf((*ops.CustomDef)(nil)),
 		"DType":                   reflect.ValueOf((*ops.DType)(nil)),

@@ -225,6 +225,13 @@ func Crop(x ops.Tensor, h int, w int, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.Crop(x, h, w, attrs...))
 }
 
+// Cumsum returns the running sum of x along ops.Attr{"axis", n}, or over
+// the flattened x (a 1-D result) when no axis is given; ops.WithDType sets
+// the result's dtype.
+func Cumsum(x ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.Cumsum(x, attrs...))
+}
+
 // Deconvolution is the transposed convolution of x (NCW or NCHW) with
 // weight, of shape (channels, numFilter/num_group, kernel...), plus bias
 // (numFilter) unless bias is nil. Other attributes (stride, pad, adj,
