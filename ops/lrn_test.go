@@ -52,3 +52,15 @@ func TestCumsum(t *testing.T) {
 	got := kaGrad(t, eager.Array([]float64{1, 2, 3}), []float64{1, 10, 100}, func(x ops.Tensor) ops.Tensor { return F.Cumsum(x) })
 	checkArray(t, "gradient", eager.Array(got), ops.Shape{3}, []float64{111, 110, 100}, 0)
 }
+
+func TestMoments(t *testing.T) {
+	F := eager.F
+	x := eager.Array([]float64{1, 2, 3, 4, 6, 8}).Reshape(2, 3)
+	m, v := F.Moments(x, []int{1})
+	checkArray(t, "mean", m, ops.Shape{2}, []float64{2, 6}, 1e-12)
+	checkArray(t, "var", v, ops.Shape{2}, []float64{2.0 / 3, 8.0 / 3}, 1e-12)
+	m, v = F.Moments(x, []int{0, 1}, ops.Keepdims())
+	checkArray(t, "mean all", m, ops.Shape{1, 1}, []float64{4}, 1e-12)
+	checkArray(t, "var all", v, ops.Shape{1, 1}, []float64{(9 + 4 + 1 + 0 + 4 + 16) / 6.0}, 1e-12)
+	expectPanic(t, "no axes", func() { F.Call("moments", []ops.Tensor{x}) }, "axes must be given")
+}

@@ -116,6 +116,7 @@ func init() {
 		"LeakyReLUAttrs":          reflect.ValueOf((*ops.LeakyReLUAttrs)(nil)),
 		"LinalgGemm2Attrs":        reflect.ValueOf((*ops.LinalgGemm2Attrs)(nil)),
 		"LinalgPotrfAttrs":        reflect.ValueOf((*ops.LinalgPotrfAttrs)(nil)),
+		"MomentsAttrs":            reflect.ValueOf((*ops.MomentsAttrs)(nil)),
 		"NoAttrs":                 reflect.ValueOf((*ops.NoAttrs)(nil)),
 		"NormAttrs":               reflect.ValueOf((*ops.NormAttrs)(nil)),
 		"NormalAttrs":             reflect.ValueOf((*ops.NormalAttrs)(nil)),
