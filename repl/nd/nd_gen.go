@@ -487,6 +487,12 @@ func LinalgPotrf(a ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.LinalgPotrf(a, attrs...))
 }
 
+// LinearRegressionOutput is the identity on data, with the gradient of
+// the squared error against label.
+func LinearRegressionOutput(data ops.Tensor, label ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.LinearRegressionOutput(data, label, attrs...))
+}
+
 // Log returns the natural logarithm.
 func Log(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Log(x))
@@ -545,6 +551,24 @@ func LogicalXor(a ops.Tensor, b ops.Tensor) *eager.NDArray {
 // LogicalXorScalar returns 1 where exactly one of x and s is non-zero.
 func LogicalXorScalar(x ops.Tensor, s float64) *eager.NDArray {
 	return nd(eager.F.LogicalXorScalar(x, s))
+}
+
+// LogisticRegressionOutput is sigmoid(data), with the gradient of the
+// logistic loss against label.
+func LogisticRegressionOutput(data ops.Tensor, label ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.LogisticRegressionOutput(data, label, attrs...))
+}
+
+// MAERegressionOutput is the identity on data, with the gradient of the
+// absolute error against label.
+func MAERegressionOutput(data ops.Tensor, label ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.MAERegressionOutput(data, label, attrs...))
+}
+
+// MakeLoss marks x as a loss: the identity forward, and a gradient of
+// grad_scale (1 unless given) whatever the incoming gradient.
+func MakeLoss(x ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.MakeLoss(x, attrs...))
 }
 
 // Max is the maximum of x over all axes, or over those given:
