@@ -32,11 +32,20 @@ type LeakyReLUAttrs struct {
 	UpperBound float64 `attr:"upper_bound" default:"0.334" doc:"rrelu: the highest random slope"`
 }
 
+// HardSigmoidAttrs are the attributes of hard_sigmoid.
+type HardSigmoidAttrs struct {
+	Alpha float64 `attr:"alpha" default:"0.2" doc:"the slope"`
+	Beta  float64 `attr:"beta" default:"0.5" doc:"the bias"`
+}
+
 // SELU's constants, as MXNet defines them.
 const (
 	seluAlpha  = 1.6732632423543772848170429916717
 	seluLambda = 1.0507009873554804934193349852946
 )
+
+// f is hard_sigmoid of one value.
+func (a *HardSigmoidAttrs) f(x float64) float64 { return min(1, max(0, a.Alpha*x+a.Beta)) }
 
 func sigmoid(x float64) float64 {
 	if x >= 0 {
@@ -79,7 +88,7 @@ var activations = map[string]unaryMath{
 		}},
 }
 
-var opRelu, opSigmoid, opTanh, opSoftsign, opBackwardRelu, opActivation, opLeakyReLU *Op
+var opRelu, opSigmoid, opTanh, opSoftsign, opBackwardRelu, opActivation, opLeakyReLU, opHardSigmoid *Op
 
 func init() {
 	// The activation functions that MXNet also has as ops of their own.
@@ -87,6 +96,34 @@ func init() {
 	opSigmoid = registerUnary(activations["sigmoid"])
 	opTanh = registerUnary(activations["tanh"])
 	opSoftsign = registerUnary(activations["softsign"])
+
+	opHardSigmoid = Register(Def[HardSigmoidAttrs]{
+		Name: "hard_sigmoid", Kind: "activation",
+		Doc:    "max(0, min(1, alpha*x + beta)). The gradient is alpha where 0 < alpha*x + beta < 1, else 0.",
+		Inputs: []string{"data"},
+		Shape:  func(_ *HardSigmoidAttrs, in []Shape) ([]Shape, error) { return []Shape{in[0].Clone()}, nil },
+		DType:  func(_ *HardSigmoidAttrs, in []DType) ([]DType, error) { return floatData(in[0]) },
+		Kernel: func(_ *Env, a *HardSigmoidAttrs, in, out []Value) error {
+			if err := requireFloat(in[0]); err != nil {
+				return err
+			}
+			return mapUnary(in[0], out[0], a.f)
+		},
+		Elementwise: func(a *HardSigmoidAttrs) func([]float64) float64 {
+			return func(x []float64) float64 { return a.f(x[0]) }
+		},
+		InPlace: true,
+		Grad: func(f F, a *HardSigmoidAttrs, in, _, g []Tensor) []Tensor {
+			z := f.PlusScalar(f.MulScalar(in[0], a.Alpha), a.Beta)
+			inside := f.Mul(f.GreaterScalar(z, 0), f.LesserScalar(z, 1))
+			return []Tensor{f.Mul(g[0], f.MulScalar(inside, a.Alpha))}
+		},
+		Samples: []Sample{
+			{Inputs: []Shape{{2, 3}}, Low: -1.4, High: 1.4},
+			{Attrs: map[string]string{"alpha": "1", "beta": "0"}, Inputs: []Shape{{7}}, Low: 0.1, High: 0.9},
+			{Attrs: map[string]string{"alpha": "0.5"}, Inputs: []Shape{{3, 4}}, Low: 1.2, High: 3, NoGradCheck: true},
+		},
+	})
 
 	// _backward_relu is relu's gradient as one op: ograd where relu's
 	// output is positive, else 0 (ograd * (out > 0), so a NaN or infinite
@@ -396,6 +433,10 @@ func IsRelu(op *Op, attrs Attrs) bool {
 
 // Relu returns max(x, 0).
 func (f F) Relu(x Tensor) Tensor { return f.callA(opRelu, &NoAttrs{}, x) }
+
+// HardSigmoid returns max(0, min(1, alpha*x + beta)); alpha is 0.2 and beta
+// 0.5 unless given (ops.Attr{"alpha", 0.25}).
+func (f F) HardSigmoid(x Tensor, attrs ...Attr) Tensor { return f.call1(opHardSigmoid, attrs, x) }
 
 // Sigmoid returns 1 / (1 + e**-x).
 func (f F) Sigmoid(x Tensor) Tensor { return f.callA(opSigmoid, &NoAttrs{}, x) }

@@ -21,6 +21,8 @@ _greater_equal_scalar _lesser_scalar _lesser_equal_scalar _logical_and_scalar _l
 logical_not
 negative abs sign exp expm1 log log1p log2 sqrt rsqrt cbrt square reciprocal sin cos tan arcsin arccos arctan sinh
 cosh tanh sigmoid relu softsign erf floor ceil round trunc clip
+log10 arcsinh arccosh arctanh rint rcbrt radians degrees hard_sigmoid softmin LRN _contrib_AdaptiveAvgPooling2D
+depth_to_space space_to_depth cumsum moments MakeLoss make_loss LinearRegressionOutput LogisticRegressionOutput MAERegressionOutput
 Activation LeakyReLU
 sum mean max min prod nansum argmax argmin norm softmax log_softmax SoftmaxOutput softmax_cross_entropy smooth_l1
 dot batch_dot FullyConnected Convolution Deconvolution Pooling BatchNorm LayerNorm Dropout Embedding

@@ -7,7 +7,7 @@ import (
 	"github.com/hybridgo/hybridgo/accel"
 )
 
-// The softmax family: softmax and log_softmax along an axis, the
+// The softmax family: softmax, softmin and log_softmax along an axis, the
 // SoftmaxOutput loss layer, softmax_cross_entropy, and smooth_l1.
 // Kernels subtract the maximum before exponentiating, so large inputs do
 // not overflow.
@@ -39,12 +39,14 @@ type SoftmaxOutputAttrs struct {
 	SmoothAlpha   float64 `attr:"smooth_alpha" default:"0.0" doc:"label smoothing: the true class gets 1-alpha, the others alpha/(k-1)"`
 }
 
-var opSoftmax, opLogSoftmax, opSoftmaxOutput, opSoftmaxOutputBackward, opSoftmaxCE, opSoftmaxCEBackward, opSmoothL1 *Op
+var opSoftmax, opSoftmin, opLogSoftmax, opSoftmaxOutput, opSoftmaxOutputBackward, opSoftmaxCE, opSoftmaxCEBackward, opSmoothL1 *Op
 
 func init() {
-	opSoftmax = Register(softmaxDef("softmax", false,
+	opSoftmin = Register(softmaxDef("softmin", false, true,
+		"exp(-x) / sum(exp(-x)) along an axis (default the last), after dividing x by temperature: softmax of -x. use_length is not supported."))
+	opSoftmax = Register(softmaxDef("softmax", false, false,
 		"exp(x) / sum(exp(x)) along an axis (default the last), after dividing x by temperature. use_length is not supported."))
-	opLogSoftmax = Register(softmaxDef("log_softmax", true,
+	opLogSoftmax = Register(softmaxDef("log_softmax", true, false,
 		"log(softmax(x)) along an axis (default the last), computed as x - max - log(sum(exp(x - max))). use_length is not supported."))
 
 	opSoftmaxOutput = Register(Def[SoftmaxOutputAttrs]{
@@ -220,7 +222,15 @@ func init() {
 		}})
 }
 
-func softmaxDef(name string, log bool, doc string) Def[SoftmaxAttrs] {
+// softmaxDef defines softmax, log_softmax (log) and softmin (neg), which
+// is softmax with the temperature negated.
+func softmaxDef(name string, log, neg bool, doc string) Def[SoftmaxAttrs] {
+	temperature := func(a *SoftmaxAttrs) float64 {
+		if neg {
+			return -a.temperature()
+		}
+		return a.temperature()
+	}
 	return Def[SoftmaxAttrs]{
 		Name: name, Kind: "softmax", Doc: doc, Inputs: []string{"data"},
 		Check: func(a *SoftmaxAttrs) error {
@@ -254,7 +264,7 @@ func softmaxDef(name string, log bool, doc string) Def[SoftmaxAttrs] {
 				return err
 			}
 			outer, n, inner := axisSplit(in[0].Shape, ax)
-			return softmaxKernel(in[0], out[0], outer, n, inner, a.temperature(), log)
+			return softmaxKernel(in[0], out[0], outer, n, inner, temperature(a), log)
 		},
 		Grad: func(f F, a *SoftmaxAttrs, in, out, g []Tensor) []Tensor {
 			x, y, gy := in[0], out[0], g[0]
@@ -264,7 +274,7 @@ func softmaxDef(name string, log bool, doc string) Def[SoftmaxAttrs] {
 			} else {
 				d = f.Mul(y, f.Sub(gy, f.Sum(f.Mul(gy, y), Axis(a.Axis), Keepdims())))
 			}
-			if t := a.temperature(); t != 1 {
+			if t := temperature(a); t != 1 {
 				d = f.DivScalar(d, t)
 			}
 			if d.DType() != x.DType() {
@@ -504,6 +514,10 @@ func softmaxOutputGrad(_ *Env, a *SoftmaxOutputAttrs, in, out []Value) error {
 // Softmax returns exp(x) / sum(exp(x)) along the last axis, or along
 // ops.Axis(n); ops.Attr{"temperature", t} divides x by t first.
 func (f F) Softmax(x Tensor, attrs ...Attr) Tensor { return f.call1(opSoftmax, attrs, x) }
+
+// Softmin returns exp(-x) / sum(exp(-x)) along an axis (default the last):
+// the softmax of -x. It takes softmax's attributes.
+func (f F) Softmin(x Tensor, attrs ...Attr) Tensor { return f.call1(opSoftmin, attrs, x) }
 
 // LogSoftmax returns log(softmax(x)) along the last axis, or along ops.Axis(n).
 func (f F) LogSoftmax(x Tensor, attrs ...Attr) Tensor { return f.call1(opLogSoftmax, attrs, x) }

@@ -67,6 +67,15 @@ func (m unaryMath) elementwise() func([]float64) float64 {
 	return func(x []float64) float64 { return m.f(x[0]) }
 }
 
+// rint is MXNet's rint: the nearer of floor(x) and ceil(x), floor on a tie.
+func rint(x float64) float64 {
+	lo, hi := math.Floor(x), math.Ceil(x)
+	if x-lo <= hi-x {
+		return lo
+	}
+	return hi
+}
+
 func sign(x float64) float64 {
 	switch {
 	case x > 0:
@@ -78,6 +87,8 @@ func sign(x float64) float64 {
 }
 
 var opNegative, opAbs, opSign, opExp, opExpm1, opLog, opLog1p, opLog2, opSqrt, opRsqrt, opCbrt, opSquare, opReciprocal, opSin, opCos, opTan, opArcsin, opArccos, opArctan, opSinh, opCosh, opErf, opFloor, opCeil, opRound, opTrunc *Op
+
+var opLog10, opArcsinh, opArccosh, opArctanh, opRint, opRcbrt, opRadians, opDegrees *Op
 
 func init() {
 	opNegative = registerUnary(unaryMath{name: "negative", fast: unaryNegative, doc: "-x.", f: func(x float64) float64 { return -x },
@@ -125,6 +136,21 @@ func init() {
 		grad: func(f F, x, y, g Tensor) Tensor {
 			return f.Mul(g, f.MulScalar(f.Exp(f.Negative(f.Square(x))), 2/math.Sqrt(math.Pi)))
 		}})
+	opLog10 = registerUnary(unaryMath{name: "log10", doc: "Base-10 logarithm.", f: math.Log10, floatOnly: true, low: 0.2, high: 2,
+		grad: func(f F, x, y, g Tensor) Tensor { return f.Div(g, f.MulScalar(x, math.Ln10)) }})
+	opArcsinh = registerUnary(unaryMath{name: "arcsinh", doc: "Inverse hyperbolic sine.", f: math.Asinh, floatOnly: true,
+		grad: func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.Rsqrt(f.PlusScalar(f.Square(x), 1))) }})
+	opArccosh = registerUnary(unaryMath{name: "arccosh", doc: "Inverse hyperbolic cosine (defined for x >= 1).", f: math.Acosh, floatOnly: true, low: 1.2, high: 3,
+		grad: func(f F, x, y, g Tensor) Tensor { return f.Mul(g, f.Rsqrt(f.MinusScalar(f.Square(x), 1))) }})
+	opArctanh = registerUnary(unaryMath{name: "arctanh", doc: "Inverse hyperbolic tangent (defined for -1 < x < 1).", f: math.Atanh, floatOnly: true, low: -0.8, high: 0.8,
+		grad: func(f F, x, y, g Tensor) Tensor { return f.Div(g, f.RminusScalar(f.Square(x), 1)) }})
+	opRcbrt = registerUnary(unaryMath{name: "rcbrt", doc: "1 / cbrt(x).", f: func(x float64) float64 { return 1 / math.Cbrt(x) }, floatOnly: true, low: 0.2, high: 2,
+		grad: func(f F, x, y, g Tensor) Tensor { return f.Div(f.Mul(g, y), f.MulScalar(x, -3)) }})
+	opRadians = registerUnary(unaryMath{name: "radians", doc: "Degrees converted to radians: x * pi / 180.", f: func(x float64) float64 { return x * (math.Pi / 180) }, floatOnly: true,
+		grad: func(f F, x, y, g Tensor) Tensor { return f.MulScalar(g, math.Pi/180) }})
+	opDegrees = registerUnary(unaryMath{name: "degrees", doc: "Radians converted to degrees: x * 180 / pi.", f: func(x float64) float64 { return x * (180 / math.Pi) }, floatOnly: true,
+		grad: func(f F, x, y, g Tensor) Tensor { return f.MulScalar(g, 180/math.Pi) }})
+	opRint = registerUnary(unaryMath{name: "rint", doc: "Nearest integer; a half goes to the integer below (MXNet's rint: rint(2.5) = 2, rint(-2.5) = -3).", f: rint})
 	opFloor = registerUnary(unaryMath{name: "floor", doc: "Largest integer not above x.", f: math.Floor})
 	opCeil = registerUnary(unaryMath{name: "ceil", doc: "Smallest integer not below x.", f: math.Ceil})
 	opRound = registerUnary(unaryMath{name: "round", doc: "Nearest integer, halves away from zero.", f: math.Round})
@@ -208,3 +234,27 @@ func (f F) Round(x Tensor) Tensor { return f.callA(opRound, &NoAttrs{}, x) }
 
 // Trunc rounds toward zero.
 func (f F) Trunc(x Tensor) Tensor { return f.callA(opTrunc, &NoAttrs{}, x) }
+
+// Log10 returns the base-10 logarithm.
+func (f F) Log10(x Tensor) Tensor { return f.callA(opLog10, &NoAttrs{}, x) }
+
+// Arcsinh returns the inverse hyperbolic sine.
+func (f F) Arcsinh(x Tensor) Tensor { return f.callA(opArcsinh, &NoAttrs{}, x) }
+
+// Arccosh returns the inverse hyperbolic cosine.
+func (f F) Arccosh(x Tensor) Tensor { return f.callA(opArccosh, &NoAttrs{}, x) }
+
+// Arctanh returns the inverse hyperbolic tangent.
+func (f F) Arctanh(x Tensor) Tensor { return f.callA(opArctanh, &NoAttrs{}, x) }
+
+// Rint rounds to the nearest integer, a half to the integer below.
+func (f F) Rint(x Tensor) Tensor { return f.callA(opRint, &NoAttrs{}, x) }
+
+// Rcbrt returns 1 / cbrt(x).
+func (f F) Rcbrt(x Tensor) Tensor { return f.callA(opRcbrt, &NoAttrs{}, x) }
+
+// Radians converts degrees to radians.
+func (f F) Radians(x Tensor) Tensor { return f.callA(opRadians, &NoAttrs{}, x) }
+
+// Degrees converts radians to degrees.
+func (f F) Degrees(x Tensor) Tensor { return f.callA(opDegrees, &NoAttrs{}, x) }

@@ -18,6 +18,12 @@ func Activation(x ops.Tensor, actType string) *eager.NDArray {
 	return nd(eager.F.Activation(x, actType))
 }
 
+// AdaptiveAvgPooling2D averages x (N, C, H, W) down to (N, C, h, w),
+// whatever H and W are. MXNet's name is _contrib_AdaptiveAvgPooling2D.
+func AdaptiveAvgPooling2D(x ops.Tensor, h int, w int) *eager.NDArray {
+	return nd(eager.F.AdaptiveAvgPooling2D(x, h, w))
+}
+
 // Add returns a + b, broadcasting (broadcast_add).
 func Add(a ops.Tensor, b ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Add(a, b))
@@ -33,14 +39,29 @@ func Arccos(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Arccos(x))
 }
 
+// Arccosh returns the inverse hyperbolic cosine.
+func Arccosh(x ops.Tensor) *eager.NDArray {
+	return nd(eager.F.Arccosh(x))
+}
+
 // Arcsin returns the inverse sine.
 func Arcsin(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Arcsin(x))
 }
 
+// Arcsinh returns the inverse hyperbolic sine.
+func Arcsinh(x ops.Tensor) *eager.NDArray {
+	return nd(eager.F.Arcsinh(x))
+}
+
 // Arctan returns the inverse tangent.
 func Arctan(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Arctan(x))
+}
+
+// Arctanh returns the inverse hyperbolic tangent.
+func Arctanh(x ops.Tensor) *eager.NDArray {
+	return nd(eager.F.Arctanh(x))
 }
 
 // ArgSort returns the indices that sort x along axis, as float32
@@ -199,12 +220,30 @@ func Crop(x ops.Tensor, h int, w int, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.Crop(x, h, w, attrs...))
 }
 
+// Cumsum returns the running sum of x along ops.Attr{"axis", n}, or over
+// the flattened x (a 1-D result) when no axis is given; ops.WithDType sets
+// the result's dtype.
+func Cumsum(x ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.Cumsum(x, attrs...))
+}
+
 // Deconvolution is the transposed convolution of x (NCW or NCHW) with
 // weight, of shape (channels, numFilter/num_group, kernel...), plus bias
 // (numFilter) unless bias is nil. Other attributes (stride, pad, adj,
 // target_shape, dilate, num_group, …) go in attrs.
 func Deconvolution(x ops.Tensor, weight ops.Tensor, bias ops.Tensor, kernel []int, numFilter int, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.Deconvolution(x, weight, bias, kernel, numFilter, attrs...))
+}
+
+// Degrees converts radians to degrees.
+func Degrees(x ops.Tensor) *eager.NDArray {
+	return nd(eager.F.Degrees(x))
+}
+
+// DepthToSpace moves channels of x (N, C, H, W) into blocks of
+// blockSize x blockSize positions: (N, C/blockSize², H*blockSize, W*blockSize).
+func DepthToSpace(x ops.Tensor, blockSize int) *eager.NDArray {
+	return nd(eager.F.DepthToSpace(x, blockSize))
 }
 
 // Diag returns the k-th diagonal of x (of its planes of axes 0 and 1;
@@ -349,6 +388,12 @@ func GroupNorm(x ops.Tensor, gamma ops.Tensor, beta ops.Tensor, numGroups int, a
 	return nd(eager.F.GroupNorm(x, gamma, beta, numGroups, attrs...))
 }
 
+// HardSigmoid returns max(0, min(1, alpha*x + beta)); alpha is 0.2 and beta
+// 0.5 unless given (ops.Attr{"alpha", 0.25}).
+func HardSigmoid(x ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.HardSigmoid(x, attrs...))
+}
+
 // Hypot returns sqrt(a*a + b*b), broadcasting.
 func Hypot(a ops.Tensor, b ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Hypot(a, b))
@@ -386,6 +431,13 @@ func KhatriRao(ms ...ops.Tensor) *eager.NDArray {
 // "instance"), across channels ("channel") or over positions ("spatial").
 func L2Normalization(x ops.Tensor, mode string, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.L2Normalization(x, mode, attrs...))
+}
+
+// LRN normalises x (N, C, H, W) by its neighbours across channels: nsize
+// is the odd window width; alpha, beta and knorm default to 0.0001, 0.75
+// and 2 (ops.Attr{"beta", 0.5}).
+func LRN(x ops.Tensor, nsize int, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.LRN(x, nsize, attrs...))
 }
 
 // LayerNorm normalises x along the last axis (or ops.Axis) and applies
@@ -435,9 +487,20 @@ func LinalgPotrf(a ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.LinalgPotrf(a, attrs...))
 }
 
+// LinearRegressionOutput is the identity on data, with the gradient of
+// the squared error against label.
+func LinearRegressionOutput(data ops.Tensor, label ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.LinearRegressionOutput(data, label, attrs...))
+}
+
 // Log returns the natural logarithm.
 func Log(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Log(x))
+}
+
+// Log10 returns the base-10 logarithm.
+func Log10(x ops.Tensor) *eager.NDArray {
+	return nd(eager.F.Log10(x))
 }
 
 // Log1p returns log(1 + x).
@@ -488,6 +551,24 @@ func LogicalXor(a ops.Tensor, b ops.Tensor) *eager.NDArray {
 // LogicalXorScalar returns 1 where exactly one of x and s is non-zero.
 func LogicalXorScalar(x ops.Tensor, s float64) *eager.NDArray {
 	return nd(eager.F.LogicalXorScalar(x, s))
+}
+
+// LogisticRegressionOutput is sigmoid(data), with the gradient of the
+// logistic loss against label.
+func LogisticRegressionOutput(data ops.Tensor, label ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.LogisticRegressionOutput(data, label, attrs...))
+}
+
+// MAERegressionOutput is the identity on data, with the gradient of the
+// absolute error against label.
+func MAERegressionOutput(data ops.Tensor, label ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.MAERegressionOutput(data, label, attrs...))
+}
+
+// MakeLoss marks x as a loss: the identity forward, and a gradient of
+// grad_scale (1 unless given) whatever the incoming gradient.
+func MakeLoss(x ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.MakeLoss(x, attrs...))
 }
 
 // Max is the maximum of x over all axes, or over those given:
@@ -665,10 +746,20 @@ func ROIPooling(x ops.Tensor, rois ops.Tensor, pooledH int, pooledW int, spatial
 	return nd(eager.F.ROIPooling(x, rois, pooledH, pooledW, spatialScale))
 }
 
+// Radians converts degrees to radians.
+func Radians(x ops.Tensor) *eager.NDArray {
+	return nd(eager.F.Radians(x))
+}
+
 // RavelMultiIndex turns the multi-indices in the columns of x (len(shape),
 // N) into flat indices into an array of the given shape.
 func RavelMultiIndex(x ops.Tensor, shape ...int) *eager.NDArray {
 	return nd(eager.F.RavelMultiIndex(x, shape...))
+}
+
+// Rcbrt returns 1 / cbrt(x).
+func Rcbrt(x ops.Tensor) *eager.NDArray {
+	return nd(eager.F.Rcbrt(x))
 }
 
 // RdivScalar returns s / x.
@@ -706,6 +797,11 @@ func ReshapeLike(x ops.Tensor, like ops.Tensor, attrs ...ops.Attr) *eager.NDArra
 // ReshapeReverse is Reshape with the codes matched from the right.
 func ReshapeReverse(x ops.Tensor, shape ...int) *eager.NDArray {
 	return nd(eager.F.ReshapeReverse(x, shape...))
+}
+
+// Rint rounds to the nearest integer, a half to the integer below.
+func Rint(x ops.Tensor) *eager.NDArray {
+	return nd(eager.F.Rint(x))
 }
 
 // RminusScalar returns s - x.
@@ -832,6 +928,12 @@ func SoftmaxOutput(data ops.Tensor, label ops.Tensor, attrs ...ops.Attr) *eager.
 	return nd(eager.F.SoftmaxOutput(data, label, attrs...))
 }
 
+// Softmin returns exp(-x) / sum(exp(-x)) along an axis (default the last):
+// the softmax of -x. It takes softmax's attributes.
+func Softmin(x ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.Softmin(x, attrs...))
+}
+
 // Softsign returns x / (1 + |x|).
 func Softsign(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Softsign(x))
@@ -841,6 +943,12 @@ func Softsign(x ops.Tensor) *eager.NDArray {
 // descending).
 func Sort(x ops.Tensor, axis int, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.Sort(x, axis, attrs...))
+}
+
+// SpaceToDepth moves blocks of blockSize x blockSize positions of x
+// (N, C, H, W) into channels: (N, C*blockSize², H/blockSize, W/blockSize).
+func SpaceToDepth(x ops.Tensor, blockSize int) *eager.NDArray {
+	return nd(eager.F.SpaceToDepth(x, blockSize))
 }
 
 // Split cuts x into numOutputs equal parts along axis (SliceChannel); add

@@ -18,6 +18,12 @@ func Activation(x ops.Tensor, actType string) *graph.Symbol {
 	return sym(graph.F.Activation(x, actType))
 }
 
+// AdaptiveAvgPooling2D averages x (N, C, H, W) down to (N, C, h, w),
+// whatever H and W are. MXNet's name is _contrib_AdaptiveAvgPooling2D.
+func AdaptiveAvgPooling2D(x ops.Tensor, h int, w int) *graph.Symbol {
+	return sym(graph.F.AdaptiveAvgPooling2D(x, h, w))
+}
+
 // Add returns a + b, broadcasting (broadcast_add).
 func Add(a ops.Tensor, b ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Add(a, b))
@@ -38,14 +44,29 @@ func Arccos(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Arccos(x))
 }
 
+// Arccosh returns the inverse hyperbolic cosine.
+func Arccosh(x ops.Tensor) *graph.Symbol {
+	return sym(graph.F.Arccosh(x))
+}
+
 // Arcsin returns the inverse sine.
 func Arcsin(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Arcsin(x))
 }
 
+// Arcsinh returns the inverse hyperbolic sine.
+func Arcsinh(x ops.Tensor) *graph.Symbol {
+	return sym(graph.F.Arcsinh(x))
+}
+
 // Arctan returns the inverse tangent.
 func Arctan(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Arctan(x))
+}
+
+// Arctanh returns the inverse hyperbolic tangent.
+func Arctanh(x ops.Tensor) *graph.Symbol {
+	return sym(graph.F.Arctanh(x))
 }
 
 // ArgSort returns the indices that sort x along axis, as float32
@@ -204,12 +225,30 @@ func Crop(x ops.Tensor, h int, w int, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.Crop(x, h, w, attrs...))
 }
 
+// Cumsum returns the running sum of x along ops.Attr{"axis", n}, or over
+// the flattened x (a 1-D result) when no axis is given; ops.WithDType sets
+// the result's dtype.
+func Cumsum(x ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.Cumsum(x, attrs...))
+}
+
 // Deconvolution is the transposed convolution of x (NCW or NCHW) with
 // weight, of shape (channels, numFilter/num_group, kernel...), plus bias
 // (numFilter) unless bias is nil. Other attributes (stride, pad, adj,
 // target_shape, dilate, num_group, …) go in attrs.
 func Deconvolution(x ops.Tensor, weight ops.Tensor, bias ops.Tensor, kernel []int, numFilter int, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.Deconvolution(x, weight, bias, kernel, numFilter, attrs...))
+}
+
+// Degrees converts radians to degrees.
+func Degrees(x ops.Tensor) *graph.Symbol {
+	return sym(graph.F.Degrees(x))
+}
+
+// DepthToSpace moves channels of x (N, C, H, W) into blocks of
+// blockSize x blockSize positions: (N, C/blockSize², H*blockSize, W*blockSize).
+func DepthToSpace(x ops.Tensor, blockSize int) *graph.Symbol {
+	return sym(graph.F.DepthToSpace(x, blockSize))
 }
 
 // Diag returns the k-th diagonal of x (of its planes of axes 0 and 1;
@@ -364,6 +403,12 @@ func GroupNorm(x ops.Tensor, gamma ops.Tensor, beta ops.Tensor, numGroups int, a
 	return sym(graph.F.GroupNorm(x, gamma, beta, numGroups, attrs...))
 }
 
+// HardSigmoid returns max(0, min(1, alpha*x + beta)); alpha is 0.2 and beta
+// 0.5 unless given (ops.Attr{"alpha", 0.25}).
+func HardSigmoid(x ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.HardSigmoid(x, attrs...))
+}
+
 // Hypot returns sqrt(a*a + b*b), broadcasting.
 func Hypot(a ops.Tensor, b ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Hypot(a, b))
@@ -401,6 +446,13 @@ func KhatriRao(ms ...ops.Tensor) *graph.Symbol {
 // "instance"), across channels ("channel") or over positions ("spatial").
 func L2Normalization(x ops.Tensor, mode string, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.L2Normalization(x, mode, attrs...))
+}
+
+// LRN normalises x (N, C, H, W) by its neighbours across channels: nsize
+// is the odd window width; alpha, beta and knorm default to 0.0001, 0.75
+// and 2 (ops.Attr{"beta", 0.5}).
+func LRN(x ops.Tensor, nsize int, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.LRN(x, nsize, attrs...))
 }
 
 // LayerNorm normalises x along the last axis (or ops.Axis) and applies
@@ -450,9 +502,20 @@ func LinalgPotrf(a ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.LinalgPotrf(a, attrs...))
 }
 
+// LinearRegressionOutput is the identity on data, with the gradient of
+// the squared error against label.
+func LinearRegressionOutput(data ops.Tensor, label ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.LinearRegressionOutput(data, label, attrs...))
+}
+
 // Log returns the natural logarithm.
 func Log(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Log(x))
+}
+
+// Log10 returns the base-10 logarithm.
+func Log10(x ops.Tensor) *graph.Symbol {
+	return sym(graph.F.Log10(x))
 }
 
 // Log1p returns log(1 + x).
@@ -503,6 +566,24 @@ func LogicalXor(a ops.Tensor, b ops.Tensor) *graph.Symbol {
 // LogicalXorScalar returns 1 where exactly one of x and s is non-zero.
 func LogicalXorScalar(x ops.Tensor, s float64) *graph.Symbol {
 	return sym(graph.F.LogicalXorScalar(x, s))
+}
+
+// LogisticRegressionOutput is sigmoid(data), with the gradient of the
+// logistic loss against label.
+func LogisticRegressionOutput(data ops.Tensor, label ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.LogisticRegressionOutput(data, label, attrs...))
+}
+
+// MAERegressionOutput is the identity on data, with the gradient of the
+// absolute error against label.
+func MAERegressionOutput(data ops.Tensor, label ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.MAERegressionOutput(data, label, attrs...))
+}
+
+// MakeLoss marks x as a loss: the identity forward, and a gradient of
+// grad_scale (1 unless given) whatever the incoming gradient.
+func MakeLoss(x ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.MakeLoss(x, attrs...))
 }
 
 // Max is the maximum of x over all axes, or over those given:
@@ -685,6 +766,11 @@ func ROIPooling(x ops.Tensor, rois ops.Tensor, pooledH int, pooledW int, spatial
 	return sym(graph.F.ROIPooling(x, rois, pooledH, pooledW, spatialScale))
 }
 
+// Radians converts degrees to radians.
+func Radians(x ops.Tensor) *graph.Symbol {
+	return sym(graph.F.Radians(x))
+}
+
 // RandomNormal samples from the normal distribution N(loc, scale²).
 func RandomNormal(loc float64, scale float64, shape ops.Shape, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.RandomNormal(loc, scale, shape, attrs...))
@@ -699,6 +785,11 @@ func RandomUniform(low float64, high float64, shape ops.Shape, attrs ...ops.Attr
 // N) into flat indices into an array of the given shape.
 func RavelMultiIndex(x ops.Tensor, shape ...int) *graph.Symbol {
 	return sym(graph.F.RavelMultiIndex(x, shape...))
+}
+
+// Rcbrt returns 1 / cbrt(x).
+func Rcbrt(x ops.Tensor) *graph.Symbol {
+	return sym(graph.F.Rcbrt(x))
 }
 
 // RdivScalar returns s / x.
@@ -736,6 +827,11 @@ func ReshapeLike(x ops.Tensor, like ops.Tensor, attrs ...ops.Attr) *graph.Symbol
 // ReshapeReverse is Reshape with the codes matched from the right.
 func ReshapeReverse(x ops.Tensor, shape ...int) *graph.Symbol {
 	return sym(graph.F.ReshapeReverse(x, shape...))
+}
+
+// Rint rounds to the nearest integer, a half to the integer below.
+func Rint(x ops.Tensor) *graph.Symbol {
+	return sym(graph.F.Rint(x))
 }
 
 // RminusScalar returns s - x.
@@ -862,6 +958,12 @@ func SoftmaxOutput(data ops.Tensor, label ops.Tensor, attrs ...ops.Attr) *graph.
 	return sym(graph.F.SoftmaxOutput(data, label, attrs...))
 }
 
+// Softmin returns exp(-x) / sum(exp(-x)) along an axis (default the last):
+// the softmax of -x. It takes softmax's attributes.
+func Softmin(x ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.Softmin(x, attrs...))
+}
+
 // Softsign returns x / (1 + |x|).
 func Softsign(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Softsign(x))
@@ -871,6 +973,12 @@ func Softsign(x ops.Tensor) *graph.Symbol {
 // descending).
 func Sort(x ops.Tensor, axis int, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.Sort(x, axis, attrs...))
+}
+
+// SpaceToDepth moves blocks of blockSize x blockSize positions of x
+// (N, C, H, W) into channels: (N, C*blockSize², H/blockSize, W/blockSize).
+func SpaceToDepth(x ops.Tensor, blockSize int) *graph.Symbol {
+	return sym(graph.F.SpaceToDepth(x, blockSize))
 }
 
 // Split cuts x into numOutputs equal parts along axis (SliceChannel); add
