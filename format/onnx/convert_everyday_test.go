@@ -135,3 +135,17 @@ func TestImportReadsMoreOps(t *testing.T) {
 		}
 	}
 }
+
+func init() {
+	moreOpModels = append(moreOpModels, model{"lrn_blocks", func() *graph.Symbol {
+		x := data(0, 8, 4, 6)
+		return group(
+			F.LRN(x, 3),
+			F.LRN(x, 5, attr("alpha", 0.01), attr("beta", 0.5), attr("knorm", 1.5)),
+			F.DepthToSpace(x, 2),
+			F.SpaceToDepth(x, 2),
+			F.HardSigmoid(x),
+			F.HardSigmoid(x, attr("alpha", 0.3), attr("beta", 0.4)),
+			F.Log10(F.Exp(x)))
+	}, ops.Shape{2, 8, 4, 6}, []int{2, 3}})
+}
