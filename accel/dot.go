@@ -5,13 +5,10 @@ package accel
 // kernel_amd64.go sets it on CPUs with AVX2 and FMA.
 var sdotKernel func(x, y []float32) float32
 
-// addReluKernel (x[i] += b, then relu) and addVecReluKernel (x[i] += b[i],
-// then relu) are the float32 epilogue loops, or nil when there are no
-// vector kernels; kernel code falls back to Go loops.
-var (
-	addReluKernel    func(x []float32, b float32, relu bool)
-	addVecReluKernel func(x, b []float32, relu bool)
-)
+// addVecReluKernel (x[i] += b[i], then relu) is a float32 epilogue loop,
+// or nil when there are no vector kernels; kernel code falls back to Go
+// loops.
+var addVecReluKernel func(x, b []float32, relu bool)
 
 // scaleAddClampKernel is scaleAddClamp for float32 with vector loops, or
 // nil when there are none.

@@ -14,12 +14,6 @@ import (
 //go:noescape
 func sdotAVX2(n int, x, y *float32) float32
 
-// addReluAVX2 adds b to the n float32s at x and, with relu, sets the
-// negative ones to 0; n is a positive multiple of 8.
-//
-//go:noescape
-func addReluAVX2(n int, x *float32, b float32, relu bool)
-
 // scaleAddClampAVX2 sets y[i] = x[i]*s + b, adds add[i] when add is
 // not nil, then bounds the result to [lo, hi] (NaN stays NaN), for n
 // float32s, n a positive multiple of 8; y may be x.
@@ -109,7 +103,6 @@ func init() {
 		gatherRunsKernel = gatherRuns32
 		maxPool2x2Kernel = maxPool2x2Row32
 		sdotKernel = sdot
-		addReluKernel = addRelu32
 		addVecReluKernel = addVecRelu32
 		scaleAddClampKernel = scaleAddClamp32
 	}
@@ -133,22 +126,6 @@ func scaleAddClamp32(y, x []float32, s, b float32, add []float32, lo, hi float32
 		tail = add[n:]
 	}
 	scaleAddClampGo(y[n:], x[n:], s, b, tail, lo, hi)
-}
-
-// addRelu32 is x[i] += b then relu, when relu is set: the assembly kernel
-// for the multiple-of-8 head, then the tail in Go.
-func addRelu32(x []float32, b float32, relu bool) {
-	n := len(x) &^ 7
-	if n > 0 {
-		addReluAVX2(n, &x[0], b, relu)
-	}
-	for i := n; i < len(x); i++ {
-		v := x[i] + b
-		if relu && v < 0 {
-			v = 0
-		}
-		x[i] = v
-	}
 }
 
 // addVecRelu32 is x[i] += b[i] then relu, when relu is set.

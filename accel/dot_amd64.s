@@ -53,37 +53,6 @@ sdot_done:
 	MOVSS X0, ret+24(FP)
 	RET
 
-// func addReluAVX2(n int, x *float32, b float32, relu bool)
-// x[i] += b, then with relu negative values become 0 (NaN stays NaN), for
-// n a positive multiple of 8.
-TEXT ·addReluAVX2(SB), NOSPLIT, $0-21
-	MOVQ n+0(FP), CX
-	MOVQ x+8(FP), SI
-	VBROADCASTSS b+16(FP), Y1
-	VXORPS Y2, Y2, Y2
-	MOVBLZX relu+20(FP), DX
-	TESTQ DX, DX
-	JZ addrelu_plain
-
-addrelu_loop:
-	VADDPS (SI), Y1, Y0
-	VMAXPS Y0, Y2, Y0
-	VMOVUPS Y0, (SI)
-	ADDQ $32, SI
-	SUBQ $8, CX
-	JNZ addrelu_loop
-	VZEROUPPER
-	RET
-
-addrelu_plain:
-	VADDPS (SI), Y1, Y0
-	VMOVUPS Y0, (SI)
-	ADDQ $32, SI
-	SUBQ $8, CX
-	JNZ addrelu_plain
-	VZEROUPPER
-	RET
-
 // func scaleAddClampAVX2(n int, y, x *float32, s, b float32, add *float32, lo, hi float32)
 // y[i] = x[i]*s + b, plus add[i] when add is not nil, then bounded to
 // [lo, hi]; n a positive multiple of 8; y may be x. VMAXPS and VMINPS

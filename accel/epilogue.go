@@ -94,7 +94,7 @@ func (l *applyLoop[T]) Range(lo, hi int) {
 // apply finishes the rows x cols block of C at c (row stride ldc), whose
 // first element is element (r0, c0) of C.
 func (e *Epilogue[T]) apply(c []T, ldc, r0, c0, rows, cols int) {
-	if x32, ok := any(c).([]float32); ok && addReluKernel != nil {
+	if x32, ok := any(c).([]float32); ok && scaleAddClampKernel != nil && addVecReluKernel != nil {
 		e32 := any(e).(*Epilogue[float32])
 		e32.apply32(x32, ldc, r0, c0, rows, cols)
 		return
@@ -142,56 +142,47 @@ func (e *Epilogue[T]) apply(c []T, ldc, r0, c0, rows, cols int) {
 	}
 }
 
-// apply32 is apply with the vector kernels.
+// apply32 is apply with the vector kernels: per row, one pass that
+// scales, adds the row bias and the added row and clamps (relu and the
+// cap), after a pass that adds the column bias where there is one.
 func (e *Epilogue[T]) apply32(c []float32, ldc, r0, c0, rows, cols int) {
+	rs, _ := any(e.RowScale).([]float32)
 	rb, _ := any(e.RowBias).([]float32)
 	cb, _ := any(e.ColBias).([]float32)
-	if e.RowScale != nil || e.Add != nil || e.Capped {
-		rs, _ := any(e.RowScale).([]float32)
-		add, _ := any(e.Add).([]float32)
-		lo, hi := float32(math.Inf(-1)), float32(math.Inf(1))
-		if e.Relu {
-			lo = 0
-		}
-		if e.Capped {
-			hi = float32(e.Cap)
-		}
-		for r := range rows {
-			row := c[r*ldc:][:cols]
-			s, b := float32(1), float32(0)
-			if rs != nil {
-				s = rs[r0+r]
-			}
-			if rb != nil {
-				b = rb[r0+r]
-			}
-			var addRow []float32
-			if add != nil {
-				addRow = add[(r0+r)*e.AddStride+c0:][:cols]
-			}
-			if cb != nil {
-				scaleAddClamp(row, row, s, b, nil, float32(math.Inf(-1)), float32(math.Inf(1)))
-				addVecReluKernel(row, cb[c0:][:cols], false)
-				s, b = 1, 0
-			}
-			scaleAddClamp(row, row, s, b, addRow, lo, hi)
-		}
-		return
+	add, _ := any(e.Add).([]float32)
+	inf := float32(math.Inf(1))
+	lo, hi := -inf, inf
+	if e.Relu {
+		lo = 0
+	}
+	if e.Capped {
+		hi = float32(e.Cap)
 	}
 	for r := range rows {
 		row := c[r*ldc:][:cols]
-		var b float32
+		s, b := float32(1), float32(0)
+		if rs != nil {
+			s = rs[r0+r]
+		}
 		if rb != nil {
 			b = rb[r0+r]
 		}
-		if cb != nil {
-			if rb != nil {
-				addReluKernel(row, b, false)
-			}
-			addVecReluKernel(row, cb[c0:][:cols], e.Relu)
-			continue
+		var addRow []float32
+		if add != nil {
+			addRow = add[(r0+r)*e.AddStride+c0:][:cols]
 		}
-		addReluKernel(row, b, e.Relu)
+		if cb != nil {
+			if rs != nil || rb != nil {
+				scaleAddClamp(row, row, s, b, nil, -inf, inf)
+			}
+			if addRow == nil && !e.Capped { // the column bias and relu finish the row
+				addVecReluKernel(row, cb[c0:][:cols], e.Relu)
+				continue
+			}
+			addVecReluKernel(row, cb[c0:][:cols], false)
+			s, b = 1, 0
+		}
+		scaleAddClamp(row, row, s, b, addRow, lo, hi)
 	}
 }
 
