@@ -45,7 +45,20 @@ func Depthwise3x3[T Float](g ConvGeom, planes, channels int, img, weight, bias [
 		bias = bias[:channels]
 	}
 	grain := max(1, im2colGrain/(9*plane))
-	ParallelRange(planes, grain, depthwiseLoop[T]{g, channels, img, weight, bias, out, relu})
+	// offs[kh*3+kw] is tap (kh, kw)'s offset from the start of the
+	// bordered row of the output row's first tap row.
+	l := depthwiseLoop[T]{g: g, channels: channels, img: img, weight: weight, bias: bias, out: out, relu: relu}
+	_, width, evenW := g.bordered()
+	for kh := range 3 {
+		for kw := range 3 {
+			o := kh*width + kw
+			if g.StrideW == 2 { // column 2j+kw: even j (+1 for kw 2), or odd j
+				o = kh*width + kw/2 + (kw%2)*evenW
+			}
+			l.offs[kh*3+kw] = o
+		}
+	}
+	ParallelRange(planes, grain, l)
 }
 
 // depthwiseLoop is Depthwise3x3's loop over planes.
@@ -54,6 +67,7 @@ type depthwiseLoop[T Float] struct {
 	channels               int
 	img, weight, bias, out []T
 	relu                   bool
+	offs                   [9]int // the taps' offsets in the bordered rows
 }
 
 // bordered returns the sizes of the bordered copy of a plane: rows of
@@ -71,23 +85,15 @@ func (g ConvGeom) bordered() (rows, width, evenW int) {
 func (l *depthwiseLoop[T]) Range(lo, hi int) {
 	g := l.g
 	rows, width, evenW := g.bordered()
-	bp := GetScratch[T](rows * width)
+	// The scratch holds the bordered plane and, after it, the plane's
+	// filter: the kernels take both by pointer, so neither may live on
+	// the stack.
+	bp := GetScratch[T](rows*width + 9)
 	defer PutScratch(bp)
 	buf := (*bp)[:rows*width]
+	w := (*[9]T)((*bp)[rows*width:][:9])
 	clear(buf)
 	outH, outW := g.OutH(), g.OutW()
-	// offs[kh*3+kw] is tap (kh, kw)'s offset from the start of the
-	// bordered row of the output row's first tap row.
-	var offs [9]int
-	for kh := range 3 {
-		for kw := range 3 {
-			o := kh*width + kw
-			if g.StrideW == 2 { // column 2j+kw: even j (+1 for kw 2), or odd j
-				o = kh*width + kw/2 + (kw%2)*evenW
-			}
-			offs[kh*3+kw] = o
-		}
-	}
 	for p := lo; p < hi; p++ {
 		src := l.img[p*g.InH*g.InW:][:g.InH*g.InW]
 		for ih := range g.InH {
@@ -100,7 +106,6 @@ func (l *depthwiseLoop[T]) Range(lo, hi int) {
 			deinterleave(dst[:evenW], dst[evenW:], row, g.PadW)
 		}
 		c := p % l.channels
-		var w [9]T
 		copy(w[:], l.weight[c*9:][:9])
 		var b T
 		if l.bias != nil {
@@ -108,7 +113,7 @@ func (l *depthwiseLoop[T]) Range(lo, hi int) {
 		}
 		out := l.out[p*outH*outW:][:outH*outW]
 		for oh := range outH {
-			depthwiseRow(out[oh*outW:][:outW], buf[oh*g.StrideH*width:], &offs, &w, b)
+			depthwiseRow(out[oh*outW:][:outW], buf[oh*g.StrideH*width:], &l.offs, w, b)
 		}
 		if l.relu {
 			Relu(out, out)

@@ -284,3 +284,36 @@ func BenchmarkConvAlgo(b *testing.B) {
 		}
 	}
 }
+
+// TestConvPostAllocatesNothing checks that a warm convolution allocates
+// nothing with every post-product step, on each algorithm, the pass after
+// the direct and depthwise kernels included.
+func TestConvPostAllocatesNothing(t *testing.T) {
+	r := rand.New(rand.NewPCG(49, 50))
+	for _, c := range []struct {
+		algo convAlgo
+		tc   algoCase
+	}{
+		{algoDepthwise, depthwiseCases[1]},
+		{algoDirect, pointwiseCases[3]},
+		{algoPacked, generalCases[0]},
+		{algoBlocked, generalCases[0]},
+		{algoPointwise, pointwiseCases[3]},
+	} {
+		tc := c.tc
+		p := (&ConvolutionAttrs{Kernel: tc.kernel, Stride: tc.stride, Pad: tc.pad, NumFilter: tc.f, NumGroup: tc.groups}).plan(tc.data)
+		if c.algo == algoDirect && !accel.ConvDirectApplies[float32](p.geom, p.maps) {
+			continue
+		}
+		x := make([]float32, tc.data.Size())
+		w := make([]float32, tc.f*p.colRows())
+		y := make([]float32, p.batch*p.groups*p.mapsSize())
+		for pi, post := range convPosts(r, p, make([]float32, tc.f)) {
+			run := func() { convForwardWith(c.algo, p, x, w, y, post) }
+			run()
+			if allocs := testing.AllocsPerRun(10, run); allocs != 0 {
+				t.Errorf("algorithm %d, %v, post %d: %v allocations per call", c.algo, tc.data, pi, allocs)
+			}
+		}
+	}
+}

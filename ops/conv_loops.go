@@ -274,8 +274,10 @@ func convForwardWith[T accel.Float](algo convAlgo, p convPlan, image, weight, ma
 	}
 	if post.residual != nil || post.capped {
 		plane := p.colCols()
-		ep := accel.Epilogue[T]{Add: post.residual, AddStride: plane, Relu: post.relu, Capped: post.capped, Cap: post.cap}
+		ep := accel.GetRecycled[accel.Epilogue[T]]() // recycled: Apply hands it to the workers
+		*ep = accel.Epilogue[T]{Add: post.residual, AddStride: plane, Relu: post.relu, Capped: post.capped, Cap: post.cap}
 		ep.Apply(maps, plane, len(maps)/plane, plane)
+		accel.Recycle(ep)
 	}
 }
 
@@ -351,7 +353,8 @@ func (l *convForwardLoop[T]) Range(lo, hi int) {
 	bp := colScratch[T](p)
 	defer putCol(bp)
 	col := colOf(bp)
-	var ep accel.Epilogue[T]
+	ep := accel.GetRecycled[accel.Epilogue[T]]() // recycled: Apply hands it to the workers
+	defer accel.Recycle(ep)
 	for n := lo; n < hi; n++ {
 		for g := range p.groups {
 			img := image[(n*p.groups+g)*p.imageSize():][:p.imageSize()]
@@ -362,7 +365,7 @@ func (l *convForwardLoop[T]) Range(lo, hi int) {
 			}
 			out := maps[(n*p.groups+g)*p.mapsSize():][:p.mapsSize()]
 			accel.Gemm(false, false, p.maps, cols, k, 1, weight[g*p.maps*k:], k, src, cols, 0, out, cols)
-			l.post.epilogue(&ep, p, n, g)
+			l.post.epilogue(ep, p, n, g)
 			ep.Apply(out, cols, p.maps, cols)
 		}
 	}
