@@ -50,6 +50,10 @@ func scaleAddClampGo(y, x []float32, s, b float32, add []float32, lo, hi float32
 // is nil when there is no vector kernel.
 var maxPool2x2Kernel func(r0, r1, out []float32)
 
+// maxPool3x3s2Kernel pools three float32 rows into one (see
+// maxPool3x3s2Row), or is nil when there is no vector kernel.
+var maxPool3x3s2Kernel func(r0, r1, r2, tmp, first, out []float32, padW int)
+
 // gatherRunsKernel is Im2colPacked's copy of unit-stride runs for float32
 // (see gatherRuns32), or nil when there is no vector kernel. It returns
 // how many leading rows it copied; the caller copies the others.

@@ -33,6 +33,20 @@ func addVecReluAVX2(n int, x, b *float32, relu bool)
 //go:noescape
 func maxPool2x2AVX2(n int, r0, r1, out *float32)
 
+// maxRows3AVX2 sets out[i] to the maximum of r0[i], r1[i] and r2[i]
+// that are not NaN (-Inf when all are) for n outputs; n is a positive
+// multiple of 8.
+//
+//go:noescape
+func maxRows3AVX2(n int, r0, r1, r2, out *float32)
+
+// maxStride2x3AVX2 sets out[i] to first[2i] when it is NaN, else to the
+// maximum of src[2i], src[2i+1] and src[2i+2] that are not NaN, for n
+// outputs (reading 2n+2 elements of src); n is a positive multiple of 8.
+//
+//go:noescape
+func maxStride2x3AVX2(n int, src, first, out *float32)
+
 // maxPool2x2x4AVX is maxPool2x2AVX2 for exactly 4 outputs.
 //
 //go:noescape
@@ -102,6 +116,7 @@ func init() {
 		reluGradKernel = reluGrad32
 		gatherRunsKernel = gatherRuns32
 		maxPool2x2Kernel = maxPool2x2Row32
+		maxPool3x3s2Kernel = maxPool3x3s2Row32
 		sdotKernel = sdot
 		addVecReluKernel = addVecRelu32
 		scaleAddClampKernel = scaleAddClamp32
@@ -173,6 +188,29 @@ func maxPool2x2Row32(r0, r1, out []float32) {
 		n += 4
 	}
 	maxPool2x2Row(r0, r1, out, n)
+}
+
+// maxPool3x3s2Row32 is maxPool3x3s2Row with the assembly kernels for the
+// multiple-of-8 heads.
+func maxPool3x3s2Row32(r0, r1, r2, tmp, first, out []float32, padW int) {
+	inW := len(r0)
+	r1, r2 = r1[:inW], r2[:inW]
+	cols := min(inW, len(tmp)-padW)
+	n := cols &^ 7
+	if n > 0 {
+		_ = tmp[padW+n-1]
+		maxRows3AVX2(n, &r0[0], &r1[0], &r2[0], &tmp[padW])
+	}
+	maxRows3(r0, r1, r2, tmp[padW:], n, cols)
+	padRow(tmp, padW, cols)
+	copy(first[padW:], r0[:cols])
+	padRow(first, padW, cols)
+	n = len(out) &^ 7
+	if n > 0 {
+		_, _ = tmp[2*n+1], first[2*n-1]
+		maxStride2x3AVX2(n, &tmp[0], &first[0], &out[0])
+	}
+	maxStride2x3(tmp, first, out, n)
 }
 
 // gatherRuns32 copies the runs (t, o, n) (triples in increasing t) of

@@ -415,3 +415,75 @@ maxpoolback_loop:
 	JNZ maxpoolback_loop
 	VZEROUPPER
 	RET
+
+// func maxRows3AVX2(n int, r0, r1, r2, out *float32)
+// out[i] = the maximum of r0[i], r1[i] and r2[i] that are not NaN (-Inf
+// when all are), for n a positive multiple of 8: VMAXPS keeps its second
+// Go operand, the running maximum, unless the first compares greater.
+TEXT ·maxRows3AVX2(SB), NOSPLIT, $0-40
+	MOVQ n+0(FP), CX
+	MOVQ r0+8(FP), SI
+	MOVQ r1+16(FP), DI
+	MOVQ r2+24(FP), R8
+	MOVQ out+32(FP), DX
+	MOVL $0xff800000, AX // -Inf
+	VMOVD AX, X3
+	VBROADCASTSS X3, Y3
+
+maxrows3_loop:
+	VMOVUPS (SI), Y0
+	VMOVUPS (DI), Y1
+	VMOVUPS (R8), Y2
+	VMAXPS Y3, Y0, Y0 // r0 if greater than -Inf (not NaN), else -Inf
+	VMAXPS Y0, Y1, Y0
+	VMAXPS Y0, Y2, Y0
+	VMOVUPS Y0, (DX)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	ADDQ $32, R8
+	ADDQ $32, DX
+	SUBQ $8, CX
+	JNZ maxrows3_loop
+	VZEROUPPER
+	RET
+
+// func maxStride2x3AVX2(n int, src, first, out *float32)
+// out[i] = first[2i] when it is NaN, else the maximum of src[2i],
+// src[2i+1] and src[2i+2] that are not NaN, for n a positive multiple of
+// 8 (it reads src[0] to src[2n+1] and first[0] to first[2n-1]). VSHUFPS
+// splits 16 elements into even and odd ones in a lane-crossed order,
+// which VPERMPD $0xD8 puts back at the end.
+TEXT ·maxStride2x3AVX2(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ src+8(FP), SI
+	MOVQ first+16(FP), DI
+	MOVQ out+24(FP), DX
+	MOVL $0xff800000, AX // -Inf
+	VMOVD AX, X8
+	VBROADCASTSS X8, Y8
+
+maxstride_loop:
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 8(SI), Y2
+	VMOVUPS 40(SI), Y3
+	VSHUFPS $0x88, Y1, Y0, Y4 // src[2i]
+	VSHUFPS $0xDD, Y1, Y0, Y5 // src[2i+1]
+	VSHUFPS $0x88, Y3, Y2, Y6 // src[2i+2]
+	VMAXPS Y8, Y4, Y4
+	VMAXPS Y4, Y5, Y4
+	VMAXPS Y4, Y6, Y4
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VSHUFPS $0x88, Y1, Y0, Y7 // first[2i]
+	VCMPPS $3, Y7, Y7, Y0     // unordered: NaN
+	VBLENDVPS Y0, Y7, Y4, Y4
+	VPERMPD $0xD8, Y4, Y4
+	VMOVUPS Y4, (DX)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	ADDQ $32, DX
+	SUBQ $8, CX
+	JNZ maxstride_loop
+	VZEROUPPER
+	RET

@@ -95,7 +95,10 @@ func (g PoolGeom) planeSizes() (in, out int) { return g.InH * g.InW, g.OutH * g.
 // MaxPool writes the maximum of each window's in-bounds elements to out. An
 // empty window (possible only with unusual padding) yields -Inf. It
 // computes values only, never positions, so that inference pays for no
-// argmax.
+// argmax. The common windows (2x2 at stride 2; 3x3 at stride 2 with
+// padding 0 or 1) take vector loops that keep argmax's value, the first
+// maximum in row-major order, NaNs included (a NaN wins only in first
+// place); other windows yield NaN when they hold one.
 func MaxPool[T Float](g PoolGeom, in, out []T) {
 	inSz, outSz := g.planeSizes()
 	in, out = in[:g.Planes*inSz], out[:g.Planes*outSz]
@@ -106,11 +109,112 @@ func (l *poolLoop[T]) maxPlane(p int) {
 	g, in, out := l.g, l.in, l.out
 	inSz, outSz := g.planeSizes()
 	src, dst := in[p*inSz:(p+1)*inSz], out[p*outSz:(p+1)*outSz]
-	if g.is2x2() {
+	switch {
+	case g.is2x2():
 		maxPool2x2(g, src, dst)
-		return
+	case g.is3x3s2():
+		maxPool3x3s2(g, src, dst)
+	default:
+		maxPlaneValues(g, src, dst)
 	}
-	maxPlaneValues(g, src, dst)
+}
+
+// is3x3s2 reports whether the windows are 3x3 at stride 2 with padding 0
+// or 1 and each holds an element of the input: ResNet's stem pooling,
+// which has a loop of its own.
+func (g PoolGeom) is3x3s2() bool {
+	return g.KernelH == 3 && g.KernelW == 3 && g.StrideH == 2 && g.StrideW == 2 &&
+		g.PadH >= 0 && g.PadH <= 1 && g.PadW >= 0 && g.PadW <= 1 &&
+		g.OutH > 0 && g.OutW > 0 && 2*(g.OutH-1)-g.PadH < g.InH && 2*(g.OutW-1)-g.PadW < g.InW
+}
+
+// maxPool3x3s2 is MaxPool of one plane for is3x3s2 geometries. Each output
+// row takes the three input rows of its windows (a row clipped away is
+// replaced by its in-bounds neighbour, which changes no maximum), their
+// column-wise maxima, then the maximum of each window's three columns,
+// NaNs left out; a window whose first element is NaN yields it. That is
+// the value of the row-major first maximum, as argmax and maxPool2x2 pick
+// it.
+func maxPool3x3s2[T Float](g PoolGeom, src, dst []T) {
+	k32, _ := any(maxPool3x3s2Kernel).(func(r0, r1, r2, tmp, first, out []T, padW int))
+	w := 2*g.OutW + 2
+	bp := getBuf[T](2 * w)
+	defer putBuf(bp)
+	tmp, first := (*bp)[:w], (*bp)[w:2*w]
+	for oh := range g.OutH {
+		h0 := 2*oh - g.PadH
+		r0 := src[min(max(h0, 0), g.InH-1)*g.InW:][:g.InW]
+		r1 := src[min(max(h0+1, 0), g.InH-1)*g.InW:][:g.InW]
+		r2 := src[min(h0+2, g.InH-1)*g.InW:][:g.InW]
+		out := dst[oh*g.OutW:][:g.OutW]
+		if k32 != nil {
+			k32(r0, r1, r2, tmp, first, out, g.PadW)
+			continue
+		}
+		maxPool3x3s2Row(r0, r1, r2, tmp, first, out, g.PadW)
+	}
+}
+
+// maxPool3x3s2Row pools the rows r0, r1 and r2 into out through tmp and
+// first (2*len(out)+2 elements each): tmp[j] is the maximum of column
+// j-padW of the rows without NaNs and first[j] that column of r0, the
+// column clamped to the row.
+func maxPool3x3s2Row[T Float](r0, r1, r2, tmp, first, out []T, padW int) {
+	cols := min(len(r0), len(tmp)-padW)
+	maxRows3(r0, r1, r2, tmp[padW:], 0, cols)
+	padRow(tmp, padW, cols)
+	copy(first[padW:], r0[:cols])
+	padRow(first, padW, cols)
+	maxStride2x3(tmp, first, out, 0)
+}
+
+// maxRows3 sets dst[j] to the maximum of r0[j], r1[j] and r2[j] that are
+// not NaN (-Inf when all are) for j in [from, to).
+func maxRows3[T Float](r0, r1, r2, dst []T, from, to int) {
+	for j := from; j < to; j++ {
+		m := T(math.Inf(-1))
+		if v := r0[j]; v > m {
+			m = v
+		}
+		if v := r1[j]; v > m {
+			m = v
+		}
+		if v := r2[j]; v > m {
+			m = v
+		}
+		dst[j] = m
+	}
+}
+
+// padRow fills the columns of tmp outside those that maxRows3 wrote from
+// padW on (cols of them) with their nearest written neighbour.
+func padRow[T Float](tmp []T, padW, cols int) {
+	for j := range padW {
+		tmp[j] = tmp[padW]
+	}
+	for j := padW + cols; j < len(tmp); j++ {
+		tmp[j] = tmp[padW+cols-1]
+	}
+}
+
+// maxStride2x3 sets out[i] to first[2i] when it is NaN, else to the
+// maximum of src[2i], src[2i+1] and src[2i+2] that are not NaN, for i
+// from from on.
+func maxStride2x3[T Float](src, first, out []T, from int) {
+	for i := from; i < len(out); i++ {
+		if f := first[2*i]; f != f {
+			out[i] = f
+			continue
+		}
+		m := src[2*i]
+		if v := src[2*i+1]; v > m {
+			m = v
+		}
+		if v := src[2*i+2]; v > m {
+			m = v
+		}
+		out[i] = m
+	}
 }
 
 // maxPlaneValues is MaxPool of one plane in any geometry. It computes each

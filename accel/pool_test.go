@@ -239,3 +239,70 @@ func TestMaxPool2x2Float32(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxPool3x3s2 checks the 3x3 stride-2 loop (vectorised where the CPU
+// allows) against the first maximum of each clipped window in row-major
+// order, with ties and NaNs, for padding 0 and 1, odd and even sizes and
+// the full convention's extra window.
+func TestMaxPool3x3s2(t *testing.T) {
+	r := rand.New(rand.NewPCG(19, 20))
+	for _, inW := range []int{1, 2, 3, 5, 8, 16, 17, 18, 33, 40, 112} {
+		for _, pad := range []int{0, 1} {
+			for _, full := range []bool{false, true} {
+				inH := 5 + inW%3
+				out := func(in int) int {
+					span := in + 2*pad - 3
+					if span < 0 {
+						return 0
+					}
+					if full {
+						return (span+1)/2 + 1
+					}
+					return span/2 + 1
+				}
+				g := PoolGeom{Planes: 2, InH: inH, InW: inW, OutH: out(inH), OutW: out(inW), KernelH: 3, KernelW: 3, StrideH: 2, StrideW: 2, PadH: pad, PadW: pad}
+				if g.OutW == 0 {
+					continue
+				}
+				if !g.is3x3s2() {
+					t.Fatalf("%+v does not take the 3x3 stride-2 loop", g)
+				}
+				testMaxPoolFirstMax(t, r, g)
+			}
+		}
+	}
+}
+
+func testMaxPoolFirstMax(t *testing.T, r *rand.Rand, g PoolGeom) {
+	t.Helper()
+	in := make([]float32, g.Planes*g.InH*g.InW)
+	for i := range in {
+		in[i] = float32(math.Round(4 * (r.Float64() - 0.5)))
+		if r.IntN(12) == 0 {
+			in[i] = float32(math.NaN())
+		}
+	}
+	out := make([]float32, g.Planes*g.OutH*g.OutW)
+	MaxPool(g, in, out)
+	for p := range g.Planes {
+		for oh := range g.OutH {
+			for ow := range g.OutW {
+				w := g.window(oh, ow, false)
+				var m float32
+				first := true
+				for h := w.h0; h < w.h1; h++ {
+					for x := w.w0; x < w.w1; x++ {
+						v := in[(p*g.InH+h)*g.InW+x]
+						if first || v > m {
+							m, first = v, false
+						}
+					}
+				}
+				got := out[(p*g.OutH+oh)*g.OutW+ow]
+				if !(got == m || (got != got && m != m)) {
+					t.Fatalf("%+v: out[%d,%d,%d] = %v, want %v", g, p, oh, ow, got, m)
+				}
+			}
+		}
+	}
+}
