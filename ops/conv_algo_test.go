@@ -209,6 +209,29 @@ func TestConvDepthwiseMatchesReference(t *testing.T) {
 	checkAlgo[float64](t, algoDepthwise, depthwiseCases, 1e-12)
 }
 
+// winogradCases are 3x3 convolutions at unit stride: partial tiles,
+// paddings 0 to 2, and one that convAlgoFor gives to Winograd's algorithm
+// where the CPU has its vector transforms.
+var winogradCases = []algoCase{
+	{Shape{2, 5, 9, 7}, Tuple{3, 3}, 6, 1, nil, Tuple{1, 1}},
+	{Shape{1, 3, 7, 5}, Tuple{3, 3}, 4, 1, nil, nil},
+	{Shape{1, 17, 30, 29}, Tuple{3, 3}, 20, 1, nil, Tuple{2, 2}},
+	{Shape{16, 16, 28, 28}, Tuple{3, 3}, 16, 1, nil, Tuple{1, 1}},
+}
+
+func TestConvWinogradMatchesReference(t *testing.T) {
+	checkAlgo[float32](t, algoWinograd, winogradCases, 1e-4)
+	checkAlgo[float64](t, algoWinograd, winogradCases, 1e-12)
+	last := winogradCases[len(winogradCases)-1]
+	p := (&ConvolutionAttrs{Kernel: last.kernel, Pad: last.pad, NumFilter: last.f, NumGroup: 1}).plan(last.data)
+	if got, fast := convAlgoFor[float32](p), accel.WinogradFast[float32](); (got == algoWinograd) != fast {
+		t.Errorf("%v: algorithm %d with vector transforms %v", last.data, got, fast)
+	}
+	if got := convAlgoFor[float64](p); got == algoWinograd {
+		t.Errorf("%v in float64: Winograd's algorithm chosen", last.data)
+	}
+}
+
 func TestConvPointwiseMatchesReference(t *testing.T) {
 	checkAlgo[float32](t, algoPointwise, pointwiseCases, 1e-5)
 	checkAlgo[float32](t, algoDirect, pointwiseCases, 1e-5) // the path chosen for 1x1 where the CPU has it
@@ -299,6 +322,7 @@ func TestConvPostAllocatesNothing(t *testing.T) {
 		{algoPacked, generalCases[0]},
 		{algoBlocked, generalCases[0]},
 		{algoPointwise, pointwiseCases[3]},
+		{algoWinograd, winogradCases[0]},
 	} {
 		tc := c.tc
 		p := (&ConvolutionAttrs{Kernel: tc.kernel, Stride: tc.stride, Pad: tc.pad, NumFilter: tc.f, NumGroup: tc.groups}).plan(tc.data)
