@@ -57,12 +57,21 @@ func WinogradFilters[T Float](maps, channels int, weight, dst []T) {
 			gg = winoFilterTransform[T]()
 		}
 	}
-	bp := getBuf[T](winoPos * mc)
+	// The filters' rows in channel-major order, so that each position's
+	// matrix comes out transposed (channels x maps), which PackA copies
+	// in runs.
+	bp := getBuf[T](winoPos*mc + 9*mc)
 	defer putBuf(bp)
 	u := (*bp)[:winoPos*mc]
-	Gemm(false, true, winoPos, mc, 9, 1, gg, 9, weight, 9, 0, u, mc)
+	wt := (*bp)[winoPos*mc:][:9*mc]
+	for k := range maps {
+		for c := range channels {
+			copy(wt[(c*maps+k)*9:][:9], weight[(k*channels+c)*9:][:9])
+		}
+	}
+	Gemm(false, true, winoPos, mc, 9, 1, gg, 9, wt, 9, 0, u, mc)
 	for p := range winoPos {
-		PackA(false, maps, channels, u[p*mc:], channels, dst[p*alen:])
+		PackA(true, maps, channels, u[p*mc:], maps, dst[p*alen:])
 	}
 }
 

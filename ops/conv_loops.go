@@ -236,37 +236,31 @@ func convAlgoFor[T accel.Float](p convPlan) convAlgo {
 
 // winogradPays reports whether plan p takes Winograd's F(4x4, 3x3): a 3x3
 // kernel at unit stride without groups, in a type with the vector
-// transforms, on images of at least winogradMinTiles 4x4 tiles and
-// batches of at least winogradMinBatchTiles. Measured at ResNet-18's
-// shapes (AVX-512, one thread, the filters transformed in each call)
-// against the packed path: at batch 16, 0.62 of its time for 64 channels
-// of 56x56 and 0.73 for 128 of 28x28, as fast for 256 of 14x14, three
-// times slower for 512 of 7x7 (4 tiles per image leave most of a
-// product's panel empty); at batch 1, where no other image shares the
-// transform of the filters, about as fast.
+// transforms, on images of at least winogradMinTiles 4x4 tiles. Measured
+// at ResNet-18's shapes (AVX-512, one thread) against the packed path,
+// with the transformed filters found in the filter cache, at batch 1:
+// 0.73 of its time for 64 channels of 56x56, 0.82 for 128 of 28x28, but
+// 1.3 times for 256 of 14x14 (16 tiles fill half of a product's panel);
+// at batch 16, the filters transformed in each call: 0.62 and 0.73,
+// equal at 256 of 14x14, three times slower for 512 of 7x7.
 func winogradPays[T accel.Float](p convPlan) bool {
-	if p.groups != 1 || !accel.WinogradFast[T]() || !accel.WinogradApplies(p.geom) {
-		return false
-	}
-	tiles := accel.WinogradTiles(p.geom)
-	return tiles >= winogradMinTiles && p.batch*tiles >= winogradMinBatchTiles
+	return p.groups == 1 && accel.WinogradFast[T]() && accel.WinogradApplies(p.geom) &&
+		accel.WinogradTiles(p.geom) >= winogradMinTiles
 }
 
-// The least tiles per image and per call for which Winograd's algorithm
-// is chosen (winogradPays).
-const (
-	winogradMinTiles      = 32
-	winogradMinBatchTiles = 512
-)
+// winogradMinTiles is the least number of 4x4 output tiles per image for
+// which Winograd's algorithm is chosen (winogradPays).
+const winogradMinTiles = 32
 
-// convWinograd transforms the filters, computes the convolution with
-// accel.ConvWinograd and then applies post to each image's maps.
+// convWinograd transforms the filters (or finds them transformed in the
+// filter cache), computes the convolution with accel.ConvWinograd and
+// then applies post to each image's maps.
 func convWinograd[T accel.Float](p convPlan, image, weight, maps []T, post convPost[T]) {
-	c := p.geom.Channels
-	up := getScratch[T](accel.WinogradFiltersLen[T](p.maps, c))
-	defer putScratch(up)
-	accel.WinogradFilters(p.maps, c, weight, *up)
-	accel.ConvWinograd(p.geom, p.maps, p.batch, image, *up, maps)
+	u, scratch := cachedWinogradFilters(p, weight)
+	if scratch != nil {
+		defer putScratch(scratch)
+	}
+	accel.ConvWinograd(p.geom, p.maps, p.batch, image, u, maps)
 	ep := accel.GetRecycled[accel.Epilogue[T]]()
 	defer accel.Recycle(ep)
 	for n := range p.batch {

@@ -1,0 +1,123 @@
+package ops
+
+import (
+	"slices"
+	"sync"
+	"unsafe"
+
+	"github.com/hybridgo/hybridgo/accel"
+)
+
+// The transformed filters of recent convolutions (Winograd's G g Gᵀ,
+// packed), kept so that a network called again with the same parameters
+// does not transform them again.
+//
+// An array's values can change in place at any time (a trainer's step,
+// a user's assignment), and nothing counts such changes, so an entry is
+// keyed by the filters' address and size and holds a copy of the values
+// it was made from: it is used only when the filters still hold exactly
+// those values. Filters are cached the second time the same values are
+// seen, so that training, whose filters change at every step, copies
+// them but transforms into scratch memory and caches nothing. Entries are
+// never written once published (a changed filter gets a new entry), so
+// a caller may keep using the transform it was handed. The least recently
+// used entries go when the cache holds more than filterCacheMax bytes.
+
+// filterCacheMax bounds the bytes of the cached filters and their copies.
+const filterCacheMax = 256 << 20
+
+// filterKey identifies a convolution's filters: their first element's
+// address, their length and the transform's parameters.
+type filterKey struct {
+	first             uintptr // the address of the filters' first element
+	n, maps, channels int
+}
+
+// filterEntry is one cached transform.
+type filterEntry struct {
+	values any // a copy of the filters the transform was made from ([]T)
+	out    any // the transform ([]T); nil until the values are seen twice
+	bytes  int
+	used   uint64
+}
+
+// filterCacheType is the cache's type: its entries, their bytes, and a
+// clock that orders their uses.
+type filterCacheType struct {
+	sync.Mutex
+	entries map[filterKey]*filterEntry
+	bytes   int
+	clock   uint64
+}
+
+var filterCache = filterCacheType{entries: map[filterKey]*filterEntry{}}
+
+// cachedWinogradFilters returns the Winograd transform of p's filters in
+// weight (accel.WinogradFilters): from the cache when these values were
+// transformed before, else computed. When the result lies in scratch
+// memory, scratch is not nil and the caller hands it back with
+// putScratch once done with the result.
+func cachedWinogradFilters[T accel.Float](p convPlan, weight []T) (u []T, scratch *[]T) {
+	c := p.geom.Channels
+	n := accel.WinogradFiltersLen[T](p.maps, c)
+	weight = weight[:p.maps*c*9]
+	key := filterKey{first: uintptr(unsafe.Pointer(&weight[0])), n: len(weight), maps: p.maps, channels: c}
+	size := int(unsafe.Sizeof(weight[0]))
+	fc := &filterCache
+	fc.Lock()
+	fc.clock++
+	e := fc.entries[key]
+	var seen bool
+	if e != nil {
+		values, ok := e.values.([]T)
+		seen = ok && slices.Equal(values, weight)
+	}
+	if seen && e.out != nil {
+		e.used = fc.clock
+		out := e.out.([]T)
+		fc.Unlock()
+		return out, nil
+	}
+	if !seen {
+		// New values: remember them, transform into scratch memory.
+		values := make([]T, len(weight))
+		copy(values, weight)
+		fc.put(key, &filterEntry{values: values, bytes: len(values) * size, used: fc.clock})
+		fc.Unlock()
+		scratch = getScratch[T](n)
+		accel.WinogradFilters(p.maps, c, weight, *scratch)
+		return *scratch, scratch
+	}
+	fc.Unlock()
+	// Seen twice: transform once more and keep it.
+	out := make([]T, n)
+	accel.WinogradFilters(p.maps, c, weight, out)
+	fc.Lock()
+	if cur := fc.entries[key]; cur == e {
+		fc.put(key, &filterEntry{values: e.values, out: out, bytes: e.bytes + n*size, used: fc.clock})
+	}
+	fc.Unlock()
+	return out, nil
+}
+
+// put stores e under key, replacing what was there, then drops the least
+// recently used entries while the cache is over filterCacheMax. The
+// caller holds the lock.
+func (fc *filterCacheType) put(key filterKey, e *filterEntry) {
+	if old := fc.entries[key]; old != nil {
+		fc.bytes -= old.bytes
+	}
+	fc.entries[key] = e
+	fc.bytes += e.bytes
+	for fc.bytes > filterCacheMax && len(fc.entries) > 1 {
+		var oldest filterKey
+		least := ^uint64(0)
+		for k, x := range fc.entries {
+			if x.used < least && k != key {
+				oldest, least = k, x.used
+			}
+		}
+		fc.bytes -= fc.entries[oldest].bytes
+		delete(fc.entries, oldest)
+	}
+}
