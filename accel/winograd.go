@@ -106,30 +106,55 @@ func winoFilterTransform[T Float]() []T {
 	return gg
 }
 
-// WinogradFast reports whether ConvWinograd has vector transforms for T
-// on this CPU; without them it is correct but slower than the packed
-// product.
+// WinogradFast reports whether ConvWinograd has vector kernels for T on
+// this CPU; without them it is correct but slower than the packed product.
 func WinogradFast[T Float]() bool {
 	_, ok := any(winoInputKernel).(func(int, []T, int, []T, int))
 	return ok && winoInputKernel != nil && PanelWidth[T]()%8 == 0
 }
 
-// winoInputKernel and winoOutputKernel are winoInputLanes and
-// winoOutputLanes for float32 on eight lanes at a time, or nil when there
-// are no vector kernels.
+// The vector kernels for float32, or nil where the CPU has none:
+// winoInputLanes and winoOutputLanes on eight lanes at a time, and the
+// gather and scatter of groups of eight tiles (winoGatherAVX2 and
+// winoScatterAVX2).
 var (
-	winoInputKernel  func(n int, d []float32, ds int, v []float32, vs int)
-	winoOutputKernel func(n int, m []float32, ms int, o []float32, os int)
+	winoInputKernel   func(n int, d []float32, ds int, v []float32, vs int)
+	winoOutputKernel  func(n int, m []float32, ms int, o []float32, os int)
+	winoGatherKernel  func(groups int, src []float32, ss int, d []float32, ds int)
+	winoScatterKernel func(groups int, o []float32, os int, dst []float32, ds int)
 )
+
+// winoFrame is the layout ConvWinograd works in. Each input plane is
+// copied with its border of zeros into bh rows of bw, so that every
+// tile's patch lies inside; each output plane is computed as whole tiles
+// into oh rows of ow, then cut to OutH x OutW. Both keep winoSlack
+// columns past the last tile, which the vector gather reads and the
+// vector scatter writes when a group of eight tiles runs past a row's
+// end.
+type winoFrame struct {
+	tilesH, tilesW int
+	bh, bw, oh, ow int
+}
+
+// winoSlack is the number of columns a frame's rows have past the last
+// tile: a group of eight tiles starting at the last one reaches 4*8
+// columns on.
+const winoSlack = 32
+
+func newWinoFrame(g ConvGeom) winoFrame {
+	th, tw := ceilDiv(g.OutH(), winoTile), ceilDiv(g.OutW(), winoTile)
+	return winoFrame{tilesH: th, tilesW: tw, bh: winoTile*th + 2, bw: winoTile*tw + winoSlack, oh: winoTile * th, ow: winoTile*tw + winoSlack}
+}
 
 // ConvWinograd computes the convolution of geometry g (WinogradApplies)
 // of batch images (each Channels x InH x InW, one after another in
 // images) with maps filters transformed by WinogradFilters, writing
 // maps x OutH x OutW per image to out. The tiles of an image are taken in
-// blocks of PanelWidth: each block's patches are transformed (Bᵀ d B),
-// multiplied at each of the 36 positions by the filters (GemmPacked) and
-// transformed back (Aᵀ m A), the transforms vectorised over the tiles of
-// the block. Blocks are spread over the workers.
+// blocks of PanelWidth: each block's patches are gathered and transformed
+// (Bᵀ d B), multiplied at each of the 36 positions by the filters
+// (GemmPacked), transformed back (Aᵀ m A) and scattered to the output,
+// the transforms vectorised over the tiles of the block. Blocks are
+// spread over the workers.
 func ConvWinograd[T Float](g ConvGeom, maps, batch int, images, filters, out []T) {
 	if !WinogradApplies(g) {
 		panic("accel: ConvWinograd of a convolution that is not 3x3 at stride 1")
@@ -138,51 +163,98 @@ func ConvWinograd[T Float](g ConvGeom, maps, batch int, images, filters, out []T
 		return
 	}
 	c := g.Channels
+	f := newWinoFrame(g)
 	images = images[:batch*c*g.InH*g.InW]
 	filters = filters[:WinogradFiltersLen[T](maps, c)]
 	out = out[:batch*maps*g.OutH()*g.OutW()]
+	ip := getBuf[T](batch * c * f.bh * f.bw)
+	defer putBuf(ip)
+	op := getBuf[T](batch * maps * f.oh * f.ow)
+	defer putBuf(op)
+	frames := winoFrames[T]{g: g, f: f, images: images, out: out, in: *ip, outFrames: *op}
+	ParallelRange(batch*c, max(1, vecGrain/(f.bh*f.bw)), winoBorderLoop[T]{frames})
 	w := PanelWidth[T]()
-	tiles := WinogradTiles(g)
+	tiles := f.tilesH * f.tilesW
 	blocks := ceilDiv(tiles, w)
-	l := winoLoop[T]{g: g, maps: maps, images: images, filters: filters, out: out, w: w, tiles: tiles, blocks: blocks}
-	ParallelRange(batch*blocks, 1, l)
+	ParallelRange(batch*blocks, 1, winoLoop[T]{frames: frames, maps: maps, filters: filters, w: w, tiles: tiles, blocks: blocks})
+	ParallelRange(batch*maps, max(1, vecGrain/(f.oh*f.ow)), winoCropLoop[T]{frames})
+}
+
+// winoFrames is what ConvWinograd's loops share: the geometry, the
+// images and output, and their frames.
+type winoFrames[T Float] struct {
+	g             ConvGeom
+	f             winoFrame
+	images, out   []T
+	in, outFrames []T
+}
+
+// winoBorderLoop copies input planes into their frames.
+type winoBorderLoop[T Float] struct{ winoFrames[T] }
+
+func (l *winoBorderLoop[T]) Range(lo, hi int) {
+	g, f := l.g, l.f
+	for i := lo; i < hi; i++ {
+		src := l.images[i*g.InH*g.InW:][:g.InH*g.InW]
+		dst := l.in[i*f.bh*f.bw:][:f.bh*f.bw]
+		clear(dst)
+		for h := range g.InH {
+			copy(dst[(h+g.PadH)*f.bw+g.PadW:][:g.InW], src[h*g.InW:][:g.InW])
+		}
+	}
+}
+
+// winoCropLoop cuts output planes out of their frames.
+type winoCropLoop[T Float] struct{ winoFrames[T] }
+
+func (l *winoCropLoop[T]) Range(lo, hi int) {
+	g, f := l.g, l.f
+	oh, ow := g.OutH(), g.OutW()
+	for i := lo; i < hi; i++ {
+		src := l.outFrames[i*f.oh*f.ow:][:f.oh*f.ow]
+		dst := l.out[i*oh*ow:][:oh*ow]
+		for h := range oh {
+			copy(dst[h*ow:][:ow], src[h*f.ow:][:ow])
+		}
+	}
 }
 
 // winoLoop is ConvWinograd's loop over (image, block of tiles) pairs.
 type winoLoop[T Float] struct {
-	g                    ConvGeom
-	maps                 int
-	images, filters, out []T
-	w, tiles, blocks     int
+	frames           winoFrames[T]
+	maps             int
+	filters          []T
+	w, tiles, blocks int
 }
 
 func (l *winoLoop[T]) Range(lo, hi int) {
-	g, c, k, w := l.g, l.g.Channels, l.maps, l.w
+	fr := l.frames
+	c, k, w, f := fr.g.Channels, l.maps, l.w, fr.f
 	// The 36 matrices of a block are kept a little more than a multiple
 	// of 4 KiB apart, so that a tile's 36 values do not all fall in the
-	// same cache sets.
+	// same cache sets; the rows of d and o have room for a group of eight
+	// lanes past the last.
 	vstride := PackedBLen[T](c, w) + winoSkew
 	mstride := k*w + winoSkew
+	ds := w + 8
 	alen := PackedALen[T](k, c)
-	bp := getBuf[T](winoPos*(vstride+mstride) + (winoPos+winoTile*winoTile)*w)
+	bp := getBuf[T](winoPos*(vstride+mstride) + (winoPos+winoTile*winoTile)*ds)
 	defer putBuf(bp)
 	buf := *bp
 	clear(buf) // lanes past a block's tiles hold finite values
 	v := buf[:winoPos*vstride]
 	m := buf[winoPos*vstride:][:winoPos*mstride]
-	d := buf[winoPos*(vstride+mstride):][:winoPos*w]
-	o := buf[winoPos*(vstride+mstride)+winoPos*w:][:winoTile*winoTile*w]
-	outSize := k * g.OutH() * g.OutW()
+	d := buf[winoPos*(vstride+mstride):][:winoPos*ds]
+	o := buf[winoPos*(vstride+mstride)+winoPos*ds:][:winoTile*winoTile*ds]
 	for task := lo; task < hi; task++ {
 		n, b := task/l.blocks, task%l.blocks
 		t0 := b * w
 		cnt := min(w, l.tiles-t0)
-		img := l.images[n*c*g.InH*g.InW:][:c*g.InH*g.InW]
-		winoInput(g, img, t0, cnt, w, v, vstride, d)
+		winoInput(f, c, fr.in[n*c*f.bh*f.bw:][:c*f.bh*f.bw], t0, cnt, w, v, vstride, d, ds)
 		for p := range winoPos {
 			GemmPacked(k, cnt, c, l.filters[p*alen:], v[p*vstride:], 0, m[p*mstride:], w, nil)
 		}
-		winoOutput(g, k, t0, cnt, w, m, mstride, l.out[n*outSize:][:outSize], o)
+		winoOutput(f, k, t0, cnt, w, m, mstride, fr.outFrames[n*k*f.oh*f.ow:][:k*f.oh*f.ow], o, ds)
 	}
 }
 
@@ -198,77 +270,59 @@ func winoLanes[T Float](cnt, w int) int {
 	return cnt
 }
 
-// winoInput writes Bᵀ d B of the patches d of tiles t0 .. t0+cnt-1 of the
-// image, for every channel, into v: at each position p, the channels x w
-// matrix at v[p*vstride:] in the packed layout of GemmPackedB (one panel
-// of w columns, the columns past cnt zero). d (36*w elements, zero past
-// cnt columns) holds a channel's patches, row r*6+q holding element
-// (r, q) of each; they are gathered a run of tiles in a row of tiles at
-// a time.
-func winoInput[T Float](g ConvGeom, img []T, t0, cnt, w int, v []T, vstride int, d []T) {
-	tilesW := ceilDiv(g.OutW(), winoTile)
-	plane := g.InH * g.InW
-	lanes := winoLanes[T](cnt, w)
-	k32, _ := any(winoInputKernel).(func(int, []T, int, []T, int))
-	for ch := range g.Channels {
-		src := img[ch*plane:][:plane]
-		for j := 0; j < cnt; {
-			th, tw := (t0+j)/tilesW, (t0+j)%tilesW
-			run := min(cnt-j, tilesW-tw)
-			gatherPatches(g, src, th*winoTile-g.PadH, tw*winoTile-g.PadW, run, d[j:], w)
-			j += run
-		}
-		if k32 != nil && lanes%8 == 0 {
-			k32(lanes, d, w, v[ch*w:], vstride)
-			continue
-		}
-		winoInputLanes(lanes, d, w, v[ch*w:], vstride)
+// winoRuns calls run for each run of tiles t0 .. t0+cnt-1 that lie in one
+// row of tiles: its first lane j (tile t0+j), its row and column of tiles,
+// its length, and whether it ends the row.
+func winoRuns(f winoFrame, t0, cnt int, run func(j, th, tw, n int, rowEnd bool)) {
+	for j := 0; j < cnt; {
+		th, tw := (t0+j)/f.tilesW, (t0+j)%f.tilesW
+		n := min(cnt-j, f.tilesW-tw)
+		run(j, th, tw, n, tw+n == f.tilesW)
+		j += n
 	}
 }
 
-// gatherPatches writes the 6x6 patches of src at rows h0.. and columns
-// w0+4i.. for i < run to d[(r*6+q)*ds+i] for element (r, q) of patch i,
-// with zeros outside the image.
-func gatherPatches[T Float](g ConvGeom, src []T, h0, w0, run int, d []T, ds int) {
-	// Patches lo .. hi-1 lie inside the image's columns.
-	lo := min(run, max(0, ceilDiv(-w0, winoTile)))
-	hi := max(lo, min(run, (g.InW-winoPatch-w0)/winoTile+1))
-	if g.InW-winoPatch-w0 < 0 {
-		hi = lo
-	}
-	for r := range winoPatch {
-		h := h0 + r
-		for q := range winoPatch {
-			dst := d[(r*winoPatch+q)*ds:][:run]
-			if h < 0 || h >= g.InH {
-				clear(dst)
-				continue
+// winoInput writes Bᵀ d B of the patches d of tiles t0 .. t0+cnt-1 of the
+// image (channels framed planes), for every channel, into v: at each
+// position p, the channels x w matrix at v[p*vstride:] in the packed
+// layout of GemmPackedB (one panel of w columns, the columns past cnt
+// zero). d (36 rows of stride ds) holds a channel's patches, row r*6+q
+// holding element (r, q) of each.
+func winoInput[T Float](f winoFrame, channels int, planes []T, t0, cnt, w int, v []T, vstride int, d []T, ds int) {
+	lanes := winoLanes[T](cnt, w)
+	in32, _ := any(winoInputKernel).(func(int, []T, int, []T, int))
+	gather32, _ := any(winoGatherKernel).(func(int, []T, int, []T, int))
+	for ch := range channels {
+		plane := planes[ch*f.bh*f.bw:][:f.bh*f.bw]
+		winoRuns(f, t0, cnt, func(j, th, tw, n int, _ bool) {
+			src := plane[winoTile*(th*f.bw+tw):]
+			if gather32 != nil {
+				// Groups past the run write lanes that the next run or
+				// the clearing below writes again.
+				gather32(ceilDiv(n, 8), src, f.bw, d[j:], ds)
+				return
 			}
-			row := src[h*g.InW : (h+1)*g.InW]
-			for i := range lo {
-				dst[i] = at(row, w0+winoTile*i+q)
-			}
-			if hi > lo {
-				in := row[w0+winoTile*lo+q:]
-				in = in[:winoTile*(hi-lo-1)+1]
-				out := dst[lo:hi]
-				for i := range out {
-					out[i] = in[winoTile*i]
+			for r := range winoPatch {
+				row := src[r*f.bw:]
+				for q := range winoPatch {
+					e := d[(r*winoPatch+q)*ds+j:][:n]
+					for i := range e {
+						e[i] = row[winoTile*i+q]
+					}
 				}
 			}
-			for i := hi; i < run; i++ {
-				dst[i] = at(row, w0+winoTile*i+q)
+		})
+		if lanes > cnt {
+			for p := range winoPos {
+				clear(d[p*ds+cnt : p*ds+lanes])
 			}
 		}
+		if in32 != nil && lanes%8 == 0 {
+			in32(lanes, d, ds, v[ch*w:], vstride)
+			continue
+		}
+		winoInputLanes(lanes, d, ds, v[ch*w:], vstride)
 	}
-}
-
-// at is row[x], or 0 outside the row.
-func at[T Float](row []T, x int) T {
-	if x < 0 || x >= len(row) {
-		return 0
-	}
-	return row[x]
 }
 
 // winoInputLanes is Bᵀ d B for n lanes: d (rows r*6+q, row stride ds)
@@ -306,46 +360,51 @@ func inputColumn[T Float](d0, d1, d2, d3, d4, d5 T) [winoPatch]T {
 
 // winoOutput writes Aᵀ m A of the products m (at position p, the
 // maps x w matrix at m[p*mstride:]) for tiles t0 .. t0+cnt-1 into the
-// output maps of one image, clipping the tiles at the edges; o (16*w
-// elements) holds a map's output tiles, row i*4+j holding element (i, j)
-// of each.
-func winoOutput[T Float](g ConvGeom, maps, t0, cnt, w int, m []T, mstride int, out, o []T) {
-	outH, outW := g.OutH(), g.OutW()
-	tilesW := ceilDiv(outW, winoTile)
+// maps framed output planes of one image. o (16 rows of stride os) holds
+// a map's output tiles, row i*4+j holding element (i, j) of each.
+func winoOutput[T Float](f winoFrame, maps, t0, cnt, w int, m []T, mstride int, planes, o []T, os int) {
 	lanes := winoLanes[T](cnt, w)
-	k32, _ := any(winoOutputKernel).(func(int, []T, int, []T, int))
+	out32, _ := any(winoOutputKernel).(func(int, []T, int, []T, int))
+	scatter32, _ := any(winoScatterKernel).(func(int, []T, int, []T, int))
 	for k := range maps {
-		if k32 != nil && lanes%8 == 0 {
-			k32(lanes, m[k*w:], mstride, o, w)
+		if out32 != nil && lanes%8 == 0 {
+			out32(lanes, m[k*w:], mstride, o, os)
 		} else {
-			winoOutputLanes(lanes, m[k*w:], mstride, o, w)
+			winoOutputLanes(lanes, m[k*w:], mstride, o, os)
 		}
-		dst := out[k*outH*outW:][:outH*outW]
-		for j := 0; j < cnt; {
-			th, tw := (t0+j)/tilesW, (t0+j)%tilesW
-			run := min(cnt-j, tilesW-tw)
-			scatterTiles(dst, outH, outW, th*winoTile, tw*winoTile, run, o[j:], w)
-			j += run
-		}
+		plane := planes[k*f.oh*f.ow:][:f.oh*f.ow]
+		winoRuns(f, t0, cnt, func(j, th, tw, n int, rowEnd bool) {
+			dst := plane[winoTile*(th*f.ow+tw):]
+			if scatter32 == nil {
+				scatterTiles(o[j:], os, dst, f.ow, n)
+				return
+			}
+			// A group past the run's end writes into the row's slack, so
+			// only where the run ends the row; elsewhere the tiles of
+			// the last group go one by one.
+			groups := n / 8
+			if rowEnd {
+				groups = ceilDiv(n, 8)
+			}
+			if groups > 0 {
+				scatter32(groups, o[j:], os, dst, f.ow)
+			}
+			if rest := n - 8*groups; rest > 0 {
+				scatterTiles(o[j+8*groups:], os, dst[winoTile*8*groups:], f.ow, rest)
+			}
+		})
 	}
 }
 
-// scatterTiles writes element (i, jj) of output tile t, at o[(i*4+jj)*os+t]
-// for t < run, to row h0+i and column w0+4t+jj of the outH x outW map
-// dst, leaving out what falls outside it.
-func scatterTiles[T Float](dst []T, outH, outW, h0, w0, run int, o []T, os int) {
-	for i := range min(winoTile, outH-h0) {
-		row := dst[(h0+i)*outW : (h0+i+1)*outW]
-		for jj := range winoTile {
-			src := o[(i*winoTile+jj)*os:][:run]
-			n := min(run, (outW-w0-jj+winoTile-1)/winoTile) // tiles whose column jj is inside
-			if n <= 0 {
-				continue
-			}
-			out := row[w0+jj:]
-			out = out[:winoTile*(n-1)+1]
-			for t, x := range src[:n] {
-				out[winoTile*t] = x
+// scatterTiles writes element (i, j) of output tile t < n, at
+// o[(i*4+j)*os+t], to row i and column 4t+j of dst (row stride ds).
+func scatterTiles[T Float](o []T, os int, dst []T, ds, n int) {
+	for i := range winoTile {
+		row := dst[i*ds:]
+		for j := range winoTile {
+			e := o[(i*winoTile+j)*os:]
+			for t := range n {
+				row[winoTile*t+j] = e[t]
 			}
 		}
 	}

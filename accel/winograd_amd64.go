@@ -16,6 +16,18 @@ func winoInputAVX2(n int, d *float32, ds int, v *float32, vs int)
 //go:noescape
 func winoOutputAVX2(n int, m *float32, ms int, o *float32, os int)
 
+// winoGatherAVX2 gathers the 6x6 patches of groups of eight tiles
+// (winograd_amd64.s); strides in elements.
+//
+//go:noescape
+func winoGatherAVX2(groups int, src *float32, ss int, d *float32, ds int)
+
+// winoScatterAVX2 scatters the 4x4 output tiles of groups of eight tiles
+// (winograd_amd64.s); strides in elements.
+//
+//go:noescape
+func winoScatterAVX2(groups int, o *float32, os int, dst *float32, ds int)
+
 func winoInput32(n int, d []float32, ds int, v []float32, vs int) {
 	_, _ = d[35*ds+n-1], v[35*vs+n-1]
 	winoInputAVX2(n, &d[0], ds, &v[0], vs)
@@ -26,9 +38,21 @@ func winoOutput32(n int, m []float32, ms int, o []float32, os int) {
 	winoOutputAVX2(n, &m[0], ms, &o[0], os)
 }
 
+func winoGather32(groups int, src []float32, ss int, d []float32, ds int) {
+	_, _ = src[(groups-1)*32+5*ss+35], d[35*ds+8*groups-1]
+	winoGatherAVX2(groups, &src[0], ss, &d[0], ds)
+}
+
+func winoScatter32(groups int, o []float32, os int, dst []float32, ds int) {
+	_, _ = o[15*os+8*groups-1], dst[3*ds+32*groups-1]
+	winoScatterAVX2(groups, &o[0], os, &dst[0], ds)
+}
+
 func init() {
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
 		winoInputKernel = winoInput32
 		winoOutputKernel = winoOutput32
+		winoGatherKernel = winoGather32
+		winoScatterKernel = winoScatter32
 	}
 }

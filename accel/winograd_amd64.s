@@ -203,3 +203,148 @@ wino_out_rows:
 	JNZ wino_out_lanes
 	VZEROUPPER
 	RET
+
+// TRANSPOSE4x8 turns Y0..Y3, eight rows of four (two per register: rows
+// 2k and 2k+1 in register k), into four rows of eight, Y0..Y3, whose
+// lanes hold the rows in the order 0 2 4 6 1 3 5 7 (a 4x4 transpose in
+// each 128-bit half); the same steps undo it. It uses Y4..Y7. VPERMPS
+// with winoToOrder puts the lanes in order, with winoFromOrder back.
+#define TRANSPOSE4x8 \
+	VUNPCKLPS Y1, Y0, Y4; \
+	VUNPCKHPS Y1, Y0, Y5; \
+	VUNPCKLPS Y3, Y2, Y6; \
+	VUNPCKHPS Y3, Y2, Y7; \
+	VUNPCKLPD Y6, Y4, Y0; \
+	VUNPCKHPD Y6, Y4, Y1; \
+	VUNPCKLPD Y7, Y5, Y2; \
+	VUNPCKHPD Y7, Y5, Y3
+
+// The lane orders that put TRANSPOSE4x8's rows in order (gather) and
+// out of it (scatter).
+DATA winoToOrder<>+0(SB)/4, $0
+DATA winoToOrder<>+4(SB)/4, $4
+DATA winoToOrder<>+8(SB)/4, $1
+DATA winoToOrder<>+12(SB)/4, $5
+DATA winoToOrder<>+16(SB)/4, $2
+DATA winoToOrder<>+20(SB)/4, $6
+DATA winoToOrder<>+24(SB)/4, $3
+DATA winoToOrder<>+28(SB)/4, $7
+GLOBL winoToOrder<>(SB), RODATA|NOPTR, $32
+
+DATA winoFromOrder<>+0(SB)/4, $0
+DATA winoFromOrder<>+4(SB)/4, $2
+DATA winoFromOrder<>+8(SB)/4, $4
+DATA winoFromOrder<>+12(SB)/4, $6
+DATA winoFromOrder<>+16(SB)/4, $1
+DATA winoFromOrder<>+20(SB)/4, $3
+DATA winoFromOrder<>+24(SB)/4, $5
+DATA winoFromOrder<>+28(SB)/4, $7
+GLOBL winoFromOrder<>(SB), RODATA|NOPTR, $32
+
+// func winoGatherAVX2(groups int, src *float32, ss int, d *float32, ds int)
+// For groups of eight tiles, tile t of a group at column 4t of src (rows
+// of stride ss): element (r, q) of each tile's 6x6 patch goes to row
+// r*6+q of d (stride ds), tile t of a group in lane t. Columns q 4 and 5
+// are columns 0 and 1 of the next tile. It reads 36 elements of each row
+// from a group's start.
+TEXT ·winoGatherAVX2(SB), NOSPLIT, $0-40
+	MOVQ groups+0(FP), CX
+	MOVQ src+8(FP), SI
+	MOVQ ss+16(FP), R8
+	SHLQ $2, R8
+	MOVQ d+24(FP), DI
+	MOVQ ds+32(FP), R9
+	SHLQ $2, R9
+	LEAQ (R9)(R9*2), R11 // 3 rows of d
+	LEAQ (R11)(R11*1), R13 // 6 rows of d
+	VMOVDQU winoToOrder<>(SB), Y15
+
+gather_group:
+	MOVQ SI, BX
+	MOVQ DI, DX
+	MOVQ $6, R10
+
+gather_row:
+	VMOVUPS (BX), Y0
+	VMOVUPS 32(BX), Y1
+	VMOVUPS 64(BX), Y2
+	VMOVUPS 96(BX), Y3
+	TRANSPOSE4x8
+	VPERMPS Y0, Y15, Y0
+	VPERMPS Y1, Y15, Y1
+	VPERMPS Y2, Y15, Y2
+	VPERMPS Y3, Y15, Y3
+	VMOVUPS Y0, (DX)
+	VMOVUPS Y1, (DX)(R9*1)
+	VMOVUPS Y2, (DX)(R9*2)
+	VMOVUPS Y3, (DX)(R11*1)
+	VMOVUPS 16(BX), Y0
+	VMOVUPS 48(BX), Y1
+	VMOVUPS 80(BX), Y2
+	VMOVUPS 112(BX), Y3
+	TRANSPOSE4x8
+	VPERMPS Y0, Y15, Y0
+	VPERMPS Y1, Y15, Y1
+	LEAQ (DX)(R9*1), R12
+	VMOVUPS Y0, (DX)(R9*4)
+	VMOVUPS Y1, (R12)(R9*4)
+	ADDQ R8, BX
+	ADDQ R13, DX
+	DECQ R10
+	JNZ gather_row
+
+	ADDQ $128, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ gather_group
+	VZEROUPPER
+	RET
+
+// func winoScatterAVX2(groups int, o *float32, os int, dst *float32, ds int)
+// The reverse of winoGatherAVX2 for output tiles: for groups of eight
+// tiles in eight lanes, element (i, j) of each 4x4 tile, at row i*4+j of
+// o (stride os), goes to row i of dst (stride ds) at column 4t+j for tile
+// t of the group. It writes 32 elements of each of four rows per group.
+TEXT ·winoScatterAVX2(SB), NOSPLIT, $0-40
+	MOVQ groups+0(FP), CX
+	MOVQ o+8(FP), SI
+	MOVQ os+16(FP), R9
+	SHLQ $2, R9
+	MOVQ dst+24(FP), DI
+	MOVQ ds+32(FP), R8
+	SHLQ $2, R8
+	LEAQ (R9)(R9*2), R11 // 3 rows of o
+	MOVQ R9, R12
+	SHLQ $2, R12         // 4 rows of o
+	VMOVDQU winoFromOrder<>(SB), Y15
+
+scatter_group:
+	MOVQ SI, BX
+	MOVQ DI, DX
+	MOVQ $4, R10
+
+scatter_row:
+	VMOVUPS (BX), Y0
+	VMOVUPS (BX)(R9*1), Y1
+	VMOVUPS (BX)(R9*2), Y2
+	VMOVUPS (BX)(R11*1), Y3
+	VPERMPS Y0, Y15, Y0
+	VPERMPS Y1, Y15, Y1
+	VPERMPS Y2, Y15, Y2
+	VPERMPS Y3, Y15, Y3
+	TRANSPOSE4x8
+	VMOVUPS Y0, (DX)
+	VMOVUPS Y1, 32(DX)
+	VMOVUPS Y2, 64(DX)
+	VMOVUPS Y3, 96(DX)
+	ADDQ R12, BX
+	ADDQ R8, DX
+	DECQ R10
+	JNZ scatter_row
+
+	ADDQ $32, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ scatter_group
+	VZEROUPPER
+	RET

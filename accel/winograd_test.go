@@ -52,6 +52,8 @@ func TestConvWinograd(t *testing.T) {
 		{5, 7, 13, 5, 2, 1},
 		{64, 64, 56, 56, 1, 1},
 		{16, 40, 28, 28, 1, 2},
+		{3, 8, 10, 150, 1, 2}, // rows of 38 tiles: blocks end inside rows
+		{2, 3, 21, 45, 0, 3},
 	}
 	for _, tc := range cases {
 		g := ConvGeom{Channels: tc.c, InH: tc.h, InW: tc.w, KernelH: 3, KernelW: 3, StrideH: 1, StrideW: 1, PadH: tc.pad, PadW: tc.pad, DilateH: 1, DilateW: 1}

@@ -236,13 +236,13 @@ func convAlgoFor[T accel.Float](p convPlan) convAlgo {
 
 // winogradPays reports whether plan p takes Winograd's F(4x4, 3x3): a 3x3
 // kernel at unit stride without groups, in a type with the vector
-// transforms, on images of at least winogradMinTiles 4x4 tiles. Measured
-// at ResNet-18's shapes (AVX-512, one thread) against the packed path,
-// with the transformed filters found in the filter cache, at batch 1:
-// 0.73 of its time for 64 channels of 56x56, 0.82 for 128 of 28x28, but
-// 1.3 times for 256 of 14x14 (16 tiles fill half of a product's panel);
-// at batch 16, the filters transformed in each call: 0.62 and 0.73,
-// equal at 256 of 14x14, three times slower for 512 of 7x7.
+// kernels, on images of at least winogradMinTiles 4x4 tiles. Measured at
+// ResNet-18's shapes (AVX-512, one thread, a busy machine) against the
+// packed path, at batch 1 with the transformed filters found in the
+// filter cache: 0.40 of its time for 64 channels of 56x56, 0.46 for 128
+// of 28x28, 0.77 for 256 of 14x14, 2.5 times for 512 of 7x7 (4 tiles per
+// image fill an eighth of a product's panel); at batch 16 with the
+// filters transformed in the call: 0.53, 0.55, 0.93, and 3.3 times.
 func winogradPays[T accel.Float](p convPlan) bool {
 	return p.groups == 1 && accel.WinogradFast[T]() && accel.WinogradApplies(p.geom) &&
 		accel.WinogradTiles(p.geom) >= winogradMinTiles
@@ -250,7 +250,7 @@ func winogradPays[T accel.Float](p convPlan) bool {
 
 // winogradMinTiles is the least number of 4x4 output tiles per image for
 // which Winograd's algorithm is chosen (winogradPays).
-const winogradMinTiles = 32
+const winogradMinTiles = 16
 
 // convWinograd transforms the filters (or finds them transformed in the
 // filter cache), computes the convolution with accel.ConvWinograd and
