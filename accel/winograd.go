@@ -241,7 +241,6 @@ func (l *winoLoop[T]) Range(lo, hi int) {
 	bp := getBuf[T](winoPos*(vstride+mstride) + (winoPos+winoTile*winoTile)*ds)
 	defer putBuf(bp)
 	buf := *bp
-	clear(buf) // lanes past a block's tiles hold finite values
 	v := buf[:winoPos*vstride]
 	m := buf[winoPos*vstride:][:winoPos*mstride]
 	d := buf[winoPos*(vstride+mstride):][:winoPos*ds]
@@ -250,11 +249,33 @@ func (l *winoLoop[T]) Range(lo, hi int) {
 		n, b := task/l.blocks, task%l.blocks
 		t0 := b * w
 		cnt := min(w, l.tiles-t0)
+		if cnt < w {
+			winoClearLanes(c, k, cnt, w, v, vstride, m, mstride)
+		}
 		winoInput(f, c, fr.in[n*c*f.bh*f.bw:][:c*f.bh*f.bw], t0, cnt, w, v, vstride, d, ds)
 		for p := range winoPos {
 			GemmPacked(k, cnt, c, l.filters[p*alen:], v[p*vstride:], 0, m[p*mstride:], w, nil)
 		}
 		winoOutput(f, k, t0, cnt, w, m, mstride, fr.outFrames[n*k*f.oh*f.ow:][:k*f.oh*f.ow], o, ds)
+	}
+}
+
+// winoClearLanes clears what a block of cnt < w tiles reads past its
+// tiles: the columns of the packed products' right operands (channels
+// rows of w in each of v's 36 matrices) past the lanes the input
+// transform writes, which GemmPacked requires to be zero, and the
+// products' columns (maps rows of w in each of m's) from cnt to those
+// lanes, which the output transform reads and which must hold finite
+// values.
+func winoClearLanes[T Float](channels, maps, cnt, w int, v []T, vstride int, m []T, mstride int) {
+	lanes := winoLanes[T](cnt, w)
+	for p := range winoPos {
+		for c := range channels {
+			clear(v[p*vstride+c*w+lanes : p*vstride+(c+1)*w])
+		}
+		for k := range maps {
+			clear(m[p*mstride+k*w+cnt : p*mstride+k*w+lanes])
+		}
 	}
 }
 

@@ -1,7 +1,7 @@
 package ops
 
 import (
-	"slices"
+	"bytes"
 	"sync"
 	"unsafe"
 
@@ -70,7 +70,7 @@ func cachedWinogradFilters[T accel.Float](p convPlan, weight []T) (u []T, scratc
 	var seen bool
 	if e != nil {
 		values, ok := e.values.([]T)
-		seen = ok && slices.Equal(values, weight)
+		seen = ok && sameBits(values, weight)
 	}
 	if seen && e.out != nil {
 		e.used = fc.clock
@@ -98,6 +98,18 @@ func cachedWinogradFilters[T accel.Float](p convPlan, weight []T) (u []T, scratc
 	}
 	fc.Unlock()
 	return out, nil
+}
+
+// sameBits reports whether a and b hold the same values, bit for bit.
+func sameBits[T accel.Float](a, b []T) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 {
+		return true
+	}
+	n := len(a) * int(unsafe.Sizeof(a[0]))
+	return bytes.Equal(unsafe.Slice((*byte)(unsafe.Pointer(&a[0])), n), unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), n))
 }
 
 // put stores e under key, replacing what was there, then drops the least
