@@ -64,8 +64,8 @@ func init() {
 			out, err := convShape(a, in)
 			return []Shape{out}, err
 		},
-		Kernel: func(_ *Env, a *ConvolutionAttrs, in, out []Value) error {
-			return convolutionKernel(a, in, out[0], false)
+		Kernel: func(env *Env, a *ConvolutionAttrs, in, out []Value) error {
+			return convolutionKernel(a, in, out[0], false, outsideTraining(env))
 		},
 		Grad: func(f F, a *ConvolutionAttrs, in, _, g []Tensor) []Tensor {
 			x, w, gy := in[0], in[1], g[0]
@@ -455,8 +455,9 @@ func biasAxes(nd int) Attr {
 }
 
 // convolutionKernel is Convolution's kernel, with relu applied to the
-// output when relu is set (the fused op's).
-func convolutionKernel(a *ConvolutionAttrs, in []Value, out Value, relu bool) error {
+// output when relu is set (the fused op's); cache lets it keep the
+// filters' transforms (outside training).
+func convolutionKernel(a *ConvolutionAttrs, in []Value, out Value, relu, cache bool) error {
 	if err := requireFloat(in...); err != nil {
 		return err
 	}
@@ -464,9 +465,13 @@ func convolutionKernel(a *ConvolutionAttrs, in []Value, out Value, relu bool) er
 	if !a.NoBias {
 		bias = in[2]
 	}
-	convKernel(a.plan(in[0].Shape), in[0], in[1], bias, out, relu)
+	convKernel(a.plan(in[0].Shape), in[0], in[1], bias, out, relu, cache)
 	return nil
 }
+
+// outsideTraining reports whether a kernel runs outside training, where
+// a convolution may keep its filters' transforms in the filter cache.
+func outsideTraining(env *Env) bool { return env == nil || !env.Training }
 
 // convolutionA runs Convolution with ready-made attributes.
 func (f F) convolutionA(a *ConvolutionAttrs, in ...Tensor) Tensor {

@@ -343,39 +343,50 @@ func TestConvPostAllocatesNothing(t *testing.T) {
 	}
 }
 
-// TestWinogradFilterCache checks that Winograd's transformed filters are
-// reused only while the filters hold the values they were made from: the
-// filters change in place between calls, and every call must match the
-// reference for the values it was given.
+// TestWinogradFilterCache checks that Winograd's transformed filters
+// are reused only while the filters hold the values they were made from:
+// the filters change in place between calls, and every call must match
+// the reference for the values it was given. A call in training mode
+// leaves the cache alone.
 func TestWinogradFilterCache(t *testing.T) {
 	r := rand.New(rand.NewPCG(51, 52))
 	tc := winogradCases[0]
-	p := (&ConvolutionAttrs{Kernel: tc.kernel, Pad: tc.pad, NumFilter: tc.f, NumGroup: 1}).plan(tc.data)
+	p := (&ConvolutionAttrs{Kernel: tc.kernel, Stride: tc.stride, Pad: tc.pad, NumFilter: tc.f, NumGroup: tc.groups}).plan(tc.data)
 	x := make([]float32, tc.data.Size())
 	w := make([]float32, tc.f*p.colRows())
 	for i := range x {
 		x[i] = float32(r.Float64()*2 - 1)
 	}
-	for step := range 8 {
-		if step%3 == 0 { // the same values for a few calls, then new ones
+	key := filterKey{first: uintptr(unsafe.Pointer(&w[0])), n: len(w), maps: p.maps, channels: p.geom.Channels}
+	cached := func() *filterEntry {
+		filterCache.Lock()
+		defer filterCache.Unlock()
+		return filterCache.entries[key]
+	}
+	for step := range 9 {
+		training := step == 8
+		if step%3 == 0 || training { // the same values for a few calls, then new ones
 			for i := range w {
 				w[i] = float32(r.Float64()*2 - 1)
 			}
 		}
 		want := convNaive(p, x, w, nil, false)
 		got := make([]float32, len(want))
-		convForwardWith(algoWinograd, p, x, w, got, convPost[float32]{})
+		convForwardWith(algoWinograd, p, x, w, got, convPost[float32]{cache: !training})
 		for i := range want {
 			if math.Abs(float64(got[i]-want[i])) > 1e-4*(1+math.Abs(float64(want[i]))) {
 				t.Fatalf("call %d: [%d] = %v, want %v", step, i, got[i], want[i])
 			}
 		}
+		if step == 7 {
+			if e := cached(); e == nil || e.out == nil {
+				t.Fatal("filters seen on two calls in a row are not cached")
+			}
+		}
 	}
-	key := filterKey{first: uintptr(unsafe.Pointer(&w[0])), n: len(w), maps: p.maps, channels: p.geom.Channels}
-	filterCache.Lock()
-	e := filterCache.entries[key]
-	filterCache.Unlock()
-	if e == nil || e.out == nil {
-		t.Fatal("filters seen on three calls in a row are not cached")
+	// The training-mode call had new values: the entry is still the last
+	// one made outside training.
+	if e := cached(); e == nil || e.out == nil || sameBits(e.values.([]float32), w) {
+		t.Error("a training-mode call changed the cache")
 	}
 }

@@ -123,13 +123,14 @@ func putCol[T accel.Float](bp *[]T) {
 }
 
 // convKernel runs a convolution forward on float values (checked by the
-// caller), with relu applied to the output when relu is set.
-func convKernel(p convPlan, x, w, bias, y Value, relu bool) {
+// caller), with relu applied to the output when relu is set; with cache,
+// the filters' transforms may be kept in the filter cache.
+func convKernel(p convPlan, x, w, bias, y Value, relu, cache bool) {
 	switch xd := x.Data.(type) {
 	case []float32:
-		convForward(p, xd, w.Data.([]float32), y.Data.([]float32), convPost[float32]{bias: optionalFloats[float32](bias), relu: relu})
+		convForward(p, xd, w.Data.([]float32), y.Data.([]float32), convPost[float32]{bias: optionalFloats[float32](bias), relu: relu, cache: cache})
 	case []float64:
-		convForward(p, xd, w.Data.([]float64), y.Data.([]float64), convPost[float64]{bias: optionalFloats[float64](bias), relu: relu})
+		convForward(p, xd, w.Data.([]float64), y.Data.([]float64), convPost[float64]{bias: optionalFloats[float64](bias), relu: relu, cache: cache})
 	}
 }
 
@@ -145,6 +146,9 @@ type convPost[T accel.Float] struct {
 	scale, bias, residual []T
 	relu, capped          bool
 	cap                   T
+	// cache says that the call is outside training, so that the filters'
+	// transforms may be taken from and kept in the filter cache.
+	cache bool
 }
 
 // epilogue sets ep to post for image n and group g of plan p.
@@ -252,13 +256,19 @@ func winogradPays[T accel.Float](p convPlan) bool {
 // which Winograd's algorithm is chosen (winogradPays).
 const winogradMinTiles = 16
 
-// convWinograd transforms the filters (or finds them transformed in the
-// filter cache), computes the convolution with accel.ConvWinograd and
+// convWinograd transforms the filters (or, outside training, finds them
+// transformed in the filter cache), computes the convolution with accel.ConvWinograd and
 // then applies post to each image's maps.
 func convWinograd[T accel.Float](p convPlan, image, weight, maps []T, post convPost[T]) {
-	u, scratch := cachedWinogradFilters(p, weight)
-	if scratch != nil {
-		defer putScratch(scratch)
+	var u []T
+	if post.cache {
+		u = cachedWinogradFilters(p, weight)
+	}
+	if u == nil {
+		up := getScratch[T](accel.WinogradFiltersLen[T](p.maps, p.geom.Channels))
+		defer putScratch(up)
+		u = *up
+		accel.WinogradFilters(p.maps, p.geom.Channels, weight, u)
 	}
 	accel.ConvWinograd(p.geom, p.maps, p.batch, image, u, maps)
 	ep := accel.GetRecycled[accel.Epilogue[T]]()

@@ -8,17 +8,18 @@ import (
 	"github.com/hybridgo/hybridgo/accel"
 )
 
-// The transformed filters of recent convolutions (Winograd's G g Gᵀ,
-// packed), kept so that a network called again with the same parameters
-// does not transform them again.
+// The transformed filters of recent Winograd convolutions outside
+// training (G g Gᵀ, packed for the products), kept so that a network
+// called again with the same parameters does not transform them again.
+// (Filters merely packed for a product are not kept: checking them costs
+// as much as packing them.)
 //
 // An array's values can change in place at any time (a trainer's step,
 // a user's assignment), and nothing counts such changes, so an entry is
 // keyed by the filters' address and size and holds a copy of the values
 // it was made from: it is used only when the filters still hold exactly
-// those values. Filters are cached the second time the same values are
-// seen, so that training, whose filters change at every step, copies
-// them but transforms into scratch memory and caches nothing. Entries are
+// those values, bit for bit. Filters are cached the second time the same values are
+// seen. Training-mode calls do not use the cache at all. Entries are
 // never written once published (a changed filter gets a new entry), so
 // a caller may keep using the transform it was handed. The least recently
 // used entries go when the cache holds more than filterCacheMax bytes.
@@ -27,7 +28,7 @@ import (
 const filterCacheMax = 256 << 20
 
 // filterKey identifies a convolution's filters: their first element's
-// address, their length and the transform's parameters.
+// address, their length and the plan's sizes.
 type filterKey struct {
 	first             uintptr // the address of the filters' first element
 	n, maps, channels int
@@ -53,13 +54,11 @@ type filterCacheType struct {
 var filterCache = filterCacheType{entries: map[filterKey]*filterEntry{}}
 
 // cachedWinogradFilters returns the Winograd transform of p's filters in
-// weight (accel.WinogradFilters): from the cache when these values were
-// transformed before, else computed. When the result lies in scratch
-// memory, scratch is not nil and the caller hands it back with
-// putScratch once done with the result.
-func cachedWinogradFilters[T accel.Float](p convPlan, weight []T) (u []T, scratch *[]T) {
+// weight (accel.WinogradFilters) from the cache, or nil when the cache
+// does not hold it: the first time these values come, it remembers them;
+// the second time, it transforms them and keeps the result.
+func cachedWinogradFilters[T accel.Float](p convPlan, weight []T) []T {
 	c := p.geom.Channels
-	n := accel.WinogradFiltersLen[T](p.maps, c)
 	weight = weight[:p.maps*c*9]
 	key := filterKey{first: uintptr(unsafe.Pointer(&weight[0])), n: len(weight), maps: p.maps, channels: c}
 	size := int(unsafe.Sizeof(weight[0]))
@@ -76,28 +75,24 @@ func cachedWinogradFilters[T accel.Float](p convPlan, weight []T) (u []T, scratc
 		e.used = fc.clock
 		out := e.out.([]T)
 		fc.Unlock()
-		return out, nil
+		return out
 	}
 	if !seen {
-		// New values: remember them, transform into scratch memory.
 		values := make([]T, len(weight))
 		copy(values, weight)
 		fc.put(key, &filterEntry{values: values, bytes: len(values) * size, used: fc.clock})
 		fc.Unlock()
-		scratch = getScratch[T](n)
-		accel.WinogradFilters(p.maps, c, weight, *scratch)
-		return *scratch, scratch
+		return nil
 	}
 	fc.Unlock()
-	// Seen twice: transform once more and keep it.
-	out := make([]T, n)
+	out := make([]T, accel.WinogradFiltersLen[T](p.maps, c))
 	accel.WinogradFilters(p.maps, c, weight, out)
 	fc.Lock()
 	if cur := fc.entries[key]; cur == e {
-		fc.put(key, &filterEntry{values: e.values, out: out, bytes: e.bytes + n*size, used: fc.clock})
+		fc.put(key, &filterEntry{values: e.values, out: out, bytes: e.bytes + len(out)*size, used: fc.clock})
 	}
 	fc.Unlock()
-	return out, nil
+	return out
 }
 
 // sameBits reports whether a and b hold the same values, bit for bit.

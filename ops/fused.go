@@ -25,8 +25,8 @@ func init() {
 		InputNames: func(a *ConvolutionAttrs) []string { return opConvolution.InputNames(a) },
 		Check:      func(a *ConvolutionAttrs) error { return opConvolution.check(a) },
 		Shape:      func(a *ConvolutionAttrs, in []Shape) ([]Shape, error) { return opConvolution.shape(a, in) },
-		Kernel: func(_ *Env, a *ConvolutionAttrs, in, out []Value) error {
-			return convolutionKernel(a, in, out[0], true)
+		Kernel: func(env *Env, a *ConvolutionAttrs, in, out []Value) error {
+			return convolutionKernel(a, in, out[0], true, outsideTraining(env))
 		},
 	})
 	opFCRelu = Define(Def[FullyConnectedAttrs]{
@@ -235,7 +235,7 @@ func convBN[T accel.Float](a *ConvBNAttrs, p convPlan, x []T, in []Value, y []T,
 		}
 		scale[f], shift[f] = T(s), T(b)
 	}
-	post := convPost[T]{scale: scale, bias: shift, relu: relu, capped: relu && a.Cap.Valid, cap: T(a.Cap.Value)}
+	post := convPost[T]{scale: scale, bias: shift, relu: relu, capped: relu && a.Cap.Valid, cap: T(a.Cap.Value), cache: true}
 	if residual {
 		post.residual = in[nc+4].Data.([]T)
 	}
