@@ -284,11 +284,42 @@ func (l *poolLoop[T]) maxBackwardPlane(p int) {
 		maxPool2x2Backward(g, src, gout, gi)
 		return
 	}
+	if g.is3x3s2() {
+		maxPool3x3s2Backward(g, src, gout, gi)
+		return
+	}
 	for oh := range g.OutH {
 		for ow := range g.OutW {
 			if at := argmax(src, g.InW, g.window(oh, ow, false)); at >= 0 {
 				gi[at] += gout[oh*g.OutW+ow]
 			}
+		}
+	}
+}
+
+// maxPool3x3s2Backward is MaxPoolBackward of one plane for is3x3s2
+// geometries: each window's nine elements are scanned in row-major order
+// with the rows and columns clipped away replaced by their in-bounds
+// neighbours (as in maxPool3x3s2), which never move the first maximum.
+func maxPool3x3s2Backward[T Float](g PoolGeom, src, gout, gi []T) {
+	clampH := func(h int) int { return min(max(h, 0), g.InH-1) * g.InW }
+	for oh := range g.OutH {
+		h0 := 2*oh - g.PadH
+		rows := [3]int{clampH(h0), clampH(h0 + 1), clampH(h0 + 2)}
+		d := gout[oh*g.OutW:][:g.OutW]
+		for ow, grad := range d {
+			w0 := 2*ow - g.PadW
+			cols := [3]int{max(w0, 0), min(max(w0+1, 0), g.InW-1), min(w0+2, g.InW-1)}
+			best := rows[0] + cols[0]
+			m := src[best]
+			for _, r := range rows {
+				for _, c := range cols {
+					if v := src[r+c]; v > m {
+						m, best = v, r+c
+					}
+				}
+			}
+			gi[best] += grad
 		}
 	}
 }

@@ -17,3 +17,17 @@ func BenchmarkMaxPool3x3(b *testing.B) {
 		MaxPool(g, in, out)
 	}
 }
+
+// BenchmarkMaxPool3x3Backward is the gradient of BenchmarkMaxPool3x3's
+// pooling.
+func BenchmarkMaxPool3x3Backward(b *testing.B) {
+	g := PoolGeom{Planes: 64, InH: 112, InW: 112, OutH: 56, OutW: 56, KernelH: 3, KernelW: 3, StrideH: 2, StrideW: 2, PadH: 1, PadW: 1}
+	r := rand.New(rand.NewPCG(1, 2))
+	in := randSlice[float32](r, g.Planes*g.InH*g.InW)
+	gradOut := randSlice[float32](r, g.Planes*g.OutH*g.OutW)
+	gradIn := make([]float32, len(in))
+	b.ResetTimer()
+	for range b.N {
+		MaxPoolBackward(g, in, gradOut, gradIn)
+	}
+}

@@ -240,10 +240,10 @@ func TestMaxPool2x2Float32(t *testing.T) {
 	}
 }
 
-// TestMaxPool3x3s2 checks the 3x3 stride-2 loop (vectorised where the CPU
-// allows) against the first maximum of each clipped window in row-major
-// order, with ties and NaNs, for padding 0 and 1, odd and even sizes and
-// the full convention's extra window.
+// TestMaxPool3x3s2 checks the 3x3 stride-2 loops, forward (vectorised
+// where the CPU allows) and backward, against the first maximum of each
+// clipped window in row-major order, with ties and NaNs, for padding 0
+// and 1, odd and even sizes and the full convention's extra window.
 func TestMaxPool3x3s2(t *testing.T) {
 	r := rand.New(rand.NewPCG(19, 20))
 	for _, inW := range []int{1, 2, 3, 5, 8, 16, 17, 18, 33, 40, 112} {
@@ -284,17 +284,24 @@ func testMaxPoolFirstMax(t *testing.T, r *rand.Rand, g PoolGeom) {
 	}
 	out := make([]float32, g.Planes*g.OutH*g.OutW)
 	MaxPool(g, in, out)
+	gradOut := make([]float32, len(out))
+	for i := range gradOut {
+		gradOut[i] = float32(r.IntN(7) + 1)
+	}
+	gradIn := make([]float32, len(in))
+	MaxPoolBackward(g, in, gradOut, gradIn)
+	wantIn := make([]float32, len(in))
 	for p := range g.Planes {
 		for oh := range g.OutH {
 			for ow := range g.OutW {
 				w := g.window(oh, ow, false)
 				var m float32
-				first := true
+				at := -1
 				for h := w.h0; h < w.h1; h++ {
 					for x := w.w0; x < w.w1; x++ {
-						v := in[(p*g.InH+h)*g.InW+x]
-						if first || v > m {
-							m, first = v, false
+						k := (p*g.InH+h)*g.InW + x
+						if at < 0 || in[k] > m {
+							m, at = in[k], k
 						}
 					}
 				}
@@ -302,7 +309,13 @@ func testMaxPoolFirstMax(t *testing.T, r *rand.Rand, g PoolGeom) {
 				if !(got == m || (got != got && m != m)) {
 					t.Fatalf("%+v: out[%d,%d,%d] = %v, want %v", g, p, oh, ow, got, m)
 				}
+				wantIn[at] += gradOut[(p*g.OutH+oh)*g.OutW+ow]
 			}
+		}
+	}
+	for i := range wantIn {
+		if gradIn[i] != wantIn[i] {
+			t.Fatalf("%+v: gradIn[%d] = %v, want %v", g, i, gradIn[i], wantIn[i])
 		}
 	}
 }
