@@ -167,36 +167,44 @@ func ConvWinograd[T Float](g ConvGeom, maps, batch int, images, filters, out []T
 	images = images[:batch*c*g.InH*g.InW]
 	filters = filters[:WinogradFiltersLen[T](maps, c)]
 	out = out[:batch*maps*g.OutH()*g.OutW()]
-	ip := getBuf[T](batch * c * f.bh * f.bw)
-	defer putBuf(ip)
-	op := getBuf[T](batch * maps * f.oh * f.ow)
-	defer putBuf(op)
-	frames := winoFrames[T]{g: g, f: f, images: images, out: out, in: *ip, outFrames: *op}
-	ParallelRange(batch*c, max(1, vecGrain/(f.bh*f.bw)), winoBorderLoop[T]{frames})
 	w := PanelWidth[T]()
 	tiles := f.tilesH * f.tilesW
-	blocks := ceilDiv(tiles, w)
-	ParallelRange(batch*blocks, 1, winoLoop[T]{frames: frames, maps: maps, filters: filters, w: w, tiles: tiles, blocks: blocks})
-	ParallelRange(batch*maps, max(1, vecGrain/(f.oh*f.ow)), winoCropLoop[T]{frames})
+	work := winoWork[T]{g: g, f: f, maps: maps, images: images, filters: filters, out: out, w: w, tiles: tiles, blocks: ceilDiv(tiles, w)}
+	if batch > 1 && batch >= Workers() {
+		// An image at a time on each worker, so that its frames stay in
+		// the worker's cache from the border to the crop.
+		ParallelRange(batch, 1, winoImageLoop[T]{work})
+		return
+	}
+	// One image's frames at a time, its blocks spread over the workers.
+	ip := getBuf[T](c * f.bh * f.bw)
+	defer putBuf(ip)
+	op := getBuf[T](maps * f.oh * f.ow)
+	defer putBuf(op)
+	for n := range batch {
+		work.border(n, *ip)
+		ParallelRange(work.blocks, 1, winoBlockLoop[T]{work: work, in: *ip, out: *op})
+		work.crop(n, *op)
+	}
 }
 
-// winoFrames is what ConvWinograd's loops share: the geometry, the
-// images and output, and their frames.
-type winoFrames[T Float] struct {
-	g             ConvGeom
-	f             winoFrame
-	images, out   []T
-	in, outFrames []T
+// winoWork is one call of ConvWinograd: the geometry and its frames, the
+// operands, and the blocks of tiles of an image.
+type winoWork[T Float] struct {
+	g                    ConvGeom
+	f                    winoFrame
+	maps                 int
+	images, filters, out []T
+	w, tiles, blocks     int
 }
 
-// winoBorderLoop copies input planes into their frames.
-type winoBorderLoop[T Float] struct{ winoFrames[T] }
-
-func (l *winoBorderLoop[T]) Range(lo, hi int) {
-	g, f := l.g, l.f
-	for i := lo; i < hi; i++ {
-		src := l.images[i*g.InH*g.InW:][:g.InH*g.InW]
-		dst := l.in[i*f.bh*f.bw:][:f.bh*f.bw]
+// border copies image n into the framed planes in (Channels planes of
+// bh x bw).
+func (wk *winoWork[T]) border(n int, in []T) {
+	g, f := wk.g, wk.f
+	for ch := range g.Channels {
+		src := wk.images[(n*g.Channels+ch)*g.InH*g.InW:][:g.InH*g.InW]
+		dst := in[ch*f.bh*f.bw:][:f.bh*f.bw]
 		clear(dst)
 		for h := range g.InH {
 			copy(dst[(h+g.PadH)*f.bw+g.PadW:][:g.InW], src[h*g.InW:][:g.InW])
@@ -204,60 +212,96 @@ func (l *winoBorderLoop[T]) Range(lo, hi int) {
 	}
 }
 
-// winoCropLoop cuts output planes out of their frames.
-type winoCropLoop[T Float] struct{ winoFrames[T] }
-
-func (l *winoCropLoop[T]) Range(lo, hi int) {
-	g, f := l.g, l.f
+// crop cuts image n's output maps out of the framed planes out (maps
+// planes of oh x ow).
+func (wk *winoWork[T]) crop(n int, out []T) {
+	g, f := wk.g, wk.f
 	oh, ow := g.OutH(), g.OutW()
-	for i := lo; i < hi; i++ {
-		src := l.outFrames[i*f.oh*f.ow:][:f.oh*f.ow]
-		dst := l.out[i*oh*ow:][:oh*ow]
+	for k := range wk.maps {
+		src := out[k*f.oh*f.ow:][:f.oh*f.ow]
+		dst := wk.out[(n*wk.maps+k)*oh*ow:][:oh*ow]
 		for h := range oh {
 			copy(dst[h*ow:][:ow], src[h*f.ow:][:ow])
 		}
 	}
 }
 
-// winoLoop is ConvWinograd's loop over (image, block of tiles) pairs.
-type winoLoop[T Float] struct {
-	frames           winoFrames[T]
-	maps             int
-	filters          []T
-	w, tiles, blocks int
+// winoImageLoop is ConvWinograd's loop over images, each worker taking
+// whole images.
+type winoImageLoop[T Float] struct{ work winoWork[T] }
+
+func (l *winoImageLoop[T]) Range(lo, hi int) {
+	wk := &l.work
+	ip := getBuf[T](wk.g.Channels * wk.f.bh * wk.f.bw)
+	defer putBuf(ip)
+	op := getBuf[T](wk.maps * wk.f.oh * wk.f.ow)
+	defer putBuf(op)
+	b := newWinoBlocks(wk)
+	defer b.release()
+	for n := lo; n < hi; n++ {
+		wk.border(n, *ip)
+		for blk := range wk.blocks {
+			b.run(wk, *ip, *op, blk)
+		}
+		wk.crop(n, *op)
+	}
 }
 
-func (l *winoLoop[T]) Range(lo, hi int) {
-	fr := l.frames
-	c, k, w, f := fr.g.Channels, l.maps, l.w, fr.f
-	// The 36 matrices of a block are kept a little more than a multiple
-	// of 4 KiB apart, so that a tile's 36 values do not all fall in the
-	// same cache sets; the rows of d and o have room for a group of eight
-	// lanes past the last.
-	vstride := PackedBLen[T](c, w) + winoSkew
-	mstride := k*w + winoSkew
-	ds := w + 8
-	alen := PackedALen[T](k, c)
-	bp := getBuf[T](winoPos*(vstride+mstride) + (winoPos+winoTile*winoTile)*ds)
-	defer putBuf(bp)
-	buf := *bp
-	v := buf[:winoPos*vstride]
-	m := buf[winoPos*vstride:][:winoPos*mstride]
-	d := buf[winoPos*(vstride+mstride):][:winoPos*ds]
-	o := buf[winoPos*(vstride+mstride)+winoPos*ds:][:winoTile*winoTile*ds]
-	for task := lo; task < hi; task++ {
-		n, b := task/l.blocks, task%l.blocks
-		t0 := b * w
-		cnt := min(w, l.tiles-t0)
-		if cnt < w {
-			winoClearLanes(c, k, cnt, w, v, vstride, m, mstride)
-		}
-		winoInput(f, c, fr.in[n*c*f.bh*f.bw:][:c*f.bh*f.bw], t0, cnt, w, v, vstride, d, ds)
-		for p := range winoPos {
-			GemmPacked(k, cnt, c, l.filters[p*alen:], v[p*vstride:], 0, m[p*mstride:], w, nil)
-		}
-		winoOutput(f, k, t0, cnt, w, m, mstride, fr.outFrames[n*k*f.oh*f.ow:][:k*f.oh*f.ow], o, ds)
+// winoBlockLoop is ConvWinograd's loop over the blocks of one image.
+type winoBlockLoop[T Float] struct {
+	work    winoWork[T]
+	in, out []T // the image's frames
+}
+
+func (l *winoBlockLoop[T]) Range(lo, hi int) {
+	b := newWinoBlocks(&l.work)
+	defer b.release()
+	for blk := lo; blk < hi; blk++ {
+		b.run(&l.work, l.in, l.out, blk)
 	}
+}
+
+// winoBlocks is a worker's memory for blocks of tiles: the transformed
+// patches v (36 matrices, vstride apart), the products m (mstride apart),
+// a channel's patches d and a map's output tiles o (rows of ds). The 36
+// matrices are kept a little more than a multiple of 4 KiB apart, so that
+// a tile's 36 values do not all fall in the same cache sets; the rows of
+// d and o have room for a group of eight lanes past the last.
+type winoBlocks[T Float] struct {
+	bp                   *[]T
+	v, m, d, o           []T
+	vstride, mstride, ds int
+}
+
+func newWinoBlocks[T Float](wk *winoWork[T]) winoBlocks[T] {
+	c, k, w := wk.g.Channels, wk.maps, wk.w
+	b := winoBlocks[T]{vstride: PackedBLen[T](c, w) + winoSkew, mstride: k*w + winoSkew, ds: w + 8}
+	b.bp = getBuf[T](winoPos*(b.vstride+b.mstride) + (winoPos+winoTile*winoTile)*b.ds)
+	buf := *b.bp
+	b.v = buf[:winoPos*b.vstride]
+	b.m = buf[winoPos*b.vstride:][:winoPos*b.mstride]
+	b.d = buf[winoPos*(b.vstride+b.mstride):][:winoPos*b.ds]
+	b.o = buf[winoPos*(b.vstride+b.mstride)+winoPos*b.ds:][:winoTile*winoTile*b.ds]
+	return b
+}
+
+func (b *winoBlocks[T]) release() { putBuf(b.bp) }
+
+// run computes block blk of the image framed in in, into the framed
+// output planes out.
+func (b *winoBlocks[T]) run(wk *winoWork[T], in, out []T, blk int) {
+	c, k, w, f := wk.g.Channels, wk.maps, wk.w, wk.f
+	alen := PackedALen[T](k, c)
+	t0 := blk * w
+	cnt := min(w, wk.tiles-t0)
+	if cnt < w {
+		winoClearLanes(c, k, cnt, w, b.v, b.vstride, b.m, b.mstride)
+	}
+	winoInput(f, c, in, t0, cnt, w, b.v, b.vstride, b.d, b.ds)
+	for p := range winoPos {
+		GemmPacked(k, cnt, c, wk.filters[p*alen:], b.v[p*b.vstride:], 0, b.m[p*b.mstride:], w, nil)
+	}
+	winoOutput(f, k, t0, cnt, w, b.m, b.mstride, out, b.o, b.ds)
 }
 
 // winoClearLanes clears what a block of cnt < w tiles reads past its

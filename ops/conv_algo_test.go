@@ -390,3 +390,48 @@ func TestWinogradFilterCache(t *testing.T) {
 		t.Error("a training-mode call changed the cache")
 	}
 }
+
+// TestDeconvWinograd checks the 3x3 deconvolutions at unit stride that
+// take Winograd's algorithm (a convolution's data gradient) against the
+// products' path, with paddings 0 to 2 and a bias.
+func TestDeconvWinograd(t *testing.T) {
+	r := rand.New(rand.NewPCG(53, 54))
+	for _, tc := range []struct {
+		data     Shape
+		filters  int
+		pad      Tuple
+		wantWino bool
+	}{
+		{Shape{2, 12, 28, 28}, 8, Tuple{1, 1}, true},
+		{Shape{1, 5, 20, 23}, 7, Tuple{2, 2}, true},
+		{Shape{1, 3, 30, 17}, 4, nil, true},
+		{Shape{1, 3, 5, 5}, 4, Tuple{1, 1}, false}, // too few tiles
+	} {
+		a := &DeconvolutionAttrs{Kernel: Tuple{3, 3}, Pad: tc.pad, NumFilter: tc.filters, NumGroup: 1}
+		p, err := a.plan(tc.data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, ok := deconvAsConv(p)
+		if got := ok && winogradPays[float32](q); got != (tc.wantWino && accel.WinogradFast[float32]()) {
+			t.Errorf("%v: Winograd chosen %v", tc.data, got)
+		}
+		x := make([]float32, tc.data.Size())
+		w := make([]float32, tc.data[1]*tc.filters*9)
+		bias := make([]float32, tc.filters)
+		for _, s := range [][]float32{x, w, bias} {
+			for i := range s {
+				s[i] = float32(r.Float64()*2 - 1)
+			}
+		}
+		size := p.batch * p.geom.Channels * p.geom.InH * p.geom.InW
+		want, got := make([]float32, size), make([]float32, size)
+		deconvGemm(p, x, w, bias, want)
+		deconvWinograd(p, q, x, w, bias, got)
+		for i := range want {
+			if math.Abs(float64(got[i]-want[i])) > 1e-4*(1+math.Abs(float64(want[i]))) {
+				t.Fatalf("%v: [%d] = %v, want %v", tc.data, i, got[i], want[i])
+			}
+		}
+	}
+}

@@ -494,9 +494,54 @@ func packFilters[T accel.Float](p convPlan, weight []T, transposed bool) (ap *[]
 }
 
 // deconvForward computes, per image and group, image = col2im(W^T * maps),
-// then adds the bias. The transposed filters are packed once for all
-// images.
+// then adds the bias: a 3x3 deconvolution at unit stride (a
+// convolution's data gradient) as the convolution it is, by Winograd's
+// algorithm where that pays (deconvWinograd), the others by deconvGemm.
 func deconvForward[T accel.Float](p convPlan, maps, weight, bias, image []T) {
+	if q, ok := deconvAsConv(p); ok && winogradPays[T](q) {
+		deconvWinograd(p, q, maps, weight, bias, image)
+		return
+	}
+	deconvGemm(p, maps, weight, bias, image)
+}
+
+// deconvAsConv returns the convolution of the maps that computes the 3x3
+// deconvolution p at unit stride without groups: its filters are p's,
+// transposed (maps and channels swapped) and turned by 180 degrees, and
+// it pads by 2 what p takes away.
+func deconvAsConv(p convPlan) (convPlan, bool) {
+	g := p.geom
+	if p.groups != 1 || g.KernelH != 3 || g.KernelW != 3 || g.StrideH != 1 || g.StrideW != 1 ||
+		g.DilateH != 1 || g.DilateW != 1 || g.PadH > 2 || g.PadW > 2 {
+		return convPlan{}, false
+	}
+	q := accel.ConvGeom{Channels: p.maps, InH: g.OutH(), InW: g.OutW(), KernelH: 3, KernelW: 3,
+		StrideH: 1, StrideW: 1, PadH: 2 - g.PadH, PadW: 2 - g.PadW, DilateH: 1, DilateW: 1}
+	return convPlan{batch: p.batch, groups: 1, maps: g.Channels, geom: q}, true
+}
+
+// deconvWinograd computes deconvolution p as convolution q (deconvAsConv)
+// with Winograd's algorithm.
+func deconvWinograd[T accel.Float](p, q convPlan, maps, weight, bias, image []T) {
+	k, c := p.maps, p.geom.Channels
+	wp := getScratch[T](k * c * 9)
+	defer putScratch(wp)
+	turned := *wp
+	for ki := range k {
+		for ci := range c {
+			src := weight[(ki*c+ci)*9:][:9]
+			dst := turned[(ci*k+ki)*9:][:9]
+			for t := range 9 {
+				dst[t] = src[8-t]
+			}
+		}
+	}
+	convWinograd(q, maps, turned, image, convPost[T]{bias: bias})
+}
+
+// deconvGemm is deconvForward by products: the transposed filters are
+// packed once for all images.
+func deconvGemm[T accel.Float](p convPlan, maps, weight, bias, image []T) {
 	ap, alen := packFilters(p, weight, true)
 	defer putScratch(ap)
 	accel.ParallelRange(p.batch, 1, deconvForwardLoop[T]{p, maps, *ap, bias, image, alen})
