@@ -7,6 +7,18 @@ import (
 	"github.com/hybridgo/hybridgo/ops"
 )
 
+// AMPCast converts x to dtype if x is floating-point and returns it
+// unchanged otherwise.
+func AMPCast(x ops.Tensor, dtype ops.DType) *eager.NDArray {
+	return nd(eager.F.AMPCast(x, dtype))
+}
+
+// AMPMultiCast converts the floating-point inputs to one dtype, float32
+// when any of them is float32 (attribute cast_narrow: the narrowest).
+func AMPMultiCast(xs []ops.Tensor, attrs ...ops.Attr) []*eager.NDArray {
+	return nds(eager.F.AMPMultiCast(xs, attrs...))
+}
+
 // Abs returns |x|.
 func Abs(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Abs(x))
@@ -32,6 +44,12 @@ func Add(a ops.Tensor, b ops.Tensor) *eager.NDArray {
 // AddN adds xs, which must all have one shape (add_n with num_args set).
 func AddN(xs ...ops.Tensor) *eager.NDArray {
 	return nd(eager.F.AddN(xs...))
+}
+
+// ArangeLike returns 0, 1, 2, … with the shape and dtype of x (attributes
+// start, step, repeat; axis gives a 1-D result as long as that axis).
+func ArangeLike(x ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.ArangeLike(x, attrs...))
 }
 
 // Arccos returns the inverse cosine.
@@ -76,6 +94,11 @@ func Argmax(x ops.Tensor, axis int, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.Argmax(x, axis, attrs...))
 }
 
+// ArgmaxChannel returns the index of the maximum along axis 1.
+func ArgmaxChannel(x ops.Tensor) *eager.NDArray {
+	return nd(eager.F.ArgmaxChannel(x))
+}
+
 // ArgmaxFlat returns the index of the maximum of the flattened x, with shape (1,).
 func ArgmaxFlat(x ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.ArgmaxFlat(x, attrs...))
@@ -103,6 +126,12 @@ func BatchDot(a ops.Tensor, b ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
 // ignored unless ops.Attr{"fix_gamma", false} is given, as in MXNet.
 func BatchNorm(x ops.Tensor, gamma ops.Tensor, beta ops.Tensor, movingMean ops.Tensor, movingVar ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.BatchNorm(x, gamma, beta, movingMean, movingVar, attrs...))
+}
+
+// BatchTake returns a[i, indices[i]] for each row i of a (its dims but
+// the last, flattened), indices clipped to the last axis.
+func BatchTake(a ops.Tensor, indices ops.Tensor) *eager.NDArray {
+	return nd(eager.F.BatchTake(a, indices))
 }
 
 // BilinearResize2D resizes the height and width of 4-D x to h×w by
@@ -263,6 +292,11 @@ func DivScalar(x ops.Tensor, s float64) *eager.NDArray {
 	return nd(eager.F.DivScalar(x, s))
 }
 
+// DivSqrtDim returns x / sqrt(d), d the size of x's last axis.
+func DivSqrtDim(x ops.Tensor) *eager.NDArray {
+	return nd(eager.F.DivSqrtDim(x))
+}
+
 // Dot is the matrix product of a and b (MXNet's dot); the transpose flags
 // come as options: F.Dot(x, w, ops.TransposeB()).
 func Dot(a ops.Tensor, b ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
@@ -319,6 +353,11 @@ func Erf(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Erf(x))
 }
 
+// Erfinv returns the inverse error function.
+func Erfinv(x ops.Tensor) *eager.NDArray {
+	return nd(eager.F.Erfinv(x))
+}
+
 // Exp returns e**x.
 func Exp(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Exp(x))
@@ -354,6 +393,16 @@ func Floor(x ops.Tensor) *eager.NDArray {
 // (ops.Attr{"flatten", false}) follow.
 func FullyConnected(x ops.Tensor, weight ops.Tensor, bias ops.Tensor, numHidden int, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.FullyConnected(x, weight, bias, numHidden, attrs...))
+}
+
+// Gamma returns the gamma function Γ(x).
+func Gamma(x ops.Tensor) *eager.NDArray {
+	return nd(eager.F.Gamma(x))
+}
+
+// Gammaln returns log |Γ(x)|.
+func Gammaln(x ops.Tensor) *eager.NDArray {
+	return nd(eager.F.Gammaln(x))
 }
 
 // GatherND gathers the slices of x at the coordinates in indices (M, Y…).
@@ -491,6 +540,12 @@ func LinalgPotrf(a ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
 // the squared error against label.
 func LinearRegressionOutput(data ops.Tensor, label ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.LinearRegressionOutput(data, label, attrs...))
+}
+
+// Linspace returns num evenly spaced values from start to stop, stop
+// included (attribute endpoint=False leaves it out; dtype sets the dtype).
+func Linspace(start float64, stop float64, num int, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.Linspace(start, stop, num, attrs...))
 }
 
 // Log returns the natural logarithm.
@@ -915,6 +970,12 @@ func Softmax(x ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.Softmax(x, attrs...))
 }
 
+// SoftmaxActivation is MXNet's older softmax: over all dims after the
+// first (attribute mode=channel: along axis 1).
+func SoftmaxActivation(x ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.SoftmaxActivation(x, attrs...))
+}
+
 // SoftmaxCrossEntropy returns sum_i -log(softmax(data[i])[label[i]]) as a
 // (1,) array; data is (batch, classes) and label (batch,) holds class indices.
 func SoftmaxCrossEntropy(data ops.Tensor, label ops.Tensor) *eager.NDArray {
@@ -972,6 +1033,12 @@ func Sqrt(x ops.Tensor) *eager.NDArray {
 // Square returns x * x.
 func Square(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Square(x))
+}
+
+// SquareSum returns the sum of the squares of x over all axes, or over
+// those given.
+func SquareSum(x ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.SquareSum(x, attrs...))
 }
 
 // Squeeze removes dims of size 1: every one, or those of an ops.Axis(...) Attr.

@@ -7,6 +7,18 @@ import (
 	"github.com/hybridgo/hybridgo/ops"
 )
 
+// AMPCast converts x to dtype if x is floating-point and returns it
+// unchanged otherwise.
+func AMPCast(x ops.Tensor, dtype ops.DType) *graph.Symbol {
+	return sym(graph.F.AMPCast(x, dtype))
+}
+
+// AMPMultiCast converts the floating-point inputs to one dtype, float32
+// when any of them is float32 (attribute cast_narrow: the narrowest).
+func AMPMultiCast(xs []ops.Tensor, attrs ...ops.Attr) []*graph.Symbol {
+	return syms(graph.F.AMPMultiCast(xs, attrs...))
+}
+
 // Abs returns |x|.
 func Abs(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Abs(x))
@@ -37,6 +49,12 @@ func AddN(xs ...ops.Tensor) *graph.Symbol {
 // Arange returns start, start+step, … below stop.
 func Arange(start float64, stop float64, step float64, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.Arange(start, stop, step, attrs...))
+}
+
+// ArangeLike returns 0, 1, 2, … with the shape and dtype of x (attributes
+// start, step, repeat; axis gives a 1-D result as long as that axis).
+func ArangeLike(x ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.ArangeLike(x, attrs...))
 }
 
 // Arccos returns the inverse cosine.
@@ -81,6 +99,11 @@ func Argmax(x ops.Tensor, axis int, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.Argmax(x, axis, attrs...))
 }
 
+// ArgmaxChannel returns the index of the maximum along axis 1.
+func ArgmaxChannel(x ops.Tensor) *graph.Symbol {
+	return sym(graph.F.ArgmaxChannel(x))
+}
+
 // ArgmaxFlat returns the index of the maximum of the flattened x, with shape (1,).
 func ArgmaxFlat(x ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.ArgmaxFlat(x, attrs...))
@@ -108,6 +131,12 @@ func BatchDot(a ops.Tensor, b ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
 // ignored unless ops.Attr{"fix_gamma", false} is given, as in MXNet.
 func BatchNorm(x ops.Tensor, gamma ops.Tensor, beta ops.Tensor, movingMean ops.Tensor, movingVar ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.BatchNorm(x, gamma, beta, movingMean, movingVar, attrs...))
+}
+
+// BatchTake returns a[i, indices[i]] for each row i of a (its dims but
+// the last, flattened), indices clipped to the last axis.
+func BatchTake(a ops.Tensor, indices ops.Tensor) *graph.Symbol {
+	return sym(graph.F.BatchTake(a, indices))
 }
 
 // BilinearResize2D resizes the height and width of 4-D x to h×w by
@@ -268,6 +297,11 @@ func DivScalar(x ops.Tensor, s float64) *graph.Symbol {
 	return sym(graph.F.DivScalar(x, s))
 }
 
+// DivSqrtDim returns x / sqrt(d), d the size of x's last axis.
+func DivSqrtDim(x ops.Tensor) *graph.Symbol {
+	return sym(graph.F.DivSqrtDim(x))
+}
+
 // Dot is the matrix product of a and b (MXNet's dot); the transpose flags
 // come as options: F.Dot(x, w, ops.TransposeB()).
 func Dot(a ops.Tensor, b ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
@@ -324,6 +358,11 @@ func Erf(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Erf(x))
 }
 
+// Erfinv returns the inverse error function.
+func Erfinv(x ops.Tensor) *graph.Symbol {
+	return sym(graph.F.Erfinv(x))
+}
+
 // Exp returns e**x.
 func Exp(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Exp(x))
@@ -369,6 +408,16 @@ func Full(shape ops.Shape, value float64, attrs ...ops.Attr) *graph.Symbol {
 // (ops.Attr{"flatten", false}) follow.
 func FullyConnected(x ops.Tensor, weight ops.Tensor, bias ops.Tensor, numHidden int, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.FullyConnected(x, weight, bias, numHidden, attrs...))
+}
+
+// Gamma returns the gamma function Γ(x).
+func Gamma(x ops.Tensor) *graph.Symbol {
+	return sym(graph.F.Gamma(x))
+}
+
+// Gammaln returns log |Γ(x)|.
+func Gammaln(x ops.Tensor) *graph.Symbol {
+	return sym(graph.F.Gammaln(x))
 }
 
 // GatherND gathers the slices of x at the coordinates in indices (M, Y…).
@@ -506,6 +555,12 @@ func LinalgPotrf(a ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
 // the squared error against label.
 func LinearRegressionOutput(data ops.Tensor, label ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.LinearRegressionOutput(data, label, attrs...))
+}
+
+// Linspace returns num evenly spaced values from start to stop, stop
+// included (attribute endpoint=False leaves it out; dtype sets the dtype).
+func Linspace(start float64, stop float64, num int, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.Linspace(start, stop, num, attrs...))
 }
 
 // Log returns the natural logarithm.
@@ -945,6 +1000,12 @@ func Softmax(x ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.Softmax(x, attrs...))
 }
 
+// SoftmaxActivation is MXNet's older softmax: over all dims after the
+// first (attribute mode=channel: along axis 1).
+func SoftmaxActivation(x ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.SoftmaxActivation(x, attrs...))
+}
+
 // SoftmaxCrossEntropy returns sum_i -log(softmax(data[i])[label[i]]) as a
 // (1,) array; data is (batch, classes) and label (batch,) holds class indices.
 func SoftmaxCrossEntropy(data ops.Tensor, label ops.Tensor) *graph.Symbol {
@@ -1002,6 +1063,12 @@ func Sqrt(x ops.Tensor) *graph.Symbol {
 // Square returns x * x.
 func Square(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Square(x))
+}
+
+// SquareSum returns the sum of the squares of x over all axes, or over
+// those given.
+func SquareSum(x ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.SquareSum(x, attrs...))
 }
 
 // Squeeze removes dims of size 1: every one, or those of an ops.Axis(...) Attr.

@@ -1,0 +1,75 @@
+package ops_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/hybridgo/hybridgo/eager"
+	"github.com/hybridgo/hybridgo/ops"
+)
+
+// Values of MXNet's older and lesser-known everyday operators, checked
+// against MXNet's documented examples and known values.
+func TestEverydayMoreValues(t *testing.T) {
+	F := eager.F
+	x := eager.Array([]float64{0, 1, 2, 3, 4, 5}, 2, 3)
+
+	checkArray(t, "gamma", F.Gamma(eager.Array([]float64{0.5, 1, 4}, 3)), ops.Shape{3},
+		[]float64{math.Sqrt(math.Pi), 1, 6}, 1e-12)
+	checkArray(t, "gammaln", F.Gammaln(eager.Array([]float64{0.5, 1, 4}, 3)), ops.Shape{3},
+		[]float64{math.Log(math.Sqrt(math.Pi)), 0, math.Log(6)}, 1e-12)
+	checkArray(t, "erfinv", F.Erfinv(eager.Array([]float64{0, math.Erf(0.5), -math.Erf(1.2)}, 3)), ops.Shape{3},
+		[]float64{0, 0.5, -1.2}, 1e-12)
+	// ψ(1) = -γ, ψ(0.5) = -γ - 2 ln 2, ψ(-0.5) = ψ(0.5) + 2.
+	const euler = 0.5772156649015329
+	g := eager.Array([]float64{1, 1, 1}, 3)
+	checkArray(t, "_backward_gammaln", nd(F.Call("_backward_gammaln", []ops.Tensor{g, eager.Array([]float64{1, 0.5, -0.5}, 3)})[0]),
+		ops.Shape{3}, []float64{-euler, -euler - 2*math.Ln2, -euler - 2*math.Ln2 + 2}, 1e-10)
+
+	checkArray(t, "argmax_channel", F.ArgmaxChannel(x), ops.Shape{2}, []float64{2, 2}, 0)
+	checkArray(t, "batch_take", F.BatchTake(eager.Array([]float64{1, 2, 3, 4, 5, 6}, 3, 2), eager.Array([]float64{0, 1, 7}, 3)),
+		ops.Shape{3}, []float64{1, 4, 6}, 0)
+	checkArray(t, "choose_element_0index", nd(F.Call("choose_element_0index", []ops.Tensor{x, eager.Array([]float64{2, 0}, 2)})[0]),
+		ops.Shape{2}, []float64{2, 3}, 0)
+	checkArray(t, "_square_sum", F.SquareSum(x, ops.Axis(1)), ops.Shape{2}, []float64{5, 50}, 0)
+	checkArray(t, "_contrib_div_sqrt_dim", F.DivSqrtDim(eager.Array([]float64{2, 4, 6, 8}, 1, 4)), ops.Shape{1, 4},
+		[]float64{1, 2, 3, 4}, 1e-15)
+	checkArray(t, "_linspace", F.Linspace(0, 1, 5), ops.Shape{5}, []float64{0, 0.25, 0.5, 0.75, 1}, 0)
+	checkArray(t, "_linspace endpoint=False", F.Linspace(0, 1, 4, ops.Attr{"endpoint", false}), ops.Shape{4}, []float64{0, 0.25, 0.5, 0.75}, 0)
+	checkArray(t, "_contrib_arange_like", F.ArangeLike(x), ops.Shape{2, 3}, []float64{0, 1, 2, 3, 4, 5}, 0)
+	checkArray(t, "_contrib_arange_like axis", F.ArangeLike(x, ops.Attr{"axis", -1}, ops.Attr{"repeat", 2}, ops.Attr{"start", 1}),
+		ops.Shape{3}, []float64{1, 1, 2}, 0)
+
+	// SoftmaxActivation: instance mode over all dims after the first,
+	// channel mode along axis 1.
+	y := eager.Array([]float64{0, 1, 2, 3, 4, 5, 6, 7}, 2, 2, 2)
+	inst := F.SoftmaxActivation(y).Float64s()
+	den := 0.0
+	for i := range 4 {
+		den += math.Exp(float64(i))
+	}
+	if math.Abs(inst[1]-math.E/den) > 1e-12 || math.Abs(inst[4]-1/den) > 1e-12 {
+		t.Errorf("SoftmaxActivation instance: %v", inst)
+	}
+	ch := F.SoftmaxActivation(y, ops.Attr{"mode", "channel"}).Float64s()
+	if want := 1 / (1 + math.Exp(2)); math.Abs(ch[0]-want) > 1e-12 || math.Abs(ch[2]-(1-want)) > 1e-12 {
+		t.Errorf("SoftmaxActivation channel: %v", ch)
+	}
+	wantErr(t, "SoftmaxActivation channel 2-D", panicErr(func() { F.SoftmaxActivation(x, ops.Attr{"mode", "channel"}) }), "at least 3 dims")
+
+	// amp_cast converts floats only; amp_multicast takes float32 when any
+	// input is float32, and leaves float64 and integer inputs alone.
+	i32 := F.Cast(x, ops.Int32)
+	if d := F.AMPCast(i32, ops.Float64).DType(); d != ops.Int32 {
+		t.Errorf("amp_cast of int32: %v", d)
+	}
+	if d := F.AMPCast(x, ops.Float32).DType(); d != ops.Float32 {
+		t.Errorf("amp_cast of float64 to float32: %v", d)
+	}
+	outs := F.AMPMultiCast([]ops.Tensor{x, F.Cast(x, ops.Float32), i32})
+	for i, want := range []ops.DType{ops.Float64, ops.Float32, ops.Int32} {
+		if outs[i].DType() != want {
+			t.Errorf("amp_multicast output %d: %v, want %v", i, outs[i].DType(), want)
+		}
+	}
+}
