@@ -522,6 +522,28 @@ func LesserScalar(x ops.Tensor, s float64) *eager.NDArray {
 	return nd(eager.F.LesserScalar(x, s))
 }
 
+// LinalgDet returns the determinant of each matrix.
+func LinalgDet(a ops.Tensor) *eager.NDArray {
+	return nd(eager.F.LinalgDet(a))
+}
+
+// LinalgExtractdiag returns each matrix's diagonal (attribute offset).
+func LinalgExtractdiag(a ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.LinalgExtractdiag(a, attrs...))
+}
+
+// LinalgExtracttrian returns each matrix's packed triangle (attributes
+// offset, lower).
+func LinalgExtracttrian(a ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.LinalgExtracttrian(a, attrs...))
+}
+
+// LinalgGemm returns alpha · op(A) · op(B) + beta · C for each matrix
+// (attributes transpose_a, transpose_b, alpha, beta).
+func LinalgGemm(a ops.Tensor, b ops.Tensor, c ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.LinalgGemm(a, b, c, attrs...))
+}
+
 // LinalgGemm2 returns alpha·op(A)·op(B) for the matrices on the last two
 // axes of a and b; ops.TransposeA(), ops.TransposeB() and
 // ops.Attr{"alpha", v} set the options.
@@ -529,11 +551,55 @@ func LinalgGemm2(a ops.Tensor, b ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.LinalgGemm2(a, b, attrs...))
 }
 
+// LinalgInverse returns the inverse of each matrix.
+func LinalgInverse(a ops.Tensor) *eager.NDArray {
+	return nd(eager.F.LinalgInverse(a))
+}
+
+// LinalgMakediag returns matrices with a on their diagonal (attribute offset).
+func LinalgMakediag(a ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.LinalgMakediag(a, attrs...))
+}
+
+// LinalgMaketrian returns matrices holding a's packed triangles
+// (attributes offset, lower).
+func LinalgMaketrian(a ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.LinalgMaketrian(a, attrs...))
+}
+
 // LinalgPotrf returns the lower Cholesky factor of each symmetric
 // positive-definite matrix on the last two axes of a
 // (ops.Attr{"lower", false}: the upper one).
 func LinalgPotrf(a ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.LinalgPotrf(a, attrs...))
+}
+
+// LinalgPotri returns (A·Aᵀ)⁻¹ for the triangular factor A (attribute
+// lower=False: (Aᵀ·A)⁻¹).
+func LinalgPotri(a ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.LinalgPotri(a, attrs...))
+}
+
+// LinalgSumlogdiag returns the sum of the logarithms of each matrix's diagonal.
+func LinalgSumlogdiag(a ops.Tensor) *eager.NDArray {
+	return nd(eager.F.LinalgSumlogdiag(a))
+}
+
+// LinalgSyrk returns alpha · A · Aᵀ (attribute transpose: Aᵀ · A).
+func LinalgSyrk(a ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.LinalgSyrk(a, attrs...))
+}
+
+// LinalgTrmm returns alpha · op(A) · B for triangular A (attributes
+// transpose, rightside, lower, alpha).
+func LinalgTrmm(a ops.Tensor, b ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.LinalgTrmm(a, b, attrs...))
+}
+
+// LinalgTrsm returns alpha · op(A)⁻¹ · B for triangular A (attributes
+// transpose, rightside, lower, alpha).
+func LinalgTrsm(a ops.Tensor, b ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.LinalgTrsm(a, b, attrs...))
 }
 
 // LinearRegressionOutput is the identity on data, with the gradient of
