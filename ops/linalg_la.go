@@ -44,7 +44,7 @@ type LinalgTrianAttrs struct {
 }
 
 var opLinalgGemm, opLinalgTrmm, opLinalgTrsm, opLinalgSyrk, opLinalgSumlogdiag, opLinalgExtractdiag, opLinalgMakediag,
-	opLinalgExtracttrian, opLinalgMaketrian, opLinalgInverse, opLinalgDet, opLinalgSlogdet, opLinalgPotri *Op
+	opLinalgExtracttrian, opLinalgMaketrian, opLinalgInverse, opLinalgDet, opLinalgSlogdet, opLinalgPotri, opLinalgGelqf *Op
 
 func init() {
 	opLinalgGemm = Register(Def[LinalgGemmAttrs]{
@@ -491,6 +491,60 @@ func init() {
 		Samples: []Sample{{Inputs: []Shape{{2, 2}}}, {Inputs: []Shape{{2, 3, 3}}}},
 	})
 
+	opLinalgGelqf = Register(Def[NoAttrs]{
+		Name: "_linalg_gelqf", Aliases: []string{"linalg_gelqf"}, Kind: "dense",
+		Doc: "The LQ factorization A = L·Q of each matrix A (x, y) with x <= y and full rank: the outputs are Q (x, y) " +
+			"with orthonormal rows and L (x, x) lower triangular, computed by Householder reflections as LAPACK's " +
+			"gelqf and orglq do, so the signs of L's diagonal are LAPACK's.",
+		Inputs:  []string{"A"},
+		Outputs: 2,
+		Shape: func(_ *NoAttrs, in []Shape) ([]Shape, error) {
+			s := in[0]
+			if len(s) < 2 {
+				return nil, Errorf("A %v must have at least 2 dims", s)
+			}
+			x, y := s[len(s)-2], s[len(s)-1]
+			if x != 0 && y != 0 && x > y {
+				return nil, Errorf("A %v has more rows than columns (%d > %d)", s, x, y)
+			}
+			l := s.Clone()
+			l[len(s)-1] = x
+			return []Shape{s.Clone(), l}, nil
+		},
+		Kernel: func(_ *Env, _ *NoAttrs, in, out []Value) error {
+			if err := requireFloat(in[0]); err != nil {
+				return err
+			}
+			s := in[0].Shape
+			m, n := s[len(s)-2], s[len(s)-1]
+			x := in[0].Float64s()
+			q, l := make([]float64, len(x)), make([]float64, len(x)/max(n, 1)*m)
+			for b := 0; b*m*n < len(x) && m*n > 0; b++ {
+				qb, lb, ok := gelqf(x[b*m*n:(b+1)*m*n], m, n)
+				if !ok {
+					return Errorf("matrix %d of A %v does not have full rank", b, s)
+				}
+				copy(q[b*m*n:], qb)
+				copy(l[b*m*m:], lb)
+			}
+			CopyData(out[0].Data, FromFloat64s(out[0].DType, q))
+			CopyData(out[1].Data, FromFloat64s(out[1].DType, l))
+			return nil
+		},
+		// MXNet's: dA = L⁻ᵀ·(dQ + copyLTU(M)·Q), M = Lᵀ·dL - dQ·Qᵀ, copyLTU
+		// mirroring the lower triangle into the upper one.
+		Grad: func(f F, _ *NoAttrs, _, out, g []Tensor) []Tensor {
+			Q, L, dQ, dL := out[0], out[1], g[0], g[1]
+			M := f.Sub(linalgGemm2(f, L, dL, true, false, 1), linalgGemm2(f, dQ, Q, false, true, 1))
+			strict := &LinalgTrianAttrs{Offset: -1}
+			below := f.callA(opLinalgMaketrian, strict, f.callA(opLinalgExtracttrian, strict, M))
+			sym := f.Add(linalgTrian(f, M, true), linalgT(f, below))
+			X := f.Add(dQ, linalgGemm2(f, sym, Q, false, false, 1))
+			return []Tensor{f.callA(opLinalgTrsm, &LinalgTriangAttrs{Transpose: true, Lower: true, Alpha: 1}, L, X)}
+		},
+		Samples: []Sample{{Inputs: []Shape{{2, 3}}}, {Inputs: []Shape{{2, 2, 2}}}, {Inputs: []Shape{{3, 4}}}},
+	})
+
 	opLinalgPotri = Register(Def[LinalgPotrfAttrs]{
 		Name: "_linalg_potri", Aliases: []string{"linalg_potri"}, Kind: "dense",
 		Doc: "The inverse of B = A·Aᵀ (Aᵀ·A when lower is False) for each triangular matrix A, such as the Cholesky " +
@@ -891,6 +945,75 @@ func invertMatrix(a []float64, n int) ([]float64, bool) {
 	return inv, true
 }
 
+// gelqf returns Q (m×n, orthonormal rows) and L (m×m, lower triangular)
+// with a = L·Q for the m×n a, m <= n, by Householder reflections from the
+// right as LAPACK's dgelqf and dorglq compute them; false when a does not
+// have full rank.
+func gelqf(a []float64, m, n int) (q, l []float64, ok bool) {
+	r := append([]float64(nil), a...)
+	vs := make([][]float64, m)
+	taus := make([]float64, m)
+	l = make([]float64, m*m)
+	for i := range m {
+		// The reflection H = I - tau·v·vᵀ on columns i.. that zeroes row
+		// i right of the diagonal (dlarfg).
+		alpha, xnorm := r[i*n+i], 0.0
+		for j := i + 1; j < n; j++ {
+			xnorm = math.Hypot(xnorm, r[i*n+j])
+		}
+		v := make([]float64, n-i)
+		v[0] = 1
+		beta, tau := alpha, 0.0
+		if xnorm != 0 {
+			beta = -math.Copysign(math.Hypot(alpha, xnorm), alpha)
+			tau = (beta - alpha) / beta
+			for j := i + 1; j < n; j++ {
+				v[j-i] = r[i*n+j] / (alpha - beta)
+			}
+		}
+		if beta == 0 {
+			return nil, nil, false
+		}
+		vs[i], taus[i] = v, tau
+		r[i*n+i] = beta
+		for j := i + 1; j < n; j++ {
+			r[i*n+j] = 0
+		}
+		applyReflection(r[(i+1)*n:], m-i-1, n, i, v, tau)
+		for j := 0; j <= i; j++ {
+			l[i*m+j] = r[i*n+j]
+		}
+	}
+	// Q = [I 0]·H_{m-1}···H_0.
+	q = make([]float64, m*n)
+	for i := range m {
+		q[i*n+i] = 1
+	}
+	for i := m - 1; i >= 0; i-- {
+		applyReflection(q, m, n, i, vs[i], taus[i])
+	}
+	return q, l, true
+}
+
+// applyReflection multiplies the rows×n matrix x from the right by
+// I - tau·v·vᵀ acting on its columns from.
+func applyReflection(x []float64, rows, n, from int, v []float64, tau float64) {
+	if tau == 0 {
+		return
+	}
+	for r := range rows {
+		row := x[r*n+from : (r+1)*n]
+		s := 0.0
+		for j, vj := range v {
+			s += row[j] * vj
+		}
+		s *= tau
+		for j, vj := range v {
+			row[j] -= s * vj
+		}
+	}
+}
+
 // LinalgGemm returns alpha · op(A) · op(B) + beta · C for each matrix
 // (attributes transpose_a, transpose_b, alpha, beta).
 func (f F) LinalgGemm(a, b, c Tensor, attrs ...Attr) Tensor {
@@ -940,6 +1063,12 @@ func (f F) LinalgDet(a Tensor) Tensor { return f.callA(opLinalgDet, &NoAttrs{}, 
 // LinalgSlogdet returns the sign and log |det| of each matrix.
 func (f F) LinalgSlogdet(a Tensor) (sign, logabsdet Tensor) {
 	out := f.Invoke(opLinalgSlogdet, &NoAttrs{}, a)
+	return out[0], out[1]
+}
+
+// LinalgGelqf returns the LQ factorization A = L·Q of each matrix.
+func (f F) LinalgGelqf(a Tensor) (q, l Tensor) {
+	out := f.Invoke(opLinalgGelqf, &NoAttrs{}, a)
 	return out[0], out[1]
 }
 

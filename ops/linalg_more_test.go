@@ -168,3 +168,10 @@ func TestLinalgLA(t *testing.T) {
 }
 
 func linalgTranspose(x *eager.NDArray) *eager.NDArray { return nd(eager.F.Transpose(x, 1, 0)) }
+
+// TestLinalgGelqf checks the LQ factorization against MXNet's example.
+func TestLinalgGelqf(t *testing.T) {
+	q, l := eager.F.LinalgGelqf(eager.Array([]float64{1, 2, 3, 4, 5, 6}, 2, 3))
+	checkArray(t, "gelqf Q", q, ops.Shape{2, 3}, []float64{-0.26726124, -0.53452248, -0.80178373, 0.87287156, 0.21821789, -0.43643578}, 1e-7)
+	checkArray(t, "gelqf L", l, ops.Shape{2, 2}, []float64{-3.74165739, 0, -8.55235974, 1.96396101}, 1e-7)
+}

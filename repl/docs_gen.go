@@ -874,6 +874,7 @@ var projectDocs = map[string]string{
 	"ops.F.LinalgDet":                                   "func (f F) LinalgDet(a Tensor) Tensor\n\nLinalgDet returns the determinant of each matrix.",
 	"ops.F.LinalgExtractdiag":                           "func (f F) LinalgExtractdiag(a Tensor, attrs ...Attr) Tensor\n\nLinalgExtractdiag returns each matrix's diagonal (attribute offset).",
 	"ops.F.LinalgExtracttrian":                          "func (f F) LinalgExtracttrian(a Tensor, attrs ...Attr) Tensor\n\nLinalgExtracttrian returns each matrix's packed triangle (attributes\noffset, lower).",
+	"ops.F.LinalgGelqf":                                 "func (f F) LinalgGelqf(a Tensor) (q, l Tensor)\n\nLinalgGelqf returns the LQ factorization A = L·Q of each matrix.",
 	"ops.F.LinalgGemm":                                  "func (f F) LinalgGemm(a, b, c Tensor, attrs ...Attr) Tensor\n\nLinalgGemm returns alpha · op(A) · op(B) + beta · C for each matrix\n(attributes transpose_a, transpose_b, alpha, beta).",
 	"ops.F.LinalgGemm2":                                 "func (f F) LinalgGemm2(a, b Tensor, attrs ...Attr) Tensor\n\nLinalgGemm2 returns alpha·op(A)·op(B) for the matrices on the last two\naxes of a and b; ops.TransposeA(), ops.TransposeB() and\nops.Attr{\"alpha\", v} set the options.",
 	"ops.F.LinalgInverse":                               "func (f F) LinalgInverse(a Tensor) Tensor\n\nLinalgInverse returns the inverse of each matrix.",
