@@ -73,3 +73,35 @@ func TestEverydayMoreValues(t *testing.T) {
 		}
 	}
 }
+
+// TestROIAlign pools a plane that is linear in its coordinates, where
+// bilinear samples are exact: each bin gives the value at the mean of its
+// sample points.
+func TestROIAlign(t *testing.T) {
+	F := eager.F
+	xs := make([]float64, 16)
+	for i := range xs {
+		xs[i] = float64(i) // x[r][c] = 4r + c
+	}
+	x := eager.Array(xs, 1, 1, 4, 4)
+	rois := eager.Array([]float64{0, 0, 0, 3, 3, -1, 0, 0, 3, 3}, 2, 5)
+	checkArray(t, "ROIAlign 1x1", F.ROIAlign(x, rois, 1, 1, 1), ops.Shape{2, 1, 1, 1}, []float64{7.5, 0}, 1e-12)
+	checkArray(t, "ROIAlign aligned", F.ROIAlign(x, rois, 1, 1, 1, ops.Attr{"aligned", true}), ops.Shape{2, 1, 1, 1}, []float64{5, 0}, 1e-12)
+	// 2×2 bins of 1.5 pixels, 2 samples each way: bin (0, 0) averages
+	// rows and columns 0.375 and 1.125.
+	checkArray(t, "ROIAlign 2x2", F.ROIAlign(x, rois, 2, 2, 1), ops.Shape{2, 1, 2, 2},
+		[]float64{3.75, 5.25, 9.75, 11.25, 0, 0, 0, 0}, 1e-12)
+	// Position-sensitive: bin (i, j) of output channel 0 reads input
+	// channel 2i + j, here the plane plus 100·channel.
+	ps := make([]float64, 0, 64)
+	for ch := range 4 {
+		for _, v := range xs {
+			ps = append(ps, v+100*float64(ch))
+		}
+	}
+	checkArray(t, "ROIAlign position_sensitive", F.ROIAlign(eager.Array(ps, 1, 4, 4, 4), rois, 2, 2, 1, ops.Attr{"position_sensitive", true}),
+		ops.Shape{2, 1, 2, 2}, []float64{3.75, 105.25, 209.75, 311.25, 0, 0, 0, 0}, 1e-12)
+	wantErr(t, "ROIAlign aligned empty region", panicErr(func() {
+		F.ROIAlign(x, eager.Array([]float64{0, 2, 2, 2, 3}, 1, 5), 1, 1, 1, ops.Attr{"aligned", true})
+	}), "positive size")
+}

@@ -169,6 +169,7 @@ func init() {
 		"Prod":                     reflect.ValueOf(nd.Prod),
 		"RNN":                      reflect.ValueOf(nd.RNN),
 		"RNNParamConcat":           reflect.ValueOf(nd.RNNParamConcat),
+		"ROIAlign":                 reflect.ValueOf(nd.ROIAlign),
 		"ROIPooling":               reflect.ValueOf(nd.ROIPooling),
 		"Radians":                  reflect.ValueOf(nd.Radians),
 		"RandomNormal":             reflect.ValueOf(nd.RandomNormal),

@@ -169,6 +169,7 @@ func init() {
 		"Prod":                     reflect.ValueOf(sym.Prod),
 		"RNN":                      reflect.ValueOf(sym.RNN),
 		"RNNParamConcat":           reflect.ValueOf(sym.RNNParamConcat),
+		"ROIAlign":                 reflect.ValueOf(sym.ROIAlign),
 		"ROIPooling":               reflect.ValueOf(sym.ROIPooling),
 		"Radians":                  reflect.ValueOf(sym.Radians),
 		"RandomNormal":             reflect.ValueOf(sym.RandomNormal),

@@ -139,6 +139,7 @@ func init() {
 		"PickAttrs":               reflect.ValueOf((*ops.PickAttrs)(nil)),
 		"PoolingAttrs":            reflect.ValueOf((*ops.PoolingAttrs)(nil)),
 		"RNNAttrs":                reflect.ValueOf((*ops.RNNAttrs)(nil)),
+		"ROIAlignAttrs":           reflect.ValueOf((*ops.ROIAlignAttrs)(nil)),
 		"ROIPoolingAttrs":         reflect.ValueOf((*ops.ROIPoolingAttrs)(nil)),
 		"RavelAttrs":              reflect.ValueOf((*ops.RavelAttrs)(nil)),
 		"ReduceAttrs":             reflect.ValueOf((*ops.ReduceAttrs)(nil)),

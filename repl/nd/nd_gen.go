@@ -861,6 +861,13 @@ func RNNParamConcat(xs ...ops.Tensor) *eager.NDArray {
 	return nd(eager.F.RNNParamConcat(xs...))
 }
 
+// ROIAlign averages bilinear samples of each region rois (R, 5) of x
+// (N, C, H, W) over pooledH×pooledW bins (attributes sample_ratio,
+// position_sensitive, aligned).
+func ROIAlign(x ops.Tensor, rois ops.Tensor, pooledH int, pooledW int, spatialScale float64, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.ROIAlign(x, rois, pooledH, pooledW, spatialScale, attrs...))
+}
+
 // ROIPooling max-pools the regions rois (R, 5) of x (N, C, H, W) to
 // pooledH×pooledW, the regions' coordinates scaled by spatialScale.
 func ROIPooling(x ops.Tensor, rois ops.Tensor, pooledH int, pooledW int, spatialScale float64) *eager.NDArray {

@@ -881,6 +881,13 @@ func RNNParamConcat(xs ...ops.Tensor) *graph.Symbol {
 	return sym(graph.F.RNNParamConcat(xs...))
 }
 
+// ROIAlign averages bilinear samples of each region rois (R, 5) of x
+// (N, C, H, W) over pooledH×pooledW bins (attributes sample_ratio,
+// position_sensitive, aligned).
+func ROIAlign(x ops.Tensor, rois ops.Tensor, pooledH int, pooledW int, spatialScale float64, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.ROIAlign(x, rois, pooledH, pooledW, spatialScale, attrs...))
+}
+
 // ROIPooling max-pools the regions rois (R, 5) of x (N, C, H, W) to
 // pooledH×pooledW, the regions' coordinates scaled by spatialScale.
 func ROIPooling(x ops.Tensor, rois ops.Tensor, pooledH int, pooledW int, spatialScale float64) *graph.Symbol {
