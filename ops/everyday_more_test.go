@@ -105,3 +105,43 @@ func TestROIAlign(t *testing.T) {
 		F.ROIAlign(x, eager.Array([]float64{0, 2, 2, 2, 3}, 1, 5), 1, 1, 1, ops.Attr{"aligned", true})
 	}), "positive size")
 }
+
+// TestBoxOps checks box_iou and box_nms against MXNet's documented
+// examples, box_nms's gradient included.
+func TestBoxOps(t *testing.T) {
+	F := eager.F
+	x := eager.Array([]float64{0.5, 0.5, 1, 1, 0, 0, 0.5, 0.5}, 2, 4)
+	y := eager.Array([]float64{0.25, 0.25, 0.75, 0.75}, 1, 4)
+	checkArray(t, "box_iou", F.BoxIoU(x, y), ops.Shape{2, 1}, []float64{1.0 / 7, 1.0 / 7}, 1e-12)
+	// The same boxes in center encoding.
+	xc := eager.Array([]float64{0.75, 0.75, 0.5, 0.5, 0.25, 0.25, 0.5, 0.5}, 2, 4)
+	yc := eager.Array([]float64{0.5, 0.5, 0.5, 0.5}, 1, 4)
+	checkArray(t, "box_iou center", F.BoxIoU(xc, yc, ops.Attr{"format", "center"}), ops.Shape{2, 1}, []float64{1.0 / 7, 1.0 / 7}, 1e-12)
+
+	boxes := eager.Array([]float64{0, 0.5, 0.1, 0.1, 0.2, 0.2, 1, 0.4, 0.1, 0.1, 0.2, 0.2,
+		0, 0.3, 0.1, 0.1, 0.14, 0.14, 2, 0.6, 0.5, 0.5, 0.7, 0.8}, 4, 6)
+	attrs := []ops.Attr{{"overlap_thresh", 0.1}, {"coord_start", 2}, {"score_index", 1}, {"id_index", 0}, {"force_suppress", true}}
+	boxes.AttachGrad()
+	var out *eager.NDArray
+	eager.Record(func() { out = nd(F.Call("_contrib_box_non_maximum_suppression", []ops.Tensor{boxes}, attrs...)[0]) })
+	checkArray(t, "box_nms", out, ops.Shape{4, 6}, []float64{2, 0.6, 0.5, 0.5, 0.7, 0.8, 0, 0.5, 0.1, 0.1, 0.2, 0.2,
+		-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}, 1e-7)
+	og := make([]float64, 24)
+	for i := range og {
+		og[i] = 0.1 * float64(i/6+1)
+	}
+	grads, err := eager.Grad([]*eager.NDArray{out}, []*eager.NDArray{boxes}, []*eager.NDArray{eager.Array(og, 4, 6)}, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkArray(t, "box_nms gradient", grads[0], ops.Shape{4, 6}, []float64{0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0, 0, 0, 0, 0, 0,
+		0, 0, 0, 0, 0, 0, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1}, 1e-12)
+	// Without force_suppress, boxes of other classes survive.
+	kept := F.BoxNMS(boxes, attrs[:4]...).Float64s()
+	if kept[6*2] != 1 || kept[6*3] != -1 {
+		t.Errorf("box_nms by class: %v", kept)
+	}
+	// corner to center on output.
+	conv := F.BoxNMS(boxes, append(attrs, ops.Attr{"out_format", "center"})...).Float64s()
+	checkArray(t, "box_nms out_format", eager.Array(conv[:6], 6), ops.Shape{6}, []float64{2, 0.6, 0.6, 0.65, 0.2, 0.3}, 1e-12)
+}

@@ -38,6 +38,8 @@ func init() {
 		"BilinearResize2D":         reflect.ValueOf(nd.BilinearResize2D),
 		"BlockGrad":                reflect.ValueOf(nd.BlockGrad),
 		"BooleanMask":              reflect.ValueOf(nd.BooleanMask),
+		"BoxIoU":                   reflect.ValueOf(nd.BoxIoU),
+		"BoxNMS":                   reflect.ValueOf(nd.BoxNMS),
 		"BroadcastAdd":             reflect.ValueOf(nd.BroadcastAdd),
 		"BroadcastAxis":            reflect.ValueOf(nd.BroadcastAxis),
 		"BroadcastDiv":             reflect.ValueOf(nd.BroadcastDiv),

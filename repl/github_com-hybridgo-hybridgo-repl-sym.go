@@ -37,6 +37,8 @@ func init() {
 		"BilinearResize2D":         reflect.ValueOf(sym.BilinearResize2D),
 		"BlockGrad":                reflect.ValueOf(sym.BlockGrad),
 		"BooleanMask":              reflect.ValueOf(sym.BooleanMask),
+		"BoxIoU":                   reflect.ValueOf(sym.BoxIoU),
+		"BoxNMS":                   reflect.ValueOf(sym.BoxNMS),
 		"BroadcastAdd":             reflect.ValueOf(sym.BroadcastAdd),
 		"BroadcastAxis":            reflect.ValueOf(sym.BroadcastAxis),
 		"BroadcastDiv":             reflect.ValueOf(sym.BroadcastDiv),

@@ -83,6 +83,8 @@ func init() {
 		"BatchNormAttrs":          reflect.ValueOf((*ops.BatchNormAttrs)(nil)),
 		"BilinearResize2DAttrs":   reflect.ValueOf((*ops.BilinearResize2DAttrs)(nil)),
 		"BlockSizeAttrs":          reflect.ValueOf((*ops.BlockSizeAttrs)(nil)),
+		"BoxIoUAttrs":             reflect.ValueOf((*ops.BoxIoUAttrs)(nil)),
+		"BoxNMSAttrs":             reflect.ValueOf((*ops.BoxNMSAttrs)(nil)),
 		"BroadcastAxisAttrs":      reflect.ValueOf((*ops.BroadcastAxisAttrs)(nil)),
 		"BroadcastToAttrs":        reflect.ValueOf((*ops.BroadcastToAttrs)(nil)),
 		"CastAttrs":               reflect.ValueOf((*ops.CastAttrs)(nil)),

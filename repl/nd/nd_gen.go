@@ -156,6 +156,19 @@ func BooleanMask(data ops.Tensor, index ops.Tensor, axis int) *eager.NDArray {
 	return nd(eager.F.BooleanMask(data, index, axis))
 }
 
+// BoxIoU returns the intersection over union of each box of lhs with
+// each box of rhs (attribute format: "corner" or "center").
+func BoxIoU(lhs ops.Tensor, rhs ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.BoxIoU(lhs, rhs, attrs...))
+}
+
+// BoxNMS applies non-maximum suppression to the boxes of data (attributes
+// overlap_thresh, valid_thresh, topk, coord_start, score_index, id_index,
+// background_id, force_suppress, in_format, out_format).
+func BoxNMS(data ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.BoxNMS(data, attrs...))
+}
+
 // BroadcastAdd is Add under its MXNet name.
 func BroadcastAdd(a ops.Tensor, b ops.Tensor) *eager.NDArray {
 	return nd(eager.F.BroadcastAdd(a, b))

@@ -161,6 +161,19 @@ func BooleanMask(data ops.Tensor, index ops.Tensor, axis int) *graph.Symbol {
 	return sym(graph.F.BooleanMask(data, index, axis))
 }
 
+// BoxIoU returns the intersection over union of each box of lhs with
+// each box of rhs (attribute format: "corner" or "center").
+func BoxIoU(lhs ops.Tensor, rhs ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.BoxIoU(lhs, rhs, attrs...))
+}
+
+// BoxNMS applies non-maximum suppression to the boxes of data (attributes
+// overlap_thresh, valid_thresh, topk, coord_start, score_index, id_index,
+// background_id, force_suppress, in_format, out_format).
+func BoxNMS(data ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.BoxNMS(data, attrs...))
+}
+
 // BroadcastAdd is Add under its MXNet name.
 func BroadcastAdd(a ops.Tensor, b ops.Tensor) *graph.Symbol {
 	return sym(graph.F.BroadcastAdd(a, b))
