@@ -145,3 +145,26 @@ func TestBoxOps(t *testing.T) {
 	conv := F.BoxNMS(boxes, append(attrs, ops.Attr{"out_format", "center"})...).Float64s()
 	checkArray(t, "box_nms out_format", eager.Array(conv[:6], 6), ops.Shape{6}, []float64{2, 0.6, 0.6, 0.65, 0.2, 0.3}, 1e-12)
 }
+
+// TestUpSamplingBilinear checks MXNet's documented example: ones upsampled
+// by ones.
+func TestUpSamplingBilinear(t *testing.T) {
+	x := eager.Array([]float64{1, 1, 1, 1, 1, 1, 1, 1, 1}, 1, 1, 3, 3)
+	w := make([]float64, 16)
+	for i := range w {
+		w[i] = 1
+	}
+	out := eager.F.Call("UpSampling", []ops.Tensor{x, eager.Array(w, 1, 1, 4, 4)},
+		ops.Attr{"scale", 2}, ops.Attr{"sample_type", "bilinear"}, ops.Attr{"num_filter", 1}, ops.Attr{"num_args", 2})[0]
+	row := func(a, b float64) []float64 { return []float64{a, b, b, b, b, a} }
+	var want []float64
+	for _, r := range [][]float64{row(1, 2), row(2, 4), row(2, 4), row(2, 4), row(2, 4), row(1, 2)} {
+		want = append(want, r...)
+	}
+	checkArray(t, "UpSampling bilinear", nd(out), ops.Shape{1, 1, 6, 6}, want, 0)
+	up := ops.MustLookup("UpSampling")
+	names := up.InputNames(parse(t, up, map[string]string{"scale": "2", "sample_type": "bilinear", "num_filter": "1", "num_args": "2"}))
+	if len(names) != 2 || names[0] != "data" || names[1] != "weight" {
+		t.Errorf("bilinear UpSampling's inputs: %v", names)
+	}
+}

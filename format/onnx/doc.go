@@ -105,7 +105,8 @@
 //	L2Normalization ReduceSumSquare, Add (eps), Sqrt, Div
 //	SequenceReverse ReverseSequence with the lengths (cast to int64);
 //	                Slice with step -1 without them
-//	UpSampling      Resize (nearest, asymmetric, floor) by the scale
+//	UpSampling      Resize (nearest, asymmetric, floor) by the scale;
+//	                ConvTranspose by the weight (bilinear)
 //	_contrib_BilinearResize2D
 //	                Resize (linear; align_corners, else
 //	                pytorch_half_pixel) to the batch and channels read
