@@ -912,14 +912,91 @@ func Radians(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Radians(x))
 }
 
+// RandomExponential samples an array of the given shape from the
+// exponential distribution of rate lam.
+func RandomExponential(lam float64, shape ...int) *graph.Symbol {
+	return sym(graph.F.RandomExponential(lam, shape...))
+}
+
+// RandomExponentialLike samples an array shaped like x from the
+// exponential distribution of rate lam.
+func RandomExponentialLike(x ops.Tensor, lam float64) *graph.Symbol {
+	return sym(graph.F.RandomExponentialLike(x, lam))
+}
+
+// RandomGamma samples an array of the given shape from the gamma
+// distribution of shape alpha and scale beta.
+func RandomGamma(alpha float64, beta float64, shape ...int) *graph.Symbol {
+	return sym(graph.F.RandomGamma(alpha, beta, shape...))
+}
+
+// RandomGammaLike samples an array shaped like x from the gamma distribution.
+func RandomGammaLike(x ops.Tensor, alpha float64, beta float64) *graph.Symbol {
+	return sym(graph.F.RandomGammaLike(x, alpha, beta))
+}
+
+// RandomGeneralizedNegativeBinomial samples an array of the given shape
+// with mean mu and dispersion alpha.
+func RandomGeneralizedNegativeBinomial(mu float64, alpha float64, shape ...int) *graph.Symbol {
+	return sym(graph.F.RandomGeneralizedNegativeBinomial(mu, alpha, shape...))
+}
+
+// RandomGeneralizedNegativeBinomialLike samples an array shaped like x
+// from the generalized negative binomial distribution.
+func RandomGeneralizedNegativeBinomialLike(x ops.Tensor, mu float64, alpha float64) *graph.Symbol {
+	return sym(graph.F.RandomGeneralizedNegativeBinomialLike(x, mu, alpha))
+}
+
+// RandomNegativeBinomial samples an array of the given shape: the failures
+// before the k-th success of trials succeeding with probability p.
+func RandomNegativeBinomial(k int, p float64, shape ...int) *graph.Symbol {
+	return sym(graph.F.RandomNegativeBinomial(k, p, shape...))
+}
+
+// RandomNegativeBinomialLike samples an array shaped like x from the
+// negative binomial distribution.
+func RandomNegativeBinomialLike(x ops.Tensor, k int, p float64) *graph.Symbol {
+	return sym(graph.F.RandomNegativeBinomialLike(x, k, p))
+}
+
 // RandomNormal samples from the normal distribution N(loc, scale²).
 func RandomNormal(loc float64, scale float64, shape ops.Shape, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.RandomNormal(loc, scale, shape, attrs...))
 }
 
+// RandomNormalLike samples an array shaped like x from the normal
+// distribution of mean loc and standard deviation scale.
+func RandomNormalLike(x ops.Tensor, loc float64, scale float64) *graph.Symbol {
+	return sym(graph.F.RandomNormalLike(x, loc, scale))
+}
+
+// RandomPoisson samples an array of the given shape from the Poisson
+// distribution of mean lam.
+func RandomPoisson(lam float64, shape ...int) *graph.Symbol {
+	return sym(graph.F.RandomPoisson(lam, shape...))
+}
+
+// RandomPoissonLike samples an array shaped like x from the Poisson
+// distribution of mean lam.
+func RandomPoissonLike(x ops.Tensor, lam float64) *graph.Symbol {
+	return sym(graph.F.RandomPoissonLike(x, lam))
+}
+
+// RandomRandInt samples int32 integers from [low, high) (attribute dtype:
+// int64).
+func RandomRandInt(low int, high int, shape []int, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.RandomRandInt(low, high, shape, attrs...))
+}
+
 // RandomUniform samples from the uniform distribution on [low, high).
 func RandomUniform(low float64, high float64, shape ops.Shape, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.RandomUniform(low, high, shape, attrs...))
+}
+
+// RandomUniformLike samples an array shaped like x from the uniform
+// distribution on [low, high).
+func RandomUniformLike(x ops.Tensor, low float64, high float64) *graph.Symbol {
+	return sym(graph.F.RandomUniformLike(x, low, high))
 }
 
 // RavelMultiIndex turns the multi-indices in the columns of x (len(shape),
@@ -998,6 +1075,46 @@ func RpowerScalar(x ops.Tensor, s float64) *graph.Symbol {
 // Rsqrt returns 1 / sqrt(x).
 func Rsqrt(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Rsqrt(x))
+}
+
+// SampleExponential draws from the exponential distributions of rates lam.
+func SampleExponential(lam ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.SampleExponential(lam, attrs...))
+}
+
+// SampleGamma draws from the gamma distributions of shapes alpha and
+// scales beta, element by element.
+func SampleGamma(alpha ops.Tensor, beta ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.SampleGamma(alpha, beta, attrs...))
+}
+
+// SampleGeneralizedNegativeBinomial draws from the generalized negative
+// binomial distributions of means mu and dispersions alpha.
+func SampleGeneralizedNegativeBinomial(mu ops.Tensor, alpha ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.SampleGeneralizedNegativeBinomial(mu, alpha, attrs...))
+}
+
+// SampleNegativeBinomial draws from the negative binomial distributions
+// of parameters k and p, element by element.
+func SampleNegativeBinomial(k ops.Tensor, p ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.SampleNegativeBinomial(k, p, attrs...))
+}
+
+// SampleNormal draws from the normal distributions of means mu and
+// standard deviations sigma, element by element.
+func SampleNormal(mu ops.Tensor, sigma ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.SampleNormal(mu, sigma, attrs...))
+}
+
+// SamplePoisson draws from the Poisson distributions of means lam.
+func SamplePoisson(lam ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.SamplePoisson(lam, attrs...))
+}
+
+// SampleUniform draws prod(shape) samples (attribute shape) from the
+// uniform distribution on [low[i], high[i]) for each element i.
+func SampleUniform(low ops.Tensor, high ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.SampleUniform(low, high, attrs...))
 }
 
 // ScatterND scatters data into zeros of shape at the coordinates in
