@@ -3,6 +3,7 @@ package ops
 import (
 	"math"
 	"math/rand/v2"
+	"sort"
 )
 
 // MXNet's samplers beyond _random_uniform and _random_normal (create.go):
@@ -12,6 +13,8 @@ import (
 // uniform, normal, gamma, exponential, poisson, negative_binomial and
 // generalized_negative_binomial, as MXNet parameterizes them; and
 // _random_randint draws integers. No gradient flows into any of them.
+// _sample_multinomial draws categories (its log probabilities have a
+// gradient) and _shuffle permutes an array's first axis.
 
 // distribution is a family of random draws with named parameters.
 type distribution struct {
@@ -250,6 +253,13 @@ type GenNegBinomialLikeAttrs struct {
 	Alpha float64 `attr:"alpha" default:"1.0" doc:"the dispersion"`
 }
 
+// SampleMultinomialAttrs are the attributes of _sample_multinomial.
+type SampleMultinomialAttrs struct {
+	Shape   Tuple `attr:"shape" default:"()" doc:"the draws per distribution: the result's shape is data's without its last axis, followed by this"`
+	GetProb bool  `attr:"get_prob" default:"False" doc:"also return the log probability of each draw, through which the gradient flows"`
+	DType   DType `attr:"dtype" default:"int32" doc:"the dtype of the drawn indices"`
+}
+
 // MultiSampleAttrs are the attributes of the _sample_ ops.
 type MultiSampleAttrs struct {
 	Shape Tuple `attr:"shape" default:"()" doc:"the draws per element of the parameters: the result's shape is theirs followed by this"`
@@ -290,7 +300,7 @@ var opRandomUniformLike, opRandomNormalLike, opRandomGammaLike, opRandomExponent
 	opRandomNegBinomialLike, opRandomGenNegBinomialLike *Op
 
 var opSampleUniform, opSampleNormal, opSampleGamma, opSampleExponential, opSamplePoisson, opSampleNegBinomial,
-	opSampleGenNegBinomial *Op
+	opSampleGenNegBinomial, opSampleMultinomial, opShuffle *Op
 
 func init() {
 	opRandomGamma = Register(randomDef[RandomGammaAttrs]("gamma"))
@@ -346,6 +356,124 @@ func init() {
 	opSamplePoisson = Register(sampleDef("poisson"))
 	opSampleNegBinomial = Register(sampleDef("negative_binomial"))
 	opSampleGenNegBinomial = Register(sampleDef("generalized_negative_binomial"))
+
+	opSampleMultinomial = Register(Def[SampleMultinomialAttrs]{
+		Name: "_sample_multinomial", Aliases: []string{"sample_multinomial"}, Kind: "other",
+		Doc: "Draws category indices from the discrete distributions along data's last axis (probabilities that " +
+			"sum to 1): prod(shape) draws per distribution. With get_prob, a second output holds the log " +
+			"probability of each draw, and the gradient of data is the gradient of those log probabilities.",
+		Inputs:     []string{"data"},
+		NumOutputs: func(a *SampleMultinomialAttrs) int { return 1 + boolInt(a.GetProb) },
+		Check:      func(a *SampleMultinomialAttrs) error { return checkShapeAttr(a.Shape) },
+		Shape: func(a *SampleMultinomialAttrs, in []Shape) ([]Shape, error) {
+			d := in[0]
+			if len(d) < 1 {
+				return nil, Errorf("data must have at least 1 dim")
+			}
+			out := append(d[:len(d)-1].Clone(), a.Shape...)
+			if len(out) == 0 {
+				out = Shape{1}
+			}
+			if a.GetProb {
+				return []Shape{out, out.Clone()}, nil
+			}
+			return []Shape{out}, nil
+		},
+		DType: func(a *SampleMultinomialAttrs, in []DType) ([]DType, error) {
+			if _, err := floatData(in[0]); err != nil {
+				return nil, err
+			}
+			switch a.DType {
+			case Uint8, Int32, Float32, Float64:
+			default:
+				return nil, Errorf("dtype %v: the indices are uint8, int32, float32 or float64", a.DType)
+			}
+			if a.GetProb {
+				return []DType{a.DType, in[0]}, nil
+			}
+			return []DType{a.DType}, nil
+		},
+		Kernel: func(env *Env, a *SampleMultinomialAttrs, in, out []Value) error {
+			k := in[0].Shape[len(in[0].Shape)-1]
+			p := in[0].Float64s()
+			n := len(p) / max(k, 1)
+			m := out[0].Shape.Size() / max(n, 1)
+			idx, logp := make([]float64, n*m), make([]float64, n*m)
+			cum := make([]float64, k)
+			for i := range n {
+				acc := 0.0
+				for c := range k {
+					acc += p[i*k+c]
+					cum[c] = acc
+				}
+				for j := range m {
+					u := env.Rand.Float64()
+					c := min(sort.SearchFloat64s(cum, u), k-1) // the first c with cum[c] >= u
+					idx[i*m+j], logp[i*m+j] = float64(c), math.Log(p[i*k+c])
+				}
+			}
+			CopyData(out[0].Data, FromFloat64s(out[0].DType, idx))
+			if a.GetProb {
+				CopyData(out[1].Data, FromFloat64s(out[1].DType, logp))
+			}
+			return nil
+		},
+		Grad: func(f F, a *SampleMultinomialAttrs, in, out, g []Tensor) []Tensor {
+			if !a.GetProb {
+				return []Tensor{nil}
+			}
+			// d log p[s] / dp = 1/p[s] at the drawn index s.
+			data := in[0]
+			ds := data.Shape()
+			k := ds[len(ds)-1]
+			n := ds.Size() / max(k, 1)
+			m := out[0].Shape().Size() / max(n, 1)
+			s := f.Reshape(out[0], n, m)
+			ps := f.Pick(f.BroadcastTo(f.Reshape(data, n, 1, k), n, m, k), s, Axis(-1))
+			w := f.Reshape(f.Div(f.Reshape(g[1], n, m), ps), n, m, 1)
+			oh := f.OneHot(s, k, Attr{"dtype", data.DType()})
+			return []Tensor{f.Reshape(f.Sum(f.Mul(oh, w), Axis(1)), ds...)}
+		},
+		Random: true,
+		Samples: []Sample{
+			{Inputs: []Shape{{2, 3}}, Low: 0.1, High: 1},
+			{Attrs: map[string]string{"shape": "(4,)", "get_prob": "True"}, Inputs: []Shape{{3}}, Low: 0.1, High: 1},
+			{Attrs: map[string]string{"shape": "(2, 2)", "get_prob": "True", "dtype": "float32"}, Inputs: []Shape{{2, 1, 4}}, Low: 0.1, High: 1},
+		},
+	})
+
+	opShuffle = Register(Def[NoAttrs]{
+		Name: "_shuffle", Aliases: []string{"shuffle"}, Kind: "other",
+		Doc: "data with its first axis randomly permuted (the elements of 1-D data, the rows of a matrix, …). " +
+			"MXNet defines no gradient; it is taken as zero.",
+		Inputs: []string{"data"},
+		Shape: func(_ *NoAttrs, in []Shape) ([]Shape, error) {
+			if len(in[0]) < 1 {
+				return nil, Errorf("data must have at least 1 dim")
+			}
+			return []Shape{in[0].Clone()}, nil
+		},
+		Kernel: func(env *Env, _ *NoAttrs, in, out []Value) error {
+			s := in[0].Shape
+			rows, row := s[0], s[1:].Size()
+			idx := make([]int, 0, s.Size())
+			for _, r := range env.Rand.Perm(rows) {
+				for j := range row {
+					idx = append(idx, r*row+j)
+				}
+			}
+			return moveElems(out[0].Data, in[0].Data, idx, false)
+		},
+		NoGrad: true, Random: true,
+		Samples: []Sample{{Inputs: []Shape{{5}}}, {Inputs: []Shape{{4, 2, 3}}}},
+	})
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // draws fills v with draws from d with the parameters p.
@@ -620,3 +748,13 @@ func (f F) SampleNegativeBinomial(k, p Tensor, attrs ...Attr) Tensor {
 func (f F) SampleGeneralizedNegativeBinomial(mu, alpha Tensor, attrs ...Attr) Tensor {
 	return f.call1(opSampleGenNegBinomial, attrs, mu, alpha)
 }
+
+// SampleMultinomial draws category indices from the distributions along
+// the last axis of probs (attributes shape, get_prob, dtype); with
+// get_prob, the log probabilities of the draws come second.
+func (f F) SampleMultinomial(probs Tensor, attrs ...Attr) []Tensor {
+	return f.Invoke(opSampleMultinomial, mustAttrs(opSampleMultinomial, attrs), probs)
+}
+
+// Shuffle returns x with its first axis randomly permuted.
+func (f F) Shuffle(x Tensor) Tensor { return f.callA(opShuffle, &NoAttrs{}, x) }

@@ -84,3 +84,55 @@ func TestRandomDistributions(t *testing.T) {
 		F.SampleGamma(eager.Array([]float64{-1}, 1), eager.Array([]float64{1}, 1))
 	}), "alpha", "positive")
 }
+
+// TestSampleMultinomialAndShuffle checks the draws' frequencies, the log
+// probabilities' gradient, and that shuffle permutes rows.
+func TestSampleMultinomialAndShuffle(t *testing.T) {
+	F := eager.F
+	eager.Seed(5)
+	probs := eager.Array([]float64{0.2, 0.5, 0.3, 0.7, 0.1, 0.2}, 2, 3)
+	const m = 20000
+	out := F.SampleMultinomial(probs, ops.Attr{"shape", ops.Tuple{m}})
+	if len(out) != 1 || !out[0].Shape().Equal(ops.Shape{2, m}) || out[0].DType() != ops.Int32 {
+		t.Fatalf("sample_multinomial: %d outputs, %v %v", len(out), out[0].Shape(), out[0].DType())
+	}
+	p := probs.Float64s()
+	counts := make([]float64, 6)
+	for i, c := range out[0].Float64s() {
+		counts[(i/m)*3+int(c)]++
+	}
+	for i, c := range counts {
+		if f := c / m; math.Abs(f-p[i]) > 0.02 {
+			t.Errorf("category %d of distribution %d: frequency %v, want %v", i%3, i/3, f, p[i])
+		}
+	}
+	// The gradient of Σ w·log p[draw] is w/p[draw] at each draw.
+	probs.AttachGrad()
+	var res []ops.Tensor
+	eager.Record(func() { res = F.SampleMultinomial(probs, ops.Attr{"shape", ops.Tuple{3}}, ops.Attr{"get_prob", true}) })
+	draws, logp := res[0].Float64s(), res[1].Float64s()
+	w := []float64{1, 2, 3, 4, 5, 6}
+	grads, err := eager.Grad([]*eager.NDArray{nd(res[1])}, []*eager.NDArray{probs}, []*eager.NDArray{eager.Array(w, 2, 3)}, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]float64, 6)
+	for i, d := range draws {
+		k := (i/3)*3 + int(d)
+		want[k] += w[i] / p[k]
+		if math.Abs(logp[i]-math.Log(p[k])) > 1e-12 {
+			t.Errorf("log probability %d: %v, want %v", i, logp[i], math.Log(p[k]))
+		}
+	}
+	checkArray(t, "sample_multinomial gradient", grads[0], ops.Shape{2, 3}, want, 1e-12)
+
+	x := eager.Array([]float64{0, 1, 10, 11, 20, 21, 30, 31}, 4, 2)
+	got := F.Shuffle(x).Float64s()
+	seen := map[float64]bool{}
+	for r := range 4 {
+		if got[2*r+1] != got[2*r]+1 || seen[got[2*r]] {
+			t.Fatalf("shuffle did not permute rows: %v", got)
+		}
+		seen[got[2*r]] = true
+	}
+}

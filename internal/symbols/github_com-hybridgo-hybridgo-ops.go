@@ -164,6 +164,7 @@ func init() {
 		"ReshapeLikeAttrs":          reflect.ValueOf((*ops.ReshapeLikeAttrs)(nil)),
 		"ReverseAttrs":              reflect.ValueOf((*ops.ReverseAttrs)(nil)),
 		"Sample":                    reflect.ValueOf((*ops.Sample)(nil)),
+		"SampleMultinomialAttrs":    reflect.ValueOf((*ops.SampleMultinomialAttrs)(nil)),
 		"ScalarAttrs":               reflect.ValueOf((*ops.ScalarAttrs)(nil)),
 		"ScatterNDAttrs":            reflect.ValueOf((*ops.ScatterNDAttrs)(nil)),
 		"SequenceAttrs":             reflect.ValueOf((*ops.SequenceAttrs)(nil)),

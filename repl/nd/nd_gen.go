@@ -1064,6 +1064,13 @@ func SampleGeneralizedNegativeBinomial(mu ops.Tensor, alpha ops.Tensor, attrs ..
 	return nd(eager.F.SampleGeneralizedNegativeBinomial(mu, alpha, attrs...))
 }
 
+// SampleMultinomial draws category indices from the distributions along
+// the last axis of probs (attributes shape, get_prob, dtype); with
+// get_prob, the log probabilities of the draws come second.
+func SampleMultinomial(probs ops.Tensor, attrs ...ops.Attr) []*eager.NDArray {
+	return nds(eager.F.SampleMultinomial(probs, attrs...))
+}
+
 // SampleNegativeBinomial draws from the negative binomial distributions
 // of parameters k and p, element by element.
 func SampleNegativeBinomial(k ops.Tensor, p ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
@@ -1115,6 +1122,11 @@ func SequenceReverse(x ops.Tensor, lengths ops.Tensor) *eager.NDArray {
 // ShapeArray returns the shape of x as a 1-D int64 array.
 func ShapeArray(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.ShapeArray(x))
+}
+
+// Shuffle returns x with its first axis randomly permuted.
+func Shuffle(x ops.Tensor) *eager.NDArray {
+	return nd(eager.F.Shuffle(x))
 }
 
 // Sigmoid returns 1 / (1 + e**-x).

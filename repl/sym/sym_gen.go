@@ -1094,6 +1094,13 @@ func SampleGeneralizedNegativeBinomial(mu ops.Tensor, alpha ops.Tensor, attrs ..
 	return sym(graph.F.SampleGeneralizedNegativeBinomial(mu, alpha, attrs...))
 }
 
+// SampleMultinomial draws category indices from the distributions along
+// the last axis of probs (attributes shape, get_prob, dtype); with
+// get_prob, the log probabilities of the draws come second.
+func SampleMultinomial(probs ops.Tensor, attrs ...ops.Attr) []*graph.Symbol {
+	return syms(graph.F.SampleMultinomial(probs, attrs...))
+}
+
 // SampleNegativeBinomial draws from the negative binomial distributions
 // of parameters k and p, element by element.
 func SampleNegativeBinomial(k ops.Tensor, p ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
@@ -1145,6 +1152,11 @@ func SequenceReverse(x ops.Tensor, lengths ops.Tensor) *graph.Symbol {
 // ShapeArray returns the shape of x as a 1-D int64 array.
 func ShapeArray(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.ShapeArray(x))
+}
+
+// Shuffle returns x with its first axis randomly permuted.
+func Shuffle(x ops.Tensor) *graph.Symbol {
+	return sym(graph.F.Shuffle(x))
 }
 
 // Sigmoid returns 1 / (1 + e**-x).
