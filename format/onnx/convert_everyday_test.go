@@ -158,3 +158,18 @@ func upBilinear(x ops.Tensor, channels, scale int) ops.Tensor {
 	return F.Call("UpSampling", []ops.Tensor{x, w}, attr("scale", scale), attr("sample_type", "bilinear"),
 		attr("num_filter", channels), attr("num_args", 2))[0]
 }
+
+func init() {
+	moreOpModels = append(moreOpModels, model{"misc_ops", func() *graph.Symbol {
+		x := data(0, 3, 4, 5)
+		return group(
+			F.AMPCast(x, ops.Float64), F.ArgmaxChannel(F.Negative(x)),
+			F.ArgmaxChannel(x),
+			F.SoftmaxActivation(x),
+			F.SoftmaxActivation(x, attr("mode", "channel")),
+			F.SquareSum(x, attr("axis", ops.Tuple{1, 3})),
+			F.SquareSum(x, attr("axis", 2), attr("keepdims", true)),
+			F.DivSqrtDim(x),
+			F.Add(F.SliceAxis(x, 3, 0, 4), F.Linspace(-1, 2, 4)))
+	}, ops.Shape{2, 3, 4, 5}, []int{2, 3}})
+}
