@@ -260,6 +260,12 @@ type SampleMultinomialAttrs struct {
 	DType   DType `attr:"dtype" default:"int32" doc:"the dtype of the drawn indices"`
 }
 
+// UniqueZipfianAttrs are the attributes of _sample_unique_zipfian.
+type UniqueZipfianAttrs struct {
+	RangeMax int   `attr:"range_max" doc:"the number of classes"`
+	Shape    Tuple `attr:"shape" default:"()" doc:"(batch size, distinct classes to draw for each)"`
+}
+
 // MultiSampleAttrs are the attributes of the _sample_ ops.
 type MultiSampleAttrs struct {
 	Shape Tuple `attr:"shape" default:"()" doc:"the draws per element of the parameters: the result's shape is theirs followed by this"`
@@ -300,7 +306,7 @@ var opRandomUniformLike, opRandomNormalLike, opRandomGammaLike, opRandomExponent
 	opRandomNegBinomialLike, opRandomGenNegBinomialLike *Op
 
 var opSampleUniform, opSampleNormal, opSampleGamma, opSampleExponential, opSamplePoisson, opSampleNegBinomial,
-	opSampleGenNegBinomial, opSampleMultinomial, opShuffle *Op
+	opSampleGenNegBinomial, opSampleMultinomial, opShuffle, opSampleUniqueZipfian *Op
 
 func init() {
 	opRandomGamma = Register(randomDef[RandomGammaAttrs]("gamma"))
@@ -440,6 +446,49 @@ func init() {
 			{Attrs: map[string]string{"shape": "(4,)", "get_prob": "True"}, Inputs: []Shape{{3}}, Low: 0.1, High: 1},
 			{Attrs: map[string]string{"shape": "(2, 2)", "get_prob": "True", "dtype": "float32"}, Inputs: []Shape{{2, 1, 4}}, Low: 0.1, High: 1},
 		},
+	})
+
+	opSampleUniqueZipfian = Register(Def[UniqueZipfianAttrs]{
+		Name: "_sample_unique_zipfian", Kind: "other",
+		Doc: "For each of shape[0] rows, shape[1] distinct classes in [0, range_max) drawn from an approximately " +
+			"Zipfian (log-uniform) distribution, c = round(range_max^u) - 1 for u uniform in [0, 1), as candidate " +
+			"samplers for sampled softmax use: the first output holds the classes, the second, of shape " +
+			"(shape[0],), the number of draws each row took. Both are int64.",
+		Outputs: 2,
+		Check: func(a *UniqueZipfianAttrs) error {
+			if len(a.Shape) != 2 || a.Shape[0] < 0 || a.Shape[1] < 0 {
+				return Errorf("shape %v must be (batch size, samples per row)", a.Shape)
+			}
+			if a.Shape[1] > a.RangeMax {
+				return Errorf("shape[1]=%d distinct samples cannot come from range_max=%d classes", a.Shape[1], a.RangeMax)
+			}
+			return nil
+		},
+		Shape: func(a *UniqueZipfianAttrs, _ []Shape) ([]Shape, error) {
+			return []Shape{Shape(a.Shape).Clone(), {a.Shape[0]}}, nil
+		},
+		DType: func(*UniqueZipfianAttrs, []DType) ([]DType, error) { return []DType{Int64, Int64}, nil },
+		Kernel: func(env *Env, a *UniqueZipfianAttrs, _, out []Value) error {
+			rows, m := a.Shape[0], a.Shape[1]
+			logRange := math.Log(float64(a.RangeMax))
+			samples, tries := make([]float64, rows*m), make([]float64, rows)
+			for i := range rows {
+				seen := make(map[int]bool, m)
+				for len(seen) < m {
+					c := int(math.Round(math.Exp(env.Rand.Float64()*logRange))) - 1
+					if !seen[c] {
+						samples[i*m+len(seen)] = float64(c)
+						seen[c] = true
+					}
+					tries[i]++
+				}
+			}
+			CopyData(out[0].Data, FromFloat64s(Int64, samples))
+			CopyData(out[1].Data, FromFloat64s(Int64, tries))
+			return nil
+		},
+		NoGrad: true, Random: true,
+		Samples: []Sample{{Attrs: map[string]string{"range_max": "20", "shape": "(3, 5)"}}},
 	})
 
 	opShuffle = Register(Def[NoAttrs]{
@@ -758,3 +807,11 @@ func (f F) SampleMultinomial(probs Tensor, attrs ...Attr) []Tensor {
 
 // Shuffle returns x with its first axis randomly permuted.
 func (f F) Shuffle(x Tensor) Tensor { return f.callA(opShuffle, &NoAttrs{}, x) }
+
+// SampleUniqueZipfian draws, for each of rows rows, n distinct classes in
+// [0, rangeMax) from the log-uniform distribution; it returns them and the
+// draws each row took.
+func (f F) SampleUniqueZipfian(rangeMax, rows, n int) (samples, tries Tensor) {
+	out := f.Invoke(opSampleUniqueZipfian, &UniqueZipfianAttrs{RangeMax: rangeMax, Shape: Tuple{rows, n}})
+	return out[0], out[1]
+}

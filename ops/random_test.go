@@ -136,3 +136,34 @@ func TestSampleMultinomialAndShuffle(t *testing.T) {
 		seen[got[2*r]] = true
 	}
 }
+
+// TestSampleUniqueZipfian checks that each row's classes are distinct, in
+// range, and that small classes come more often.
+func TestSampleUniqueZipfian(t *testing.T) {
+	eager.Seed(9)
+	samples, tries := eager.F.SampleUniqueZipfian(1000, 200, 10)
+	if !samples.Shape().Equal(ops.Shape{200, 10}) || !tries.Shape().Equal(ops.Shape{200}) || samples.DType() != ops.Int64 {
+		t.Fatalf("shapes %v, %v, dtype %v", samples.Shape(), tries.Shape(), samples.DType())
+	}
+	s, n := samples.Float64s(), tries.Float64s()
+	small := 0
+	for r := range 200 {
+		seen := map[float64]bool{}
+		for _, c := range s[r*10 : r*10+10] {
+			if c < 0 || c >= 1000 || seen[c] {
+				t.Fatalf("row %d: %v", r, s[r*10:r*10+10])
+			}
+			seen[c] = true
+			if c < 10 {
+				small++
+			}
+		}
+		if n[r] < 10 {
+			t.Errorf("row %d took %v draws for 10 classes", r, n[r])
+		}
+	}
+	// P(c < 10) = log(11)/log(1001) ≈ 0.35 per draw; uniform draws would give 0.01.
+	if f := float64(small) / 2000; f < 0.2 {
+		t.Errorf("classes below 10 make %v of the samples", f)
+	}
+}

@@ -190,6 +190,7 @@ func init() {
 		"Tuple":                     reflect.ValueOf((*ops.Tuple)(nil)),
 		"UniformAttrs":              reflect.ValueOf((*ops.UniformAttrs)(nil)),
 		"UniformLikeAttrs":          reflect.ValueOf((*ops.UniformLikeAttrs)(nil)),
+		"UniqueZipfianAttrs":        reflect.ValueOf((*ops.UniqueZipfianAttrs)(nil)),
 		"UpSamplingAttrs":           reflect.ValueOf((*ops.UpSamplingAttrs)(nil)),
 		"Value":                     reflect.ValueOf((*ops.Value)(nil)),
 
