@@ -34,6 +34,25 @@ type ArangeAttrs struct {
 	Ctx        string   `attr:"ctx" default:""`
 }
 
+// LinspaceAttrs are the attributes of _linspace.
+type LinspaceAttrs struct {
+	Start    float64 `attr:"start" doc:"the first value"`
+	Stop     float64 `attr:"stop" doc:"the last value (with endpoint), or the end of the interval"`
+	Num      int     `attr:"num" doc:"how many values"`
+	Endpoint bool    `attr:"endpoint" default:"True" doc:"whether stop is the last value"`
+	Ctx      string  `attr:"ctx" default:""`
+	DType    DType   `attr:"dtype" default:"float32"`
+}
+
+// ArangeLikeAttrs are the attributes of _contrib_arange_like.
+type ArangeLikeAttrs struct {
+	Start  float64 `attr:"start" default:"0.0" doc:"the first value"`
+	Step   float64 `attr:"step" default:"1.0" doc:"the spacing of the values"`
+	Repeat int     `attr:"repeat" default:"1" doc:"how many times each value repeats"`
+	Ctx    string  `attr:"ctx" default:""`
+	Axis   OptInt  `attr:"axis" default:"None" doc:"give the values along this axis of data only (a 1-D result); None: the shape of data"`
+}
+
 // EyeAttrs are the attributes of _eye.
 type EyeAttrs struct {
 	N     int    `attr:"N" doc:"rows"`
@@ -112,6 +131,8 @@ func likeDef(name, doc string, value float64) Def[NoAttrs] {
 
 var opZeros, opOnes, opZerosLike, opOnesLike, opFull, opArange, opEye, opRandomUniform, opRandomNormal, opCast, opIdentity, opBlockGrad *Op
 
+var opLinspace, opArangeLike *Op
+
 func init() {
 	opZeros = Register(fillDef("_zeros", "An array of zeros.", 0))
 	opOnes = Register(fillDef("_ones", "An array of ones.", 1))
@@ -165,6 +186,73 @@ func init() {
 		NoGrad: true,
 		Samples: []Sample{{Attrs: map[string]string{"start": "0", "stop": "5"}},
 			{Attrs: map[string]string{"start": "1", "stop": "2", "step": "0.25", "repeat": "2"}}},
+	})
+
+	opLinspace = Register(Def[LinspaceAttrs]{
+		Name: "_linspace", Kind: "other",
+		Doc: "num evenly spaced values from start to stop (stop included when endpoint): start + i·step, " +
+			"step = (stop - start) / (num - 1), or / num without endpoint.",
+		Check: func(a *LinspaceAttrs) error {
+			if a.Num < 0 {
+				return Errorf("num=%d must not be negative", a.Num)
+			}
+			return nil
+		},
+		Shape: func(a *LinspaceAttrs, _ []Shape) ([]Shape, error) { return []Shape{{a.Num}}, nil },
+		DType: func(a *LinspaceAttrs, _ []DType) ([]DType, error) { return knownDType(a.DType) },
+		Kernel: func(_ *Env, a *LinspaceAttrs, _, out []Value) error {
+			steps := a.Num
+			if a.Endpoint {
+				steps--
+			}
+			step := 0.0
+			if steps > 0 {
+				step = (a.Stop - a.Start) / float64(steps)
+			}
+			xs := make([]float64, out[0].Shape.Size())
+			for i := range xs {
+				xs[i] = a.Start + step*float64(i)
+			}
+			CopyData(out[0].Data, FromFloat64s(out[0].DType, xs))
+			return nil
+		},
+		NoGrad: true,
+		Samples: []Sample{{Attrs: map[string]string{"start": "0", "stop": "1", "num": "5"}},
+			{Attrs: map[string]string{"start": "2", "stop": "-1", "num": "4", "endpoint": "False", "dtype": "float64"}}},
+	})
+
+	opArangeLike = Register(Def[ArangeLikeAttrs]{
+		Name: "_contrib_arange_like", Kind: "other",
+		Doc: "Evenly spaced values start + (i / repeat)·step with the shape of data, or, with axis, as many as " +
+			"data's axis has (a 1-D result); the result has data's dtype. Data's values are not read.",
+		Inputs: []string{"data"},
+		Check: func(a *ArangeLikeAttrs) error {
+			if a.Repeat < 1 {
+				return Errorf("repeat must be at least 1, got %d", a.Repeat)
+			}
+			return nil
+		},
+		Shape: func(a *ArangeLikeAttrs, in []Shape) ([]Shape, error) {
+			if !a.Axis.Valid {
+				return []Shape{in[0].Clone()}, nil
+			}
+			ax, err := NormAxis(a.Axis.Value, len(in[0]))
+			if err != nil {
+				return nil, Errorf("axis %d is out of range for data of shape %v", a.Axis.Value, in[0])
+			}
+			return []Shape{{in[0][ax]}}, nil
+		},
+		Kernel: func(_ *Env, a *ArangeLikeAttrs, _, out []Value) error {
+			xs := make([]float64, out[0].Shape.Size())
+			for i := range xs {
+				xs[i] = a.Start + float64(i/a.Repeat)*a.Step
+			}
+			CopyData(out[0].Data, FromFloat64s(out[0].DType, xs))
+			return nil
+		},
+		NoGrad: true,
+		Samples: []Sample{{Inputs: []Shape{{3, 4}}},
+			{Attrs: map[string]string{"start": "1", "step": "0.5", "repeat": "2", "axis": "-1"}, Inputs: []Shape{{2, 6}}}},
 	})
 
 	opEye = Register(Def[EyeAttrs]{
@@ -366,3 +454,13 @@ func (f F) Identity(x Tensor) Tensor { return f.callA(opIdentity, &NoAttrs{}, x)
 
 // BlockGrad returns x and stops gradients from flowing back through it.
 func (f F) BlockGrad(x Tensor) Tensor { return f.callA(opBlockGrad, &NoAttrs{}, x) }
+
+// Linspace returns num evenly spaced values from start to stop, stop
+// included (attribute endpoint=False leaves it out; dtype sets the dtype).
+func (f F) Linspace(start, stop float64, num int, attrs ...Attr) Tensor {
+	return f.call1(opLinspace, append([]Attr{{"start", start}, {"stop", stop}, {"num", num}}, attrs...))
+}
+
+// ArangeLike returns 0, 1, 2, … with the shape and dtype of x (attributes
+// start, step, repeat; axis gives a 1-D result as long as that axis).
+func (f F) ArangeLike(x Tensor, attrs ...Attr) Tensor { return f.call1(opArangeLike, attrs, x) }

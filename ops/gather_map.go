@@ -45,6 +45,16 @@ type gatherDef[A any] struct {
 // registerGather registers an index-map op and, unless def.Grad is set,
 // its _backward_ op. It returns the op.
 func registerGather[A any](def gatherDef[A]) *Op {
+	fwd, registerBack := gatherOp(def)
+	op := Register(fwd)
+	registerBack()
+	return op
+}
+
+// gatherOp returns the definition of an index-map op, for an op that
+// extends it before registering, and the function that then registers its
+// _backward_ op (which does nothing when def.Grad is set).
+func gatherOp[A any](def gatherDef[A]) (Def[A], func()) {
 	var back *Op
 	fwd := Def[A]{
 		Name: def.Name, Aliases: def.Aliases, Kind: def.Kind, Doc: def.Doc,
@@ -75,9 +85,8 @@ func registerGather[A any](def gatherDef[A]) *Op {
 			return grads
 		}
 	}
-	op := Register(fwd)
 	if def.Grad != nil {
-		return op
+		return fwd, func() {}
 	}
 	inputs := func(a *A) []string {
 		names := def.Inputs
@@ -86,7 +95,12 @@ func registerGather[A any](def gatherDef[A]) *Op {
 		}
 		return append([]string{"ograd"}, names...)
 	}
-	back = Register(Def[A]{
+	return fwd, func() { back = registerGatherBackward(def, inputs) }
+}
+
+// registerGatherBackward registers the _backward_ op of an index-map op.
+func registerGatherBackward[A any](def gatherDef[A], inputs func(a *A) []string) *Op {
+	return Register(Def[A]{
 		Name: "_backward_" + def.Name, Kind: def.Kind,
 		Doc:        "The gradient of " + def.Name + " with respect to its data: ograd added into zeros shaped like the data at the positions " + def.Name + " read.",
 		InputNames: inputs,
@@ -111,7 +125,6 @@ func registerGather[A any](def gatherDef[A]) *Op {
 		},
 		Samples: def.BackSamples,
 	})
-	return op
 }
 
 // gatherFill sets dst[i] = src[idx[i]], or fill where idx[i] < 0.

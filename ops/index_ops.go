@@ -172,7 +172,7 @@ func checkOgrad(ograd, want Shape, what string) error {
 	return nil
 }
 
-var opTake, opBackwardTake, opPick, opBackwardPick, opOneHot, opWhere *Op
+var opTake, opBackwardTake, opPick, opBackwardPick, opOneHot, opWhere, opBatchTake *Op
 
 func init() {
 	opTake = Register(Def[TakeAttrs]{
@@ -234,8 +234,41 @@ func init() {
 		},
 	})
 
+	opBatchTake = Register(Def[NoAttrs]{
+		Name: "batch_take", Kind: "shape",
+		Doc: "MXNet's older pick along the last axis: for a of at least 2 dims, whose rows (all dims but the last, " +
+			"flattened) number as many as indices has elements, output[i] = a[i, indices[i]], with the shape of " +
+			"indices. Indices out of range are clipped to it; they may have any dtype. MXNet defines no gradient; it is taken as zero.",
+		Inputs: []string{"a", "indices"},
+		Shape: func(_ *NoAttrs, in []Shape) ([]Shape, error) {
+			a, idx := in[0], in[1]
+			if len(a) < 2 {
+				return nil, Errorf("a %v must have at least 2 dims", a)
+			}
+			if a.Known() && idx.Known() && a.Size()/a[len(a)-1] != idx.Size() {
+				return nil, Errorf("indices %v must have one element per row of a %v (%d)", idx, a, a.Size()/a[len(a)-1])
+			}
+			return []Shape{idx.Clone()}, nil
+		},
+		DType: func(_ *NoAttrs, in []DType) ([]DType, error) { return []DType{in[0]}, nil },
+		Kernel: func(_ *Env, _ *NoAttrs, in, out []Value) error {
+			m := in[0].Shape[len(in[0].Shape)-1]
+			ids := in[1].Float64s()
+			offs := make([]int, len(ids))
+			for i, v := range ids {
+				offs[i] = i*m + min(max(int(v), 0), m-1)
+			}
+			return moveElems(out[0].Data, in[0].Data, offs, false)
+		},
+		NoGrad: true,
+		Samples: []Sample{
+			{Inputs: []Shape{{3, 2}, {3}}, Ints: map[int]int{1: 2}},
+			{Inputs: []Shape{{2, 3, 4}, {6}}, Ints: map[int]int{1: 4}},
+		},
+	})
+
 	opPick = Register(Def[PickAttrs]{
-		Name: "pick", Kind: "shape", Doc: "Picks one element along axis for each position of index, whose shape is data's without axis (or with it as 1 when keepdims).",
+		Name: "pick", Kind: "shape", Aliases: []string{"choose_element_0index"}, Doc: "Picks one element along axis for each position of index, whose shape is data's without axis (or with it as 1 when keepdims).",
 		Inputs: []string{"data", "index"},
 		Shape: func(a *PickAttrs, in []Shape) ([]Shape, error) {
 			out, ax, err := a.shape(in[0])
@@ -452,3 +485,7 @@ func (f F) OneHot(indices Tensor, depth int, attrs ...Attr) Tensor {
 
 // Where returns x where cond is non-zero and y elsewhere.
 func (f F) Where(cond, x, y Tensor) Tensor { return f.callA(opWhere, &NoAttrs{}, cond, x, y) }
+
+// BatchTake returns a[i, indices[i]] for each row i of a (its dims but
+// the last, flattened), indices clipped to the last axis.
+func (f F) BatchTake(a, indices Tensor) Tensor { return f.callA(opBatchTake, &NoAttrs{}, a, indices) }

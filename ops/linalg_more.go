@@ -56,37 +56,13 @@ func init() {
 			if err != nil {
 				return err
 			}
-			x, y := in[0].Float64s(), in[1].Float64s()
-			z := make([]float64, d.batch*d.m*d.n)
-			for b := range d.batch {
-				xa, yb, zc := x[b*d.m*d.k:], y[b*d.k*d.n:], z[b*d.m*d.n:]
-				for i := range d.m {
-					for j := range d.n {
-						s := 0.0
-						for p := range d.k {
-							s += xa[d.aIdx(i, p)] * yb[d.bIdx(p, j)]
-						}
-						zc[i*d.n+j] = a.Alpha * s
-					}
-				}
-			}
+			z := batchedGemm(d, in[0].Float64s(), in[1].Float64s(), a.Alpha)
 			CopyData(out[0].Data, FromFloat64s(out[0].DType, z))
 			return nil
 		},
 		Grad: func(f F, a *LinalgGemm2Attrs, in, _, g []Tensor) []Tensor {
-			A, B, G := in[0], in[1], g[0]
-			gemm := func(x, y Tensor, ta, tb bool) Tensor {
-				return f.callA(opLinalgGemm2, &LinalgGemm2Attrs{TransposeA: ta, TransposeB: tb, Alpha: a.Alpha, Axis: -2}, x, y)
-			}
-			switch {
-			case !a.TransposeA && !a.TransposeB:
-				return []Tensor{gemm(G, B, false, true), gemm(A, G, true, false)}
-			case a.TransposeA && !a.TransposeB:
-				return []Tensor{gemm(B, G, false, true), gemm(A, G, false, false)}
-			case !a.TransposeA && a.TransposeB:
-				return []Tensor{gemm(G, B, false, false), gemm(G, A, true, false)}
-			}
-			return []Tensor{gemm(B, G, true, true), gemm(G, A, true, true)}
+			ab := linalgGemm2Grad(f, a, in[0], in[1], g[0])
+			return ab[:]
 		},
 		Samples: []Sample{
 			{Inputs: []Shape{{2, 3}, {3, 4}}},

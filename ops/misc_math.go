@@ -2,6 +2,7 @@ package ops
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/hybridgo/hybridgo/accel"
 )
@@ -20,7 +21,7 @@ type AddNAttrs struct {
 	NumArgs int `attr:"num_args" doc:"the number of inputs"`
 }
 
-var opClip, opAddN *Op
+var opClip, opAddN, opDivSqrtDim *Op
 
 // clip bounds x to [a_min, a_max].
 func (a *ClipAttrs) clip(x float64) float64 {
@@ -75,6 +76,29 @@ func init() {
 			{Attrs: map[string]string{"a_min": "-0.5", "a_max": "0.5"}, Inputs: []Shape{{2, 3}}},
 			{Attrs: map[string]string{"a_min": "0", "a_max": "2"}, Inputs: []Shape{{7}}, Low: -3, High: 3},
 		},
+	})
+
+	opDivSqrtDim = Register(Def[NoAttrs]{
+		Name: "_contrib_div_sqrt_dim", Kind: "elementwise",
+		Doc:    "data / sqrt(d), d the size of data's last axis: the scaling of attention scores.",
+		Inputs: []string{"data"},
+		Shape: func(_ *NoAttrs, in []Shape) ([]Shape, error) {
+			if len(in[0]) == 0 {
+				return nil, Errorf("data must have at least 1 dim")
+			}
+			return []Shape{in[0].Clone()}, nil
+		},
+		DType: func(_ *NoAttrs, in []DType) ([]DType, error) { return floatData(in[0]) },
+		Kernel: func(_ *Env, _ *NoAttrs, in, out []Value) error {
+			s := 1 / math.Sqrt(float64(in[0].Shape[len(in[0].Shape)-1]))
+			return mapUnary(in[0], out[0], func(x float64) float64 { return x * s })
+		},
+		InPlace: true,
+		Grad: func(f F, _ *NoAttrs, in, _, g []Tensor) []Tensor {
+			s := in[0].Shape()
+			return []Tensor{f.MulScalar(g[0], 1/math.Sqrt(float64(s[len(s)-1])))}
+		},
+		Samples: []Sample{{Inputs: []Shape{{2, 4}}}, {Inputs: []Shape{{2, 3, 5}}}},
 	})
 
 	opAddN = Register(Def[AddNAttrs]{
@@ -179,3 +203,6 @@ func (f F) AddN(xs ...Tensor) Tensor {
 	}
 	return f.callA(opAddN, &AddNAttrs{NumArgs: len(xs)}, xs...)
 }
+
+// DivSqrtDim returns x / sqrt(d), d the size of x's last axis.
+func (f F) DivSqrtDim(x Tensor) Tensor { return f.callA(opDivSqrtDim, &NoAttrs{}, x) }

@@ -1,7 +1,7 @@
 package ops
 
 // Image borders and sizes: Pad, Crop and UpSampling (nearest), index-map
-// ops (gather_map.go).
+// ops (gather_map.go); UpSampling's bilinear mode is a Deconvolution.
 
 // PadAttrs are the attributes of Pad.
 type PadAttrs struct {
@@ -22,9 +22,9 @@ type CropAttrs struct {
 type UpSamplingAttrs struct {
 	Scale          int    `attr:"scale" doc:"the factor the height and width grow by"`
 	NumFilter      int    `attr:"num_filter" default:"0" doc:"the channels (bilinear only)"`
-	SampleType     string `attr:"sample_type" enum:"nearest,bilinear" doc:"the upsampling method; only nearest is supported"`
+	SampleType     string `attr:"sample_type" enum:"nearest,bilinear" doc:"the upsampling method: nearest repeats pixels; bilinear is a depthwise Deconvolution by the weight input"`
 	MultiInputMode string `attr:"multi_input_mode" default:"concat" enum:"concat,sum" doc:"how several inputs combine (num_args > 1)"`
-	NumArgs        int    `attr:"num_args" doc:"the number of inputs; only 1 is supported"`
+	NumArgs        int    `attr:"num_args" doc:"the number of inputs; only 1 is supported with nearest (bilinear takes data and weight)"`
 	Workspace      int    `attr:"workspace" default:"512" doc:"scratch space in MB (ignored)"`
 }
 
@@ -127,10 +127,14 @@ func init() {
 		},
 	})
 
-	opUpSampling = registerGather(gatherDef[UpSamplingAttrs]{
+	// Nearest is an index map; bilinear is MXNet's Deconvolution by the
+	// weight input, with its gradient.
+	nearest, registerNearestBackward := gatherOp(gatherDef[UpSamplingAttrs]{
 		Name: "UpSampling", Kind: "shape",
-		Doc: "Upsamples 4-D data (N, C, H, W) by an integer scale: nearest repeats each pixel scale×scale times. " +
-			"Only sample_type nearest with one input (num_args=1) is supported.",
+		Doc: "Upsamples 4-D data (N, C, H, W) by an integer scale: nearest repeats each pixel scale×scale times " +
+			"(one input, num_args=1, is supported); bilinear, with inputs data and weight (C, 1, k, k), k = 2·scale - scale%2, " +
+			"is the Deconvolution of each channel by its own k×k weight (stride scale, pad ceil((scale-1)/2)), " +
+			"num_filter being C, as in MXNet, where the weight is a parameter initialized to bilinear interpolation.",
 		InputNames: func(a *UpSamplingAttrs) []string {
 			names := make([]string, max(a.NumArgs, 1))
 			for i := range names {
@@ -139,10 +143,11 @@ func init() {
 			return names
 		},
 		Check: func(a *UpSamplingAttrs) error {
-			if a.SampleType != "nearest" {
-				return Errorf("sample_type=%s is not supported yet: only nearest", a.SampleType)
-			}
-			if a.NumArgs != 1 {
+			if a.SampleType == "bilinear" {
+				if a.NumFilter < 1 {
+					return Errorf("sample_type=bilinear needs num_filter, the number of channels")
+				}
+			} else if a.NumArgs != 1 {
 				return Errorf("num_args=%d is not supported yet: only one input", a.NumArgs)
 			}
 			if a.Scale < 1 {
@@ -176,6 +181,66 @@ func init() {
 			{Attrs: map[string]string{"scale": "2", "sample_type": "nearest", "num_args": "1"}, Inputs: []Shape{{1, 1, 4, 6}, {1, 1, 2, 3}}},
 		},
 	})
+	up := nearest
+	up.InputNames = func(a *UpSamplingAttrs) []string {
+		if a.SampleType == "bilinear" {
+			return []string{"data", "weight"}
+		}
+		return nearest.InputNames(a)
+	}
+	up.Shape = func(a *UpSamplingAttrs, in []Shape) ([]Shape, error) {
+		if a.SampleType != "bilinear" {
+			return nearest.Shape(a, in)
+		}
+		d := in[0]
+		if len(d) != 4 {
+			return nil, Errorf("data %v must be 4-D (N, C, H, W)", d)
+		}
+		if d[1] != 0 && d[1] != a.NumFilter {
+			return nil, Errorf("data %v has %d channels but num_filter is %d", d, d[1], a.NumFilter)
+		}
+		k := a.bilinearKernel()
+		w, ok := mergeShapes(in[1], Shape{a.NumFilter, 1, k, k})
+		if !ok {
+			return nil, Errorf("weight %v must be (num_filter, 1, %d, %d)", in[1], k, k)
+		}
+		copy(in[1], w)
+		return []Shape{{d[0], d[1], d[2] * a.Scale, d[3] * a.Scale}}, nil
+	}
+	up.DType = nil // one dtype for data and weight
+	up.Kernel = func(env *Env, a *UpSamplingAttrs, in, out []Value) error {
+		if a.SampleType == "bilinear" {
+			return opDeconvolution.Forward(env, a.deconvolution(), in, out)
+		}
+		return nearest.Kernel(env, a, in, out)
+	}
+	up.Grad = func(f F, a *UpSamplingAttrs, in, out, g []Tensor) []Tensor {
+		if a.SampleType == "bilinear" {
+			grads, err := opDeconvolution.Gradient(f, a.deconvolution(), in, out, g)
+			if err != nil {
+				panic(err)
+			}
+			return grads
+		}
+		return nearest.Grad(f, a, in, out, g)
+	}
+	up.Samples = append(up.Samples,
+		Sample{Attrs: map[string]string{"scale": "2", "sample_type": "bilinear", "num_filter": "2", "num_args": "2"}, Inputs: []Shape{{1, 2, 3, 3}, {2, 1, 4, 4}}},
+		Sample{Attrs: map[string]string{"scale": "3", "sample_type": "bilinear", "num_filter": "1", "num_args": "2"}, Inputs: []Shape{{2, 1, 2, 2}, {1, 1, 5, 5}}})
+	opUpSampling = Register(up)
+	registerNearestBackward()
+}
+
+// bilinearKernel is the size of UpSampling's bilinear weight.
+func (a *UpSamplingAttrs) bilinearKernel() int { return 2*a.Scale - a.Scale%2 }
+
+// deconvolution is the Deconvolution that bilinear UpSampling is.
+func (a *UpSamplingAttrs) deconvolution() *DeconvolutionAttrs {
+	k, p := a.bilinearKernel(), a.Scale/2 // p = ceil((scale-1)/2)
+	d := opDeconvolution.DefaultAttrs().(*DeconvolutionAttrs)
+	d.Kernel, d.Stride, d.Dilate, d.Pad = Tuple{k, k}, Tuple{a.Scale, a.Scale}, Tuple{1, 1}, Tuple{p, p}
+	d.NumFilter, d.NumGroup, d.NoBias = a.NumFilter, a.NumFilter, true
+	return d
 }
 
 // shape returns the padded shape.

@@ -136,7 +136,7 @@ func reduceDef(name string, aliases []string, doc string, init float64, fold fun
 	}
 }
 
-var opSum, opMean *Op
+var opSum, opMean, opSquareSum *Op
 
 func init() {
 	opSum = Register(reduceDef("sum", []string{"sum_axis"}, "Sum over the given axes (all by default).", 0,
@@ -148,6 +148,12 @@ func init() {
 		func(f F, a *ReduceAttrs, x, y, g Tensor) Tensor {
 			return f.DivScalar(reduceGradBroadcast(f, a, x, g), float64(a.reduceCount(x.Shape())))
 		}))
+	opSquareSum = Register(reduceDef("_square_sum", nil, "Sum of the squares over the given axes (all by default): sum(square(x)), "+
+		"which MXNet keeps for row-sparse gradients; here arrays are dense.", 0,
+		func(acc, x float64) float64 { return acc + x*x }, nil,
+		func(f F, a *ReduceAttrs, x, y, g Tensor) Tensor {
+			return f.Mul(reduceGradBroadcast(f, a, x, g), f.MulScalar(x, 2))
+		}))
 }
 
 // Sum adds up x over all axes, or over those given: F.Sum(x, ops.Axis(1),
@@ -156,3 +162,7 @@ func (f F) Sum(x Tensor, attrs ...Attr) Tensor { return f.call1(opSum, attrs, x)
 
 // Mean averages x over all axes, or over those given.
 func (f F) Mean(x Tensor, attrs ...Attr) Tensor { return f.call1(opMean, attrs, x) }
+
+// SquareSum returns the sum of the squares of x over all axes, or over
+// those given.
+func (f F) SquareSum(x Tensor, attrs ...Attr) Tensor { return f.call1(opSquareSum, attrs, x) }

@@ -56,7 +56,7 @@ func extremumGrad(f F, a *ReduceAttrs, x, y, g Tensor) Tensor {
 	return f.Mul(reduceGradBroadcast(f, a, x, g), mask)
 }
 
-var opMax, opMin, opProd, opNansum, opNanprod, opNanprodBackward, opArgmax, opArgmin, opNorm *Op
+var opMax, opMin, opProd, opNansum, opNanprod, opNanprodBackward, opArgmax, opArgmin, opArgmaxChannel, opNorm *Op
 
 func init() {
 	opMax = Register(reduceDef("max", []string{"max_axis"},
@@ -138,6 +138,20 @@ func init() {
 		func(x, best float64) bool { return x > best }))
 	opArgmin = Register(argDef("argmin", "Index of the minimum along an axis, or in the flattened array when axis is None; the result has the input's dtype. Ties give the first index.",
 		func(x, best float64) bool { return x < best }))
+
+	// argmax_channel is argmax along axis 1, the attributes fixed.
+	channel := argDef("argmax", "", func(x, best float64) bool { return x > best })
+	axis1 := &ArgReduceAttrs{Axis: Some(1)}
+	opArgmaxChannel = Register(Def[NoAttrs]{
+		Name: "argmax_channel", Kind: "reduce",
+		Doc:     "Index of the maximum along axis 1 (MXNet's older argmax): data (n, c) gives (n,). The result has the input's dtype. Ties give the first index.",
+		Inputs:  []string{"data"},
+		Shape:   func(_ *NoAttrs, in []Shape) ([]Shape, error) { return channel.Shape(axis1, in) },
+		DType:   func(_ *NoAttrs, in []DType) ([]DType, error) { return channel.DType(axis1, in) },
+		Kernel:  func(env *Env, _ *NoAttrs, in, out []Value) error { return channel.Kernel(env, axis1, in, out) },
+		NoGrad:  true,
+		Samples: []Sample{{Inputs: []Shape{{2, 3}}}, {Inputs: []Shape{{2, 4, 3}}}},
+	})
 
 	opNorm = Register(Def[NormAttrs]{
 		Name:   "norm",
@@ -333,3 +347,6 @@ func (f F) ArgminFlat(x Tensor, attrs ...Attr) Tensor { return f.call1(opArgmin,
 // Norm is the L2 norm of x over all axes, or over those given; set
 // ops.Attr{"ord", 1} for the L1 norm: F.Norm(x, ops.Axis(1), ops.Attr{"ord", 1}).
 func (f F) Norm(x Tensor, attrs ...Attr) Tensor { return f.call1(opNorm, attrs, x) }
+
+// ArgmaxChannel returns the index of the maximum along axis 1.
+func (f F) ArgmaxChannel(x Tensor) Tensor { return f.callA(opArgmaxChannel, &NoAttrs{}, x) }

@@ -39,6 +39,40 @@ type SoftmaxOutputAttrs struct {
 	SmoothAlpha   float64 `attr:"smooth_alpha" default:"0.0" doc:"label smoothing: the true class gets 1-alpha, the others alpha/(k-1)"`
 }
 
+// SoftmaxActivationAttrs are the attributes of SoftmaxActivation.
+type SoftmaxActivationAttrs struct {
+	Mode string `attr:"mode" default:"instance" enum:"instance,channel" doc:"instance: softmax over all dims after the first; channel: along axis 1, at each position of each instance"`
+}
+
+// split returns the softmax's (outer, n, inner) for data of shape s.
+func (a *SoftmaxActivationAttrs) split(s Shape) (outer, n, inner int, err error) {
+	if a.Mode == "channel" {
+		if len(s) < 3 {
+			return 0, 0, 0, Errorf("mode=channel needs data with at least 3 dims, got %v", s)
+		}
+		outer, n, inner = axisSplit(s, 1)
+		return outer, n, inner, nil
+	}
+	if len(s) < 1 {
+		return 0, 0, 0, Errorf("data must have at least 1 dim")
+	}
+	return s[0], s[1:].Size(), 1, nil
+}
+
+// axes are the axes the softmax's values sum to 1 over.
+func (a *SoftmaxActivationAttrs) axes(ndim int) Attr {
+	if a.Mode == "channel" {
+		return Axis(1)
+	}
+	axes := make([]int, ndim-1)
+	for i := range axes {
+		axes[i] = i + 1
+	}
+	return Axis(axes...)
+}
+
+var opSoftmaxActivation *Op
+
 var opSoftmax, opSoftmin, opLogSoftmax, opSoftmaxOutput, opSoftmaxOutputBackward, opSoftmaxCE, opSoftmaxCEBackward, opSmoothL1 *Op
 
 func init() {
@@ -48,6 +82,42 @@ func init() {
 		"exp(x) / sum(exp(x)) along an axis (default the last), after dividing x by temperature. use_length is not supported."))
 	opLogSoftmax = Register(softmaxDef("log_softmax", true, false,
 		"log(softmax(x)) along an axis (default the last), computed as x - max - log(sum(exp(x - max))). use_length is not supported."))
+
+	opSoftmaxActivation = Register(Def[SoftmaxActivationAttrs]{
+		Name: "SoftmaxActivation", Kind: "softmax",
+		Doc: "MXNet's older softmax layer: with mode=instance, a softmax over all dims after the first of each " +
+			"instance; with mode=channel, along axis 1 at each position (data of at least 3 dims). The gradient is " +
+			"the softmax's in both modes (MXNet's own backward sums over axis 1 only, which is the same for " +
+			"2-D data and for mode=channel).",
+		Inputs: []string{"data"},
+		Shape: func(a *SoftmaxActivationAttrs, in []Shape) ([]Shape, error) {
+			if _, _, _, err := a.split(in[0]); err != nil {
+				return nil, err
+			}
+			return []Shape{in[0].Clone()}, nil
+		},
+		DType: func(_ *SoftmaxActivationAttrs, in []DType) ([]DType, error) { return floatData(in[0]) },
+		Kernel: func(_ *Env, a *SoftmaxActivationAttrs, in, out []Value) error {
+			outer, n, inner, err := a.split(in[0].Shape)
+			if err != nil {
+				return err
+			}
+			return softmaxKernel(in[0], out[0], outer, n, inner, 1, false)
+		},
+		Grad: func(f F, a *SoftmaxActivationAttrs, in, out, g []Tensor) []Tensor {
+			y, gy := out[0], g[0]
+			if len(y.Shape()) == 1 { // one instance of one value: the softmax is 1
+				return []Tensor{f.ZerosLike(gy)}
+			}
+			return []Tensor{f.Mul(y, f.Sub(gy, f.Sum(f.Mul(gy, y), a.axes(len(y.Shape())), Keepdims())))}
+		},
+		Samples: []Sample{
+			{Inputs: []Shape{{2, 5}}, Low: -3, High: 3},
+			{Inputs: []Shape{{2, 3, 2}}},
+			{Attrs: map[string]string{"mode": "channel"}, Inputs: []Shape{{2, 3, 4}}},
+			{Attrs: map[string]string{"mode": "channel"}, Inputs: []Shape{{1, 4, 2, 2}}},
+		},
+	})
 
 	opSoftmaxOutput = Register(Def[SoftmaxOutputAttrs]{
 		Name: "SoftmaxOutput", Kind: "loss", Aliases: []string{"Softmax"},
@@ -546,3 +616,9 @@ func (f F) softmaxCEBackward(prob, label Tensor) Tensor {
 // SmoothL1 returns 0.5*(sigma*x)**2 where |x| < 1/sigma**2 and
 // |x| - 0.5/sigma**2 elsewhere.
 func (f F) SmoothL1(x Tensor, sigma float64) Tensor { return f.scalar(opSmoothL1, x, sigma) }
+
+// SoftmaxActivation is MXNet's older softmax: over all dims after the
+// first (attribute mode=channel: along axis 1).
+func (f F) SoftmaxActivation(x Tensor, attrs ...Attr) Tensor {
+	return f.call1(opSoftmaxActivation, attrs, x)
+}

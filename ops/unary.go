@@ -76,6 +76,53 @@ func rint(x float64) float64 {
 	return hi
 }
 
+// lgamma is log |Γ(x)|.
+func lgamma(x float64) float64 {
+	y, _ := math.Lgamma(x)
+	return y
+}
+
+// digamma is ψ(x) = d/dx log Γ(x): the recurrence ψ(x) = ψ(x+1) - 1/x up
+// to x >= 6, then the asymptotic series; reflection for x < 0.
+func digamma(x float64) float64 {
+	switch {
+	case math.IsNaN(x) || (x <= 0 && x == math.Floor(x)):
+		return math.NaN()
+	case x < 0: // ψ(1-x) - ψ(x) = π·cot(πx)
+		return digamma(1-x) - math.Pi/math.Tan(math.Pi*x)
+	}
+	r := 0.0
+	for ; x < 6; x++ {
+		r -= 1 / x
+	}
+	f := 1 / (x * x)
+	return r + math.Log(x) - 0.5/x - f*(1.0/12-f*(1.0/120-f*(1.0/252-f*(1.0/240-f/132))))
+}
+
+// registerGammaBackward registers the gradient op of gamma or gammaln:
+// ograd · d(x) element by element, with inputs (ograd, data).
+func registerGammaBackward(name, doc string, d func(float64) float64) *Op {
+	return Register(Def[NoAttrs]{
+		Name: name, Kind: "elementwise", Doc: doc, Inputs: []string{"ograd", "data"},
+		Shape: func(_ *NoAttrs, in []Shape) ([]Shape, error) {
+			if err := checkOgrad(in[0], in[1], "the input"); err != nil {
+				return nil, err
+			}
+			return []Shape{in[1].Clone()}, nil
+		},
+		Kernel: func(_ *Env, _ *NoAttrs, in, out []Value) error {
+			if err := requireFloat(in...); err != nil {
+				return err
+			}
+			return mapBinary(in[0], in[1], out[0], func(g, x float64) float64 { return g * d(x) })
+		},
+		Elementwise: func(*NoAttrs) func([]float64) float64 {
+			return func(v []float64) float64 { return v[0] * d(v[1]) }
+		},
+		Samples: []Sample{{Inputs: []Shape{{2, 3}, {2, 3}}, Low: 0.5, High: 3}},
+	})
+}
+
 func sign(x float64) float64 {
 	switch {
 	case x > 0:
@@ -89,6 +136,8 @@ func sign(x float64) float64 {
 var opNegative, opAbs, opSign, opExp, opExpm1, opLog, opLog1p, opLog2, opSqrt, opRsqrt, opCbrt, opSquare, opReciprocal, opSin, opCos, opTan, opArcsin, opArccos, opArctan, opSinh, opCosh, opErf, opFloor, opCeil, opRound, opTrunc *Op
 
 var opLog10, opArcsinh, opArccosh, opArctanh, opRint, opRcbrt, opRadians, opDegrees *Op
+
+var opErfinv, opGamma, opGammaln, opBackwardGamma, opBackwardGammaln *Op
 
 func init() {
 	opNegative = registerUnary(unaryMath{name: "negative", fast: unaryNegative, doc: "-x.", f: func(x float64) float64 { return -x },
@@ -150,6 +199,17 @@ func init() {
 		grad: func(f F, x, y, g Tensor) Tensor { return f.MulScalar(g, math.Pi/180) }})
 	opDegrees = registerUnary(unaryMath{name: "degrees", doc: "Radians converted to degrees: x * 180 / pi.", f: func(x float64) float64 { return x * (180 / math.Pi) }, floatOnly: true,
 		grad: func(f F, x, y, g Tensor) Tensor { return f.MulScalar(g, 180/math.Pi) }})
+	opErfinv = registerUnary(unaryMath{name: "erfinv", doc: "The inverse error function (defined for -1 < x < 1).", f: math.Erfinv, floatOnly: true, low: -0.8, high: 0.8,
+		grad: func(f F, x, y, g Tensor) Tensor {
+			return f.Mul(g, f.MulScalar(f.Exp(f.Square(y)), math.Sqrt(math.Pi)/2))
+		}})
+	opGamma = registerUnary(unaryMath{name: "gamma", doc: "The gamma function Γ(x). Its gradient is Γ(x)·ψ(x), ψ the digamma function.", f: math.Gamma, floatOnly: true, low: 0.5, high: 3,
+		grad: func(f F, x, y, g Tensor) Tensor { return f.callA(opBackwardGamma, &NoAttrs{}, g, x) }})
+	opGammaln = registerUnary(unaryMath{name: "gammaln", doc: "log |Γ(x)|, the logarithm of the gamma function's magnitude. Its gradient is the digamma function ψ(x).", f: lgamma, floatOnly: true, low: 0.5, high: 3,
+		grad: func(f F, x, y, g Tensor) Tensor { return f.callA(opBackwardGammaln, &NoAttrs{}, g, x) }})
+	opBackwardGamma = registerGammaBackward("_backward_gamma", "The gradient of gamma: ograd · Γ(x)·ψ(x), ψ the digamma function.",
+		func(x float64) float64 { return math.Gamma(x) * digamma(x) })
+	opBackwardGammaln = registerGammaBackward("_backward_gammaln", "The gradient of gammaln: ograd · ψ(x), ψ the digamma function.", digamma)
 	opRint = registerUnary(unaryMath{name: "rint", doc: "Nearest integer; a half goes to the integer below (MXNet's rint: rint(2.5) = 2, rint(-2.5) = -3).", f: rint})
 	opFloor = registerUnary(unaryMath{name: "floor", doc: "Largest integer not above x.", f: math.Floor})
 	opCeil = registerUnary(unaryMath{name: "ceil", doc: "Smallest integer not below x.", f: math.Ceil})
@@ -258,3 +318,12 @@ func (f F) Radians(x Tensor) Tensor { return f.callA(opRadians, &NoAttrs{}, x) }
 
 // Degrees converts radians to degrees.
 func (f F) Degrees(x Tensor) Tensor { return f.callA(opDegrees, &NoAttrs{}, x) }
+
+// Erfinv returns the inverse error function.
+func (f F) Erfinv(x Tensor) Tensor { return f.callA(opErfinv, &NoAttrs{}, x) }
+
+// Gamma returns the gamma function Γ(x).
+func (f F) Gamma(x Tensor) Tensor { return f.callA(opGamma, &NoAttrs{}, x) }
+
+// Gammaln returns log |Γ(x)|.
+func (f F) Gammaln(x Tensor) Tensor { return f.callA(opGammaln, &NoAttrs{}, x) }

@@ -27,7 +27,7 @@ func init() {
 		"scatter_nd":                {"ScatterND into zeros (Transpose+Cast of the indices)", scatterND},
 		"InstanceNorm":              {"InstanceNormalization", instanceNorm},
 		"GroupNorm":                 {"Reshape, InstanceNormalization and Reshape (a scale and shift per group)", groupNorm},
-		"UpSampling":                {"Resize (nearest, asymmetric, floor)", upSampling},
+		"UpSampling":                {"Resize (nearest, asymmetric, floor); ConvTranspose (bilinear)", upSampling},
 		"L2Normalization":           {"ReduceSumSquare, Add, Sqrt, Div", l2Normalization},
 		"SequenceReverse":           {"ReverseSequence (Cast of the lengths); Slice with step -1 without lengths", sequenceReverse},
 		"_contrib_BilinearResize2D": {"Resize (linear; align_corners or pytorch_half_pixel)", bilinearResize},
@@ -345,6 +345,15 @@ func upSampling(e *exporter, n *graph.Node, in []string, out string) error {
 	a, err := attrs[ops.UpSamplingAttrs](n)
 	if err != nil {
 		return err
+	}
+	if a.SampleType == "bilinear" { // a Deconvolution of each channel by its weight
+		k, p := 2*a.Scale-a.Scale%2, a.Scale/2
+		e.node("ConvTranspose", n.Name, in, []string{out},
+			attrInts("kernel_shape", []int{k, k}),
+			attrInts("strides", []int{a.Scale, a.Scale}),
+			attrInts("pads", []int{p, p, p, p}),
+			attrInt("group", a.NumFilter))
+		return nil
 	}
 	s := float32(a.Scale)
 	scales, err := e.constant(n.Name+"_scales", []float32{1, 1, s, s}, 4)

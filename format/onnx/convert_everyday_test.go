@@ -146,6 +146,30 @@ func init() {
 			F.SpaceToDepth(x, 2),
 			F.HardSigmoid(x),
 			F.HardSigmoid(x, attr("alpha", 0.3), attr("beta", 0.4)),
-			F.Log10(F.Exp(x)))
+			F.Log10(F.Exp(x)),
+			upBilinear(x, 8, 2), upBilinear(x, 8, 3))
 	}, ops.Shape{2, 8, 4, 6}, []int{2, 3}})
+}
+
+// upBilinear is UpSampling with sample_type bilinear, its weight a parameter.
+func upBilinear(x ops.Tensor, channels, scale int) ops.Tensor {
+	k := 2*scale - scale%2
+	w := v(fmt.Sprintf("up%d_weight", scale), channels, 1, k, k)
+	return F.Call("UpSampling", []ops.Tensor{x, w}, attr("scale", scale), attr("sample_type", "bilinear"),
+		attr("num_filter", channels), attr("num_args", 2))[0]
+}
+
+func init() {
+	moreOpModels = append(moreOpModels, model{"misc_ops", func() *graph.Symbol {
+		x := data(0, 3, 4, 5)
+		return group(
+			F.AMPCast(x, ops.Float64), F.ArgmaxChannel(F.Negative(x)),
+			F.ArgmaxChannel(x),
+			F.SoftmaxActivation(x),
+			F.SoftmaxActivation(x, attr("mode", "channel")),
+			F.SquareSum(x, attr("axis", ops.Tuple{1, 3})),
+			F.SquareSum(x, attr("axis", 2), attr("keepdims", true)),
+			F.DivSqrtDim(x),
+			F.Add(F.SliceAxis(x, 3, 0, 4), F.Linspace(-1, 2, 4)))
+	}, ops.Shape{2, 3, 4, 5}, []int{2, 3}})
 }

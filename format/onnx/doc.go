@@ -86,7 +86,8 @@
 // the dims of size 1 in the traced shape), square (Mul), rsqrt (Sqrt,
 // Reciprocal), stack (Unsqueeze, Concat), broadcast_to (Expand). The
 // ops that create an array from their attributes alone (_zeros, _ones,
-// _full, _arange, _eye) are written as initializers holding their values.
+// _full, _arange, _eye, _linspace) are written as initializers holding
+// their values.
 // More everyday ops:
 //
 //	SwapAxis        Transpose
@@ -105,11 +106,20 @@
 //	L2Normalization ReduceSumSquare, Add (eps), Sqrt, Div
 //	SequenceReverse ReverseSequence with the lengths (cast to int64);
 //	                Slice with step -1 without them
-//	UpSampling      Resize (nearest, asymmetric, floor) by the scale
+//	UpSampling      Resize (nearest, asymmetric, floor) by the scale;
+//	                ConvTranspose by the weight (bilinear)
 //	_contrib_BilinearResize2D
 //	                Resize (linear; align_corners, else
 //	                pytorch_half_pixel) to the batch and channels read
 //	                from the data and the output's height and width
+//	amp_cast        Cast (Identity for an input that is not a float)
+//	argmax_channel  ArgMax along axis 1, cast to the data's dtype
+//	SoftmaxActivation
+//	                Softmax along axis 1 (channel); Flatten, Softmax,
+//	                Reshape (instance)
+//	_square_sum     ReduceSumSquare
+//	_contrib_div_sqrt_dim
+//	                Mul by 1/sqrt(the last dim)
 //
 // Import reads most of them back (not ReduceSumSquare and
 // ReverseSequence): InstanceNormalization (InstanceNorm), GatherND

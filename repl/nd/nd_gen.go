@@ -7,6 +7,18 @@ import (
 	"github.com/hybridgo/hybridgo/ops"
 )
 
+// AMPCast converts x to dtype if x is floating-point and returns it
+// unchanged otherwise.
+func AMPCast(x ops.Tensor, dtype ops.DType) *eager.NDArray {
+	return nd(eager.F.AMPCast(x, dtype))
+}
+
+// AMPMultiCast converts the floating-point inputs to one dtype, float32
+// when any of them is float32 (attribute cast_narrow: the narrowest).
+func AMPMultiCast(xs []ops.Tensor, attrs ...ops.Attr) []*eager.NDArray {
+	return nds(eager.F.AMPMultiCast(xs, attrs...))
+}
+
 // Abs returns |x|.
 func Abs(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Abs(x))
@@ -32,6 +44,12 @@ func Add(a ops.Tensor, b ops.Tensor) *eager.NDArray {
 // AddN adds xs, which must all have one shape (add_n with num_args set).
 func AddN(xs ...ops.Tensor) *eager.NDArray {
 	return nd(eager.F.AddN(xs...))
+}
+
+// ArangeLike returns 0, 1, 2, … with the shape and dtype of x (attributes
+// start, step, repeat; axis gives a 1-D result as long as that axis).
+func ArangeLike(x ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.ArangeLike(x, attrs...))
 }
 
 // Arccos returns the inverse cosine.
@@ -76,6 +94,11 @@ func Argmax(x ops.Tensor, axis int, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.Argmax(x, axis, attrs...))
 }
 
+// ArgmaxChannel returns the index of the maximum along axis 1.
+func ArgmaxChannel(x ops.Tensor) *eager.NDArray {
+	return nd(eager.F.ArgmaxChannel(x))
+}
+
 // ArgmaxFlat returns the index of the maximum of the flattened x, with shape (1,).
 func ArgmaxFlat(x ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.ArgmaxFlat(x, attrs...))
@@ -105,6 +128,12 @@ func BatchNorm(x ops.Tensor, gamma ops.Tensor, beta ops.Tensor, movingMean ops.T
 	return nd(eager.F.BatchNorm(x, gamma, beta, movingMean, movingVar, attrs...))
 }
 
+// BatchTake returns a[i, indices[i]] for each row i of a (its dims but
+// the last, flattened), indices clipped to the last axis.
+func BatchTake(a ops.Tensor, indices ops.Tensor) *eager.NDArray {
+	return nd(eager.F.BatchTake(a, indices))
+}
+
 // BilinearResize2D resizes the height and width of 4-D x to h×w by
 // bilinear interpolation (align_corners True; ops.Attr{"align_corners",
 // false} changes it).
@@ -125,6 +154,19 @@ func BlockGrad(x ops.Tensor) *eager.NDArray {
 // nothing is an error, as hybridgo has no empty arrays.
 func BooleanMask(data ops.Tensor, index ops.Tensor, axis int) *eager.NDArray {
 	return nd(eager.F.BooleanMask(data, index, axis))
+}
+
+// BoxIoU returns the intersection over union of each box of lhs with
+// each box of rhs (attribute format: "corner" or "center").
+func BoxIoU(lhs ops.Tensor, rhs ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.BoxIoU(lhs, rhs, attrs...))
+}
+
+// BoxNMS applies non-maximum suppression to the boxes of data (attributes
+// overlap_thresh, valid_thresh, topk, coord_start, score_index, id_index,
+// background_id, force_suppress, in_format, out_format).
+func BoxNMS(data ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.BoxNMS(data, attrs...))
 }
 
 // BroadcastAdd is Add under its MXNet name.
@@ -263,6 +305,11 @@ func DivScalar(x ops.Tensor, s float64) *eager.NDArray {
 	return nd(eager.F.DivScalar(x, s))
 }
 
+// DivSqrtDim returns x / sqrt(d), d the size of x's last axis.
+func DivSqrtDim(x ops.Tensor) *eager.NDArray {
+	return nd(eager.F.DivSqrtDim(x))
+}
+
 // Dot is the matrix product of a and b (MXNet's dot); the transpose flags
 // come as options: F.Dot(x, w, ops.TransposeB()).
 func Dot(a ops.Tensor, b ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
@@ -319,6 +366,11 @@ func Erf(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Erf(x))
 }
 
+// Erfinv returns the inverse error function.
+func Erfinv(x ops.Tensor) *eager.NDArray {
+	return nd(eager.F.Erfinv(x))
+}
+
 // Exp returns e**x.
 func Exp(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Exp(x))
@@ -354,6 +406,16 @@ func Floor(x ops.Tensor) *eager.NDArray {
 // (ops.Attr{"flatten", false}) follow.
 func FullyConnected(x ops.Tensor, weight ops.Tensor, bias ops.Tensor, numHidden int, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.FullyConnected(x, weight, bias, numHidden, attrs...))
+}
+
+// Gamma returns the gamma function Γ(x).
+func Gamma(x ops.Tensor) *eager.NDArray {
+	return nd(eager.F.Gamma(x))
+}
+
+// Gammaln returns log |Γ(x)|.
+func Gammaln(x ops.Tensor) *eager.NDArray {
+	return nd(eager.F.Gammaln(x))
 }
 
 // GatherND gathers the slices of x at the coordinates in indices (M, Y…).
@@ -473,11 +535,49 @@ func LesserScalar(x ops.Tensor, s float64) *eager.NDArray {
 	return nd(eager.F.LesserScalar(x, s))
 }
 
+// LinalgDet returns the determinant of each matrix.
+func LinalgDet(a ops.Tensor) *eager.NDArray {
+	return nd(eager.F.LinalgDet(a))
+}
+
+// LinalgExtractdiag returns each matrix's diagonal (attribute offset).
+func LinalgExtractdiag(a ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.LinalgExtractdiag(a, attrs...))
+}
+
+// LinalgExtracttrian returns each matrix's packed triangle (attributes
+// offset, lower).
+func LinalgExtracttrian(a ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.LinalgExtracttrian(a, attrs...))
+}
+
+// LinalgGemm returns alpha · op(A) · op(B) + beta · C for each matrix
+// (attributes transpose_a, transpose_b, alpha, beta).
+func LinalgGemm(a ops.Tensor, b ops.Tensor, c ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.LinalgGemm(a, b, c, attrs...))
+}
+
 // LinalgGemm2 returns alpha·op(A)·op(B) for the matrices on the last two
 // axes of a and b; ops.TransposeA(), ops.TransposeB() and
 // ops.Attr{"alpha", v} set the options.
 func LinalgGemm2(a ops.Tensor, b ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.LinalgGemm2(a, b, attrs...))
+}
+
+// LinalgInverse returns the inverse of each matrix.
+func LinalgInverse(a ops.Tensor) *eager.NDArray {
+	return nd(eager.F.LinalgInverse(a))
+}
+
+// LinalgMakediag returns matrices with a on their diagonal (attribute offset).
+func LinalgMakediag(a ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.LinalgMakediag(a, attrs...))
+}
+
+// LinalgMaketrian returns matrices holding a's packed triangles
+// (attributes offset, lower).
+func LinalgMaketrian(a ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.LinalgMaketrian(a, attrs...))
 }
 
 // LinalgPotrf returns the lower Cholesky factor of each symmetric
@@ -487,10 +587,44 @@ func LinalgPotrf(a ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.LinalgPotrf(a, attrs...))
 }
 
+// LinalgPotri returns (A·Aᵀ)⁻¹ for the triangular factor A (attribute
+// lower=False: (Aᵀ·A)⁻¹).
+func LinalgPotri(a ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.LinalgPotri(a, attrs...))
+}
+
+// LinalgSumlogdiag returns the sum of the logarithms of each matrix's diagonal.
+func LinalgSumlogdiag(a ops.Tensor) *eager.NDArray {
+	return nd(eager.F.LinalgSumlogdiag(a))
+}
+
+// LinalgSyrk returns alpha · A · Aᵀ (attribute transpose: Aᵀ · A).
+func LinalgSyrk(a ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.LinalgSyrk(a, attrs...))
+}
+
+// LinalgTrmm returns alpha · op(A) · B for triangular A (attributes
+// transpose, rightside, lower, alpha).
+func LinalgTrmm(a ops.Tensor, b ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.LinalgTrmm(a, b, attrs...))
+}
+
+// LinalgTrsm returns alpha · op(A)⁻¹ · B for triangular A (attributes
+// transpose, rightside, lower, alpha).
+func LinalgTrsm(a ops.Tensor, b ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.LinalgTrsm(a, b, attrs...))
+}
+
 // LinearRegressionOutput is the identity on data, with the gradient of
 // the squared error against label.
 func LinearRegressionOutput(data ops.Tensor, label ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.LinearRegressionOutput(data, label, attrs...))
+}
+
+// Linspace returns num evenly spaced values from start to stop, stop
+// included (attribute endpoint=False leaves it out; dtype sets the dtype).
+func Linspace(start float64, stop float64, num int, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.Linspace(start, stop, num, attrs...))
 }
 
 // Log returns the natural logarithm.
@@ -740,6 +874,13 @@ func RNNParamConcat(xs ...ops.Tensor) *eager.NDArray {
 	return nd(eager.F.RNNParamConcat(xs...))
 }
 
+// ROIAlign averages bilinear samples of each region rois (R, 5) of x
+// (N, C, H, W) over pooledH×pooledW bins (attributes sample_ratio,
+// position_sensitive, aligned).
+func ROIAlign(x ops.Tensor, rois ops.Tensor, pooledH int, pooledW int, spatialScale float64, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.ROIAlign(x, rois, pooledH, pooledW, spatialScale, attrs...))
+}
+
 // ROIPooling max-pools the regions rois (R, 5) of x (N, C, H, W) to
 // pooledH×pooledW, the regions' coordinates scaled by spatialScale.
 func ROIPooling(x ops.Tensor, rois ops.Tensor, pooledH int, pooledW int, spatialScale float64) *eager.NDArray {
@@ -749,6 +890,83 @@ func ROIPooling(x ops.Tensor, rois ops.Tensor, pooledH int, pooledW int, spatial
 // Radians converts degrees to radians.
 func Radians(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Radians(x))
+}
+
+// RandomExponential samples an array of the given shape from the
+// exponential distribution of rate lam.
+func RandomExponential(lam float64, shape ...int) *eager.NDArray {
+	return nd(eager.F.RandomExponential(lam, shape...))
+}
+
+// RandomExponentialLike samples an array shaped like x from the
+// exponential distribution of rate lam.
+func RandomExponentialLike(x ops.Tensor, lam float64) *eager.NDArray {
+	return nd(eager.F.RandomExponentialLike(x, lam))
+}
+
+// RandomGamma samples an array of the given shape from the gamma
+// distribution of shape alpha and scale beta.
+func RandomGamma(alpha float64, beta float64, shape ...int) *eager.NDArray {
+	return nd(eager.F.RandomGamma(alpha, beta, shape...))
+}
+
+// RandomGammaLike samples an array shaped like x from the gamma distribution.
+func RandomGammaLike(x ops.Tensor, alpha float64, beta float64) *eager.NDArray {
+	return nd(eager.F.RandomGammaLike(x, alpha, beta))
+}
+
+// RandomGeneralizedNegativeBinomial samples an array of the given shape
+// with mean mu and dispersion alpha.
+func RandomGeneralizedNegativeBinomial(mu float64, alpha float64, shape ...int) *eager.NDArray {
+	return nd(eager.F.RandomGeneralizedNegativeBinomial(mu, alpha, shape...))
+}
+
+// RandomGeneralizedNegativeBinomialLike samples an array shaped like x
+// from the generalized negative binomial distribution.
+func RandomGeneralizedNegativeBinomialLike(x ops.Tensor, mu float64, alpha float64) *eager.NDArray {
+	return nd(eager.F.RandomGeneralizedNegativeBinomialLike(x, mu, alpha))
+}
+
+// RandomNegativeBinomial samples an array of the given shape: the failures
+// before the k-th success of trials succeeding with probability p.
+func RandomNegativeBinomial(k int, p float64, shape ...int) *eager.NDArray {
+	return nd(eager.F.RandomNegativeBinomial(k, p, shape...))
+}
+
+// RandomNegativeBinomialLike samples an array shaped like x from the
+// negative binomial distribution.
+func RandomNegativeBinomialLike(x ops.Tensor, k int, p float64) *eager.NDArray {
+	return nd(eager.F.RandomNegativeBinomialLike(x, k, p))
+}
+
+// RandomNormalLike samples an array shaped like x from the normal
+// distribution of mean loc and standard deviation scale.
+func RandomNormalLike(x ops.Tensor, loc float64, scale float64) *eager.NDArray {
+	return nd(eager.F.RandomNormalLike(x, loc, scale))
+}
+
+// RandomPoisson samples an array of the given shape from the Poisson
+// distribution of mean lam.
+func RandomPoisson(lam float64, shape ...int) *eager.NDArray {
+	return nd(eager.F.RandomPoisson(lam, shape...))
+}
+
+// RandomPoissonLike samples an array shaped like x from the Poisson
+// distribution of mean lam.
+func RandomPoissonLike(x ops.Tensor, lam float64) *eager.NDArray {
+	return nd(eager.F.RandomPoissonLike(x, lam))
+}
+
+// RandomRandInt samples int32 integers from [low, high) (attribute dtype:
+// int64).
+func RandomRandInt(low int, high int, shape []int, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.RandomRandInt(low, high, shape, attrs...))
+}
+
+// RandomUniformLike samples an array shaped like x from the uniform
+// distribution on [low, high).
+func RandomUniformLike(x ops.Tensor, low float64, high float64) *eager.NDArray {
+	return nd(eager.F.RandomUniformLike(x, low, high))
 }
 
 // RavelMultiIndex turns the multi-indices in the columns of x (len(shape),
@@ -829,6 +1047,53 @@ func Rsqrt(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Rsqrt(x))
 }
 
+// SampleExponential draws from the exponential distributions of rates lam.
+func SampleExponential(lam ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.SampleExponential(lam, attrs...))
+}
+
+// SampleGamma draws from the gamma distributions of shapes alpha and
+// scales beta, element by element.
+func SampleGamma(alpha ops.Tensor, beta ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.SampleGamma(alpha, beta, attrs...))
+}
+
+// SampleGeneralizedNegativeBinomial draws from the generalized negative
+// binomial distributions of means mu and dispersions alpha.
+func SampleGeneralizedNegativeBinomial(mu ops.Tensor, alpha ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.SampleGeneralizedNegativeBinomial(mu, alpha, attrs...))
+}
+
+// SampleMultinomial draws category indices from the distributions along
+// the last axis of probs (attributes shape, get_prob, dtype); with
+// get_prob, the log probabilities of the draws come second.
+func SampleMultinomial(probs ops.Tensor, attrs ...ops.Attr) []*eager.NDArray {
+	return nds(eager.F.SampleMultinomial(probs, attrs...))
+}
+
+// SampleNegativeBinomial draws from the negative binomial distributions
+// of parameters k and p, element by element.
+func SampleNegativeBinomial(k ops.Tensor, p ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.SampleNegativeBinomial(k, p, attrs...))
+}
+
+// SampleNormal draws from the normal distributions of means mu and
+// standard deviations sigma, element by element.
+func SampleNormal(mu ops.Tensor, sigma ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.SampleNormal(mu, sigma, attrs...))
+}
+
+// SamplePoisson draws from the Poisson distributions of means lam.
+func SamplePoisson(lam ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.SamplePoisson(lam, attrs...))
+}
+
+// SampleUniform draws prod(shape) samples (attribute shape) from the
+// uniform distribution on [low[i], high[i]) for each element i.
+func SampleUniform(low ops.Tensor, high ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.SampleUniform(low, high, attrs...))
+}
+
 // ScatterND scatters data into zeros of shape at the coordinates in
 // indices (M, Y…).
 func ScatterND(data ops.Tensor, indices ops.Tensor, shape ...int) *eager.NDArray {
@@ -857,6 +1122,11 @@ func SequenceReverse(x ops.Tensor, lengths ops.Tensor) *eager.NDArray {
 // ShapeArray returns the shape of x as a 1-D int64 array.
 func ShapeArray(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.ShapeArray(x))
+}
+
+// Shuffle returns x with its first axis randomly permuted.
+func Shuffle(x ops.Tensor) *eager.NDArray {
+	return nd(eager.F.Shuffle(x))
 }
 
 // Sigmoid returns 1 / (1 + e**-x).
@@ -913,6 +1183,12 @@ func SmoothL1(x ops.Tensor, sigma float64) *eager.NDArray {
 // ops.Axis(n); ops.Attr{"temperature", t} divides x by t first.
 func Softmax(x ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.Softmax(x, attrs...))
+}
+
+// SoftmaxActivation is MXNet's older softmax: over all dims after the
+// first (attribute mode=channel: along axis 1).
+func SoftmaxActivation(x ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.SoftmaxActivation(x, attrs...))
 }
 
 // SoftmaxCrossEntropy returns sum_i -log(softmax(data[i])[label[i]]) as a
@@ -972,6 +1248,12 @@ func Sqrt(x ops.Tensor) *eager.NDArray {
 // Square returns x * x.
 func Square(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Square(x))
+}
+
+// SquareSum returns the sum of the squares of x over all axes, or over
+// those given.
+func SquareSum(x ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.SquareSum(x, attrs...))
 }
 
 // Squeeze removes dims of size 1: every one, or those of an ops.Axis(...) Attr.

@@ -7,6 +7,18 @@ import (
 	"github.com/hybridgo/hybridgo/ops"
 )
 
+// AMPCast converts x to dtype if x is floating-point and returns it
+// unchanged otherwise.
+func AMPCast(x ops.Tensor, dtype ops.DType) *graph.Symbol {
+	return sym(graph.F.AMPCast(x, dtype))
+}
+
+// AMPMultiCast converts the floating-point inputs to one dtype, float32
+// when any of them is float32 (attribute cast_narrow: the narrowest).
+func AMPMultiCast(xs []ops.Tensor, attrs ...ops.Attr) []*graph.Symbol {
+	return syms(graph.F.AMPMultiCast(xs, attrs...))
+}
+
 // Abs returns |x|.
 func Abs(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Abs(x))
@@ -37,6 +49,12 @@ func AddN(xs ...ops.Tensor) *graph.Symbol {
 // Arange returns start, start+step, … below stop.
 func Arange(start float64, stop float64, step float64, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.Arange(start, stop, step, attrs...))
+}
+
+// ArangeLike returns 0, 1, 2, … with the shape and dtype of x (attributes
+// start, step, repeat; axis gives a 1-D result as long as that axis).
+func ArangeLike(x ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.ArangeLike(x, attrs...))
 }
 
 // Arccos returns the inverse cosine.
@@ -81,6 +99,11 @@ func Argmax(x ops.Tensor, axis int, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.Argmax(x, axis, attrs...))
 }
 
+// ArgmaxChannel returns the index of the maximum along axis 1.
+func ArgmaxChannel(x ops.Tensor) *graph.Symbol {
+	return sym(graph.F.ArgmaxChannel(x))
+}
+
 // ArgmaxFlat returns the index of the maximum of the flattened x, with shape (1,).
 func ArgmaxFlat(x ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.ArgmaxFlat(x, attrs...))
@@ -110,6 +133,12 @@ func BatchNorm(x ops.Tensor, gamma ops.Tensor, beta ops.Tensor, movingMean ops.T
 	return sym(graph.F.BatchNorm(x, gamma, beta, movingMean, movingVar, attrs...))
 }
 
+// BatchTake returns a[i, indices[i]] for each row i of a (its dims but
+// the last, flattened), indices clipped to the last axis.
+func BatchTake(a ops.Tensor, indices ops.Tensor) *graph.Symbol {
+	return sym(graph.F.BatchTake(a, indices))
+}
+
 // BilinearResize2D resizes the height and width of 4-D x to h×w by
 // bilinear interpolation (align_corners True; ops.Attr{"align_corners",
 // false} changes it).
@@ -130,6 +159,19 @@ func BlockGrad(x ops.Tensor) *graph.Symbol {
 // nothing is an error, as hybridgo has no empty arrays.
 func BooleanMask(data ops.Tensor, index ops.Tensor, axis int) *graph.Symbol {
 	return sym(graph.F.BooleanMask(data, index, axis))
+}
+
+// BoxIoU returns the intersection over union of each box of lhs with
+// each box of rhs (attribute format: "corner" or "center").
+func BoxIoU(lhs ops.Tensor, rhs ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.BoxIoU(lhs, rhs, attrs...))
+}
+
+// BoxNMS applies non-maximum suppression to the boxes of data (attributes
+// overlap_thresh, valid_thresh, topk, coord_start, score_index, id_index,
+// background_id, force_suppress, in_format, out_format).
+func BoxNMS(data ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.BoxNMS(data, attrs...))
 }
 
 // BroadcastAdd is Add under its MXNet name.
@@ -268,6 +310,11 @@ func DivScalar(x ops.Tensor, s float64) *graph.Symbol {
 	return sym(graph.F.DivScalar(x, s))
 }
 
+// DivSqrtDim returns x / sqrt(d), d the size of x's last axis.
+func DivSqrtDim(x ops.Tensor) *graph.Symbol {
+	return sym(graph.F.DivSqrtDim(x))
+}
+
 // Dot is the matrix product of a and b (MXNet's dot); the transpose flags
 // come as options: F.Dot(x, w, ops.TransposeB()).
 func Dot(a ops.Tensor, b ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
@@ -324,6 +371,11 @@ func Erf(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Erf(x))
 }
 
+// Erfinv returns the inverse error function.
+func Erfinv(x ops.Tensor) *graph.Symbol {
+	return sym(graph.F.Erfinv(x))
+}
+
 // Exp returns e**x.
 func Exp(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Exp(x))
@@ -369,6 +421,16 @@ func Full(shape ops.Shape, value float64, attrs ...ops.Attr) *graph.Symbol {
 // (ops.Attr{"flatten", false}) follow.
 func FullyConnected(x ops.Tensor, weight ops.Tensor, bias ops.Tensor, numHidden int, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.FullyConnected(x, weight, bias, numHidden, attrs...))
+}
+
+// Gamma returns the gamma function Γ(x).
+func Gamma(x ops.Tensor) *graph.Symbol {
+	return sym(graph.F.Gamma(x))
+}
+
+// Gammaln returns log |Γ(x)|.
+func Gammaln(x ops.Tensor) *graph.Symbol {
+	return sym(graph.F.Gammaln(x))
 }
 
 // GatherND gathers the slices of x at the coordinates in indices (M, Y…).
@@ -488,11 +550,49 @@ func LesserScalar(x ops.Tensor, s float64) *graph.Symbol {
 	return sym(graph.F.LesserScalar(x, s))
 }
 
+// LinalgDet returns the determinant of each matrix.
+func LinalgDet(a ops.Tensor) *graph.Symbol {
+	return sym(graph.F.LinalgDet(a))
+}
+
+// LinalgExtractdiag returns each matrix's diagonal (attribute offset).
+func LinalgExtractdiag(a ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.LinalgExtractdiag(a, attrs...))
+}
+
+// LinalgExtracttrian returns each matrix's packed triangle (attributes
+// offset, lower).
+func LinalgExtracttrian(a ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.LinalgExtracttrian(a, attrs...))
+}
+
+// LinalgGemm returns alpha · op(A) · op(B) + beta · C for each matrix
+// (attributes transpose_a, transpose_b, alpha, beta).
+func LinalgGemm(a ops.Tensor, b ops.Tensor, c ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.LinalgGemm(a, b, c, attrs...))
+}
+
 // LinalgGemm2 returns alpha·op(A)·op(B) for the matrices on the last two
 // axes of a and b; ops.TransposeA(), ops.TransposeB() and
 // ops.Attr{"alpha", v} set the options.
 func LinalgGemm2(a ops.Tensor, b ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.LinalgGemm2(a, b, attrs...))
+}
+
+// LinalgInverse returns the inverse of each matrix.
+func LinalgInverse(a ops.Tensor) *graph.Symbol {
+	return sym(graph.F.LinalgInverse(a))
+}
+
+// LinalgMakediag returns matrices with a on their diagonal (attribute offset).
+func LinalgMakediag(a ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.LinalgMakediag(a, attrs...))
+}
+
+// LinalgMaketrian returns matrices holding a's packed triangles
+// (attributes offset, lower).
+func LinalgMaketrian(a ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.LinalgMaketrian(a, attrs...))
 }
 
 // LinalgPotrf returns the lower Cholesky factor of each symmetric
@@ -502,10 +602,44 @@ func LinalgPotrf(a ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.LinalgPotrf(a, attrs...))
 }
 
+// LinalgPotri returns (A·Aᵀ)⁻¹ for the triangular factor A (attribute
+// lower=False: (Aᵀ·A)⁻¹).
+func LinalgPotri(a ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.LinalgPotri(a, attrs...))
+}
+
+// LinalgSumlogdiag returns the sum of the logarithms of each matrix's diagonal.
+func LinalgSumlogdiag(a ops.Tensor) *graph.Symbol {
+	return sym(graph.F.LinalgSumlogdiag(a))
+}
+
+// LinalgSyrk returns alpha · A · Aᵀ (attribute transpose: Aᵀ · A).
+func LinalgSyrk(a ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.LinalgSyrk(a, attrs...))
+}
+
+// LinalgTrmm returns alpha · op(A) · B for triangular A (attributes
+// transpose, rightside, lower, alpha).
+func LinalgTrmm(a ops.Tensor, b ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.LinalgTrmm(a, b, attrs...))
+}
+
+// LinalgTrsm returns alpha · op(A)⁻¹ · B for triangular A (attributes
+// transpose, rightside, lower, alpha).
+func LinalgTrsm(a ops.Tensor, b ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.LinalgTrsm(a, b, attrs...))
+}
+
 // LinearRegressionOutput is the identity on data, with the gradient of
 // the squared error against label.
 func LinearRegressionOutput(data ops.Tensor, label ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.LinearRegressionOutput(data, label, attrs...))
+}
+
+// Linspace returns num evenly spaced values from start to stop, stop
+// included (attribute endpoint=False leaves it out; dtype sets the dtype).
+func Linspace(start float64, stop float64, num int, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.Linspace(start, stop, num, attrs...))
 }
 
 // Log returns the natural logarithm.
@@ -760,6 +894,13 @@ func RNNParamConcat(xs ...ops.Tensor) *graph.Symbol {
 	return sym(graph.F.RNNParamConcat(xs...))
 }
 
+// ROIAlign averages bilinear samples of each region rois (R, 5) of x
+// (N, C, H, W) over pooledH×pooledW bins (attributes sample_ratio,
+// position_sensitive, aligned).
+func ROIAlign(x ops.Tensor, rois ops.Tensor, pooledH int, pooledW int, spatialScale float64, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.ROIAlign(x, rois, pooledH, pooledW, spatialScale, attrs...))
+}
+
 // ROIPooling max-pools the regions rois (R, 5) of x (N, C, H, W) to
 // pooledH×pooledW, the regions' coordinates scaled by spatialScale.
 func ROIPooling(x ops.Tensor, rois ops.Tensor, pooledH int, pooledW int, spatialScale float64) *graph.Symbol {
@@ -771,14 +912,91 @@ func Radians(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Radians(x))
 }
 
+// RandomExponential samples an array of the given shape from the
+// exponential distribution of rate lam.
+func RandomExponential(lam float64, shape ...int) *graph.Symbol {
+	return sym(graph.F.RandomExponential(lam, shape...))
+}
+
+// RandomExponentialLike samples an array shaped like x from the
+// exponential distribution of rate lam.
+func RandomExponentialLike(x ops.Tensor, lam float64) *graph.Symbol {
+	return sym(graph.F.RandomExponentialLike(x, lam))
+}
+
+// RandomGamma samples an array of the given shape from the gamma
+// distribution of shape alpha and scale beta.
+func RandomGamma(alpha float64, beta float64, shape ...int) *graph.Symbol {
+	return sym(graph.F.RandomGamma(alpha, beta, shape...))
+}
+
+// RandomGammaLike samples an array shaped like x from the gamma distribution.
+func RandomGammaLike(x ops.Tensor, alpha float64, beta float64) *graph.Symbol {
+	return sym(graph.F.RandomGammaLike(x, alpha, beta))
+}
+
+// RandomGeneralizedNegativeBinomial samples an array of the given shape
+// with mean mu and dispersion alpha.
+func RandomGeneralizedNegativeBinomial(mu float64, alpha float64, shape ...int) *graph.Symbol {
+	return sym(graph.F.RandomGeneralizedNegativeBinomial(mu, alpha, shape...))
+}
+
+// RandomGeneralizedNegativeBinomialLike samples an array shaped like x
+// from the generalized negative binomial distribution.
+func RandomGeneralizedNegativeBinomialLike(x ops.Tensor, mu float64, alpha float64) *graph.Symbol {
+	return sym(graph.F.RandomGeneralizedNegativeBinomialLike(x, mu, alpha))
+}
+
+// RandomNegativeBinomial samples an array of the given shape: the failures
+// before the k-th success of trials succeeding with probability p.
+func RandomNegativeBinomial(k int, p float64, shape ...int) *graph.Symbol {
+	return sym(graph.F.RandomNegativeBinomial(k, p, shape...))
+}
+
+// RandomNegativeBinomialLike samples an array shaped like x from the
+// negative binomial distribution.
+func RandomNegativeBinomialLike(x ops.Tensor, k int, p float64) *graph.Symbol {
+	return sym(graph.F.RandomNegativeBinomialLike(x, k, p))
+}
+
 // RandomNormal samples from the normal distribution N(loc, scale²).
 func RandomNormal(loc float64, scale float64, shape ops.Shape, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.RandomNormal(loc, scale, shape, attrs...))
 }
 
+// RandomNormalLike samples an array shaped like x from the normal
+// distribution of mean loc and standard deviation scale.
+func RandomNormalLike(x ops.Tensor, loc float64, scale float64) *graph.Symbol {
+	return sym(graph.F.RandomNormalLike(x, loc, scale))
+}
+
+// RandomPoisson samples an array of the given shape from the Poisson
+// distribution of mean lam.
+func RandomPoisson(lam float64, shape ...int) *graph.Symbol {
+	return sym(graph.F.RandomPoisson(lam, shape...))
+}
+
+// RandomPoissonLike samples an array shaped like x from the Poisson
+// distribution of mean lam.
+func RandomPoissonLike(x ops.Tensor, lam float64) *graph.Symbol {
+	return sym(graph.F.RandomPoissonLike(x, lam))
+}
+
+// RandomRandInt samples int32 integers from [low, high) (attribute dtype:
+// int64).
+func RandomRandInt(low int, high int, shape []int, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.RandomRandInt(low, high, shape, attrs...))
+}
+
 // RandomUniform samples from the uniform distribution on [low, high).
 func RandomUniform(low float64, high float64, shape ops.Shape, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.RandomUniform(low, high, shape, attrs...))
+}
+
+// RandomUniformLike samples an array shaped like x from the uniform
+// distribution on [low, high).
+func RandomUniformLike(x ops.Tensor, low float64, high float64) *graph.Symbol {
+	return sym(graph.F.RandomUniformLike(x, low, high))
 }
 
 // RavelMultiIndex turns the multi-indices in the columns of x (len(shape),
@@ -859,6 +1077,53 @@ func Rsqrt(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Rsqrt(x))
 }
 
+// SampleExponential draws from the exponential distributions of rates lam.
+func SampleExponential(lam ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.SampleExponential(lam, attrs...))
+}
+
+// SampleGamma draws from the gamma distributions of shapes alpha and
+// scales beta, element by element.
+func SampleGamma(alpha ops.Tensor, beta ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.SampleGamma(alpha, beta, attrs...))
+}
+
+// SampleGeneralizedNegativeBinomial draws from the generalized negative
+// binomial distributions of means mu and dispersions alpha.
+func SampleGeneralizedNegativeBinomial(mu ops.Tensor, alpha ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.SampleGeneralizedNegativeBinomial(mu, alpha, attrs...))
+}
+
+// SampleMultinomial draws category indices from the distributions along
+// the last axis of probs (attributes shape, get_prob, dtype); with
+// get_prob, the log probabilities of the draws come second.
+func SampleMultinomial(probs ops.Tensor, attrs ...ops.Attr) []*graph.Symbol {
+	return syms(graph.F.SampleMultinomial(probs, attrs...))
+}
+
+// SampleNegativeBinomial draws from the negative binomial distributions
+// of parameters k and p, element by element.
+func SampleNegativeBinomial(k ops.Tensor, p ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.SampleNegativeBinomial(k, p, attrs...))
+}
+
+// SampleNormal draws from the normal distributions of means mu and
+// standard deviations sigma, element by element.
+func SampleNormal(mu ops.Tensor, sigma ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.SampleNormal(mu, sigma, attrs...))
+}
+
+// SamplePoisson draws from the Poisson distributions of means lam.
+func SamplePoisson(lam ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.SamplePoisson(lam, attrs...))
+}
+
+// SampleUniform draws prod(shape) samples (attribute shape) from the
+// uniform distribution on [low[i], high[i]) for each element i.
+func SampleUniform(low ops.Tensor, high ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.SampleUniform(low, high, attrs...))
+}
+
 // ScatterND scatters data into zeros of shape at the coordinates in
 // indices (M, Y…).
 func ScatterND(data ops.Tensor, indices ops.Tensor, shape ...int) *graph.Symbol {
@@ -887,6 +1152,11 @@ func SequenceReverse(x ops.Tensor, lengths ops.Tensor) *graph.Symbol {
 // ShapeArray returns the shape of x as a 1-D int64 array.
 func ShapeArray(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.ShapeArray(x))
+}
+
+// Shuffle returns x with its first axis randomly permuted.
+func Shuffle(x ops.Tensor) *graph.Symbol {
+	return sym(graph.F.Shuffle(x))
 }
 
 // Sigmoid returns 1 / (1 + e**-x).
@@ -943,6 +1213,12 @@ func SmoothL1(x ops.Tensor, sigma float64) *graph.Symbol {
 // ops.Axis(n); ops.Attr{"temperature", t} divides x by t first.
 func Softmax(x ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.Softmax(x, attrs...))
+}
+
+// SoftmaxActivation is MXNet's older softmax: over all dims after the
+// first (attribute mode=channel: along axis 1).
+func SoftmaxActivation(x ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.SoftmaxActivation(x, attrs...))
 }
 
 // SoftmaxCrossEntropy returns sum_i -log(softmax(data[i])[label[i]]) as a
@@ -1002,6 +1278,12 @@ func Sqrt(x ops.Tensor) *graph.Symbol {
 // Square returns x * x.
 func Square(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Square(x))
+}
+
+// SquareSum returns the sum of the squares of x over all axes, or over
+// those given.
+func SquareSum(x ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.SquareSum(x, attrs...))
 }
 
 // Squeeze removes dims of size 1: every one, or those of an ops.Axis(...) Attr.
