@@ -47,6 +47,7 @@ func init() {
 		"BroadcastMul":                          reflect.ValueOf(nd.BroadcastMul),
 		"BroadcastSub":                          reflect.ValueOf(nd.BroadcastSub),
 		"BroadcastTo":                           reflect.ValueOf(nd.BroadcastTo),
+		"CTCLoss":                               reflect.ValueOf(nd.CTCLoss),
 		"Call":                                  reflect.ValueOf(nd.Call),
 		"Cast":                                  reflect.ValueOf(nd.Cast),
 		"Cbrt":                                  reflect.ValueOf(nd.Cbrt),

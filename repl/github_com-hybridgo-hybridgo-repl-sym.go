@@ -46,6 +46,7 @@ func init() {
 		"BroadcastMul":                          reflect.ValueOf(sym.BroadcastMul),
 		"BroadcastSub":                          reflect.ValueOf(sym.BroadcastSub),
 		"BroadcastTo":                           reflect.ValueOf(sym.BroadcastTo),
+		"CTCLoss":                               reflect.ValueOf(sym.CTCLoss),
 		"Call":                                  reflect.ValueOf(sym.Call),
 		"Cast":                                  reflect.ValueOf(sym.Cast),
 		"Cbrt":                                  reflect.ValueOf(sym.Cbrt),

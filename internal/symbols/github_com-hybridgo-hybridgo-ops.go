@@ -87,6 +87,7 @@ func init() {
 		"BoxNMSAttrs":               reflect.ValueOf((*ops.BoxNMSAttrs)(nil)),
 		"BroadcastAxisAttrs":        reflect.ValueOf((*ops.BroadcastAxisAttrs)(nil)),
 		"BroadcastToAttrs":          reflect.ValueOf((*ops.BroadcastToAttrs)(nil)),
+		"CTCLossAttrs":              reflect.ValueOf((*ops.CTCLossAttrs)(nil)),
 		"CastAttrs":                 reflect.ValueOf((*ops.CastAttrs)(nil)),
 		"ClipAttrs":                 reflect.ValueOf((*ops.ClipAttrs)(nil)),
 		"ConcatAttrs":               reflect.ValueOf((*ops.ConcatAttrs)(nil)),

@@ -205,6 +205,16 @@ func BroadcastTo(x ops.Tensor, shape ...int) *eager.NDArray {
 	return nd(eager.F.BroadcastTo(x, shape...))
 }
 
+// CTCLoss returns the connectionist temporal classification loss of each
+// sequence of data (sequence length, batch, alphabet size), scores before
+// softmax, against label (batch, label length). dataLengths and
+// labelLengths (batch), when not nil, give the lengths of the sequences
+// and of the labels (use_data_lengths, use_label_lengths); otherwise a
+// label ends at its padding. attrs may set blank_label.
+func CTCLoss(data ops.Tensor, label ops.Tensor, dataLengths ops.Tensor, labelLengths ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.CTCLoss(data, label, dataLengths, labelLengths, attrs...))
+}
+
 // Call runs the op with the given MXNet name; attributes are given by name.
 // It is the way to reach an op that has no F method of its own.
 func Call(name string, inputs []ops.Tensor, attrs ...ops.Attr) []*eager.NDArray {
