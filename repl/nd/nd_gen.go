@@ -46,6 +46,19 @@ func AddN(xs ...ops.Tensor) *eager.NDArray {
 	return nd(eager.F.AddN(xs...))
 }
 
+// AllClose returns 1 (uint8, a scalar) when a and b agree within the
+// tolerances (rtol, atol, equal_nan in attrs), 0 otherwise.
+func AllClose(a ops.Tensor, b ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.AllClose(a, b, attrs...))
+}
+
+// AllFinite returns 1 (float32, shape (1,)) when no element of any of xs is
+// infinite or NaN, 0 otherwise (all_finite, or multi_all_finite for
+// several arrays).
+func AllFinite(xs ...ops.Tensor) *eager.NDArray {
+	return nd(eager.F.AllFinite(xs...))
+}
+
 // ArangeLike returns 0, 1, 2, … with the shape and dtype of x (attributes
 // start, step, repeat; axis gives a 1-D result as long as that axis).
 func ArangeLike(x ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
@@ -239,6 +252,12 @@ func Ceil(x ops.Tensor) *eager.NDArray {
 // Clip bounds x to [min, max] element by element.
 func Clip(x ops.Tensor, min float64, max float64) *eager.NDArray {
 	return nd(eager.F.Clip(x, min, max))
+}
+
+// Col2im sums columns (N, C·prod(kernel), L) back into images (N, C,
+// outputSize...); attrs may set stride, dilate and pad.
+func Col2im(x ops.Tensor, outputSize []int, kernel []int, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.Col2im(x, outputSize, kernel, attrs...))
 }
 
 // Concat joins xs along dim (MXNet's default dim is 1).
@@ -479,6 +498,18 @@ func HypotScalar(x ops.Tensor, s float64) *eager.NDArray {
 // Identity returns a copy of x.
 func Identity(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Identity(x))
+}
+
+// Im2col returns the sliding blocks of x (N, C, W) or (N, C, H, W) as
+// columns (N, C·prod(kernel), L); attrs may set stride, dilate and pad.
+func Im2col(x ops.Tensor, kernel []int, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.Im2col(x, kernel, attrs...))
+}
+
+// IndexCopy returns old with its rows idx[i] replaced by the rows i of
+// newRows (_contrib_index_copy).
+func IndexCopy(old ops.Tensor, idx ops.Tensor, newRows ops.Tensor) *eager.NDArray {
+	return nd(eager.F.IndexCopy(old, idx, newRows))
 }
 
 // InstanceNorm normalises each channel of each sample of x (N, C, …),
@@ -869,6 +900,11 @@ func Prod(x ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.Prod(x, attrs...))
 }
 
+// Quadratic returns a·x² + b·x + c element by element.
+func Quadratic(x ops.Tensor, a float64, b float64, c float64) *eager.NDArray {
+	return nd(eager.F.Quadratic(x, a, b, c))
+}
+
 // RNN runs MXNet's fused recurrent op on inputs data (TNC), parameters
 // (the packed vector, see RNNParamSize), state and, for lstm, state_cell.
 // It returns the output and, with ops.Attr{"state_outputs", true}, the
@@ -1047,6 +1083,11 @@ func Round(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Round(x))
 }
 
+// RoundSTE rounds x, passing the gradient through unchanged.
+func RoundSTE(x ops.Tensor) *eager.NDArray {
+	return nd(eager.F.RoundSTE(x))
+}
+
 // RpowerScalar returns s ** x.
 func RpowerScalar(x ops.Tensor, s float64) *eager.NDArray {
 	return nd(eager.F.RpowerScalar(x, s))
@@ -1147,6 +1188,11 @@ func Sigmoid(x ops.Tensor) *eager.NDArray {
 // Sign returns -1, 0 or 1 by the sign of x.
 func Sign(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Sign(x))
+}
+
+// SignSTE returns the sign of x, passing the gradient through unchanged.
+func SignSTE(x ops.Tensor) *eager.NDArray {
+	return nd(eager.F.SignSTE(x))
 }
 
 // Sin returns the sine.

@@ -46,6 +46,19 @@ func AddN(xs ...ops.Tensor) *graph.Symbol {
 	return sym(graph.F.AddN(xs...))
 }
 
+// AllClose returns 1 (uint8, a scalar) when a and b agree within the
+// tolerances (rtol, atol, equal_nan in attrs), 0 otherwise.
+func AllClose(a ops.Tensor, b ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.AllClose(a, b, attrs...))
+}
+
+// AllFinite returns 1 (float32, shape (1,)) when no element of any of xs is
+// infinite or NaN, 0 otherwise (all_finite, or multi_all_finite for
+// several arrays).
+func AllFinite(xs ...ops.Tensor) *graph.Symbol {
+	return sym(graph.F.AllFinite(xs...))
+}
+
 // Arange returns start, start+step, … below stop.
 func Arange(start float64, stop float64, step float64, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.Arange(start, stop, step, attrs...))
@@ -244,6 +257,12 @@ func Ceil(x ops.Tensor) *graph.Symbol {
 // Clip bounds x to [min, max] element by element.
 func Clip(x ops.Tensor, min float64, max float64) *graph.Symbol {
 	return sym(graph.F.Clip(x, min, max))
+}
+
+// Col2im sums columns (N, C·prod(kernel), L) back into images (N, C,
+// outputSize...); attrs may set stride, dilate and pad.
+func Col2im(x ops.Tensor, outputSize []int, kernel []int, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.Col2im(x, outputSize, kernel, attrs...))
 }
 
 // Concat joins xs along dim (MXNet's default dim is 1).
@@ -494,6 +513,18 @@ func HypotScalar(x ops.Tensor, s float64) *graph.Symbol {
 // Identity returns a copy of x.
 func Identity(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Identity(x))
+}
+
+// Im2col returns the sliding blocks of x (N, C, W) or (N, C, H, W) as
+// columns (N, C·prod(kernel), L); attrs may set stride, dilate and pad.
+func Im2col(x ops.Tensor, kernel []int, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.Im2col(x, kernel, attrs...))
+}
+
+// IndexCopy returns old with its rows idx[i] replaced by the rows i of
+// newRows (_contrib_index_copy).
+func IndexCopy(old ops.Tensor, idx ops.Tensor, newRows ops.Tensor) *graph.Symbol {
+	return sym(graph.F.IndexCopy(old, idx, newRows))
 }
 
 // InstanceNorm normalises each channel of each sample of x (N, C, …),
@@ -889,6 +920,11 @@ func Prod(x ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.Prod(x, attrs...))
 }
 
+// Quadratic returns a·x² + b·x + c element by element.
+func Quadratic(x ops.Tensor, a float64, b float64, c float64) *graph.Symbol {
+	return sym(graph.F.Quadratic(x, a, b, c))
+}
+
 // RNN runs MXNet's fused recurrent op on inputs data (TNC), parameters
 // (the packed vector, see RNNParamSize), state and, for lstm, state_cell.
 // It returns the output and, with ops.Attr{"state_outputs", true}, the
@@ -1077,6 +1113,11 @@ func Round(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Round(x))
 }
 
+// RoundSTE rounds x, passing the gradient through unchanged.
+func RoundSTE(x ops.Tensor) *graph.Symbol {
+	return sym(graph.F.RoundSTE(x))
+}
+
 // RpowerScalar returns s ** x.
 func RpowerScalar(x ops.Tensor, s float64) *graph.Symbol {
 	return sym(graph.F.RpowerScalar(x, s))
@@ -1177,6 +1218,11 @@ func Sigmoid(x ops.Tensor) *graph.Symbol {
 // Sign returns -1, 0 or 1 by the sign of x.
 func Sign(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Sign(x))
+}
+
+// SignSTE returns the sign of x, passing the gradient through unchanged.
+func SignSTE(x ops.Tensor) *graph.Symbol {
+	return sym(graph.F.SignSTE(x))
 }
 
 // Sin returns the sine.
