@@ -154,6 +154,12 @@ func BilinearResize2D(x ops.Tensor, h int, w int, attrs ...ops.Attr) *eager.NDAr
 	return nd(eager.F.BilinearResize2D(x, h, w, attrs...))
 }
 
+// BilinearSampler samples data (N, C, H, W) bilinearly at the normalised
+// points of grid (N, 2, Ho, Wo).
+func BilinearSampler(data ops.Tensor, grid ops.Tensor) *eager.NDArray {
+	return nd(eager.F.BilinearSampler(data, grid))
+}
+
 // BlockGrad returns x and stops gradients from flowing back through it.
 func BlockGrad(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.BlockGrad(x))
@@ -470,6 +476,13 @@ func GreaterEqualScalar(x ops.Tensor, s float64) *eager.NDArray {
 // GreaterScalar returns 1 where x > s, else 0.
 func GreaterScalar(x ops.Tensor, s float64) *eager.NDArray {
 	return nd(eager.F.GreaterScalar(x, s))
+}
+
+// GridGenerator returns the sampling grid (N, 2, H, W) of data: affine
+// matrices (N, 6) with target_shape in attrs, or a flow (N, 2, H, W) for
+// transformType "warp".
+func GridGenerator(data ops.Tensor, transformType string, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.GridGenerator(data, transformType, attrs...))
 }
 
 // GroupNorm normalises each of numGroups groups of channels of each
@@ -1281,6 +1294,12 @@ func Sort(x ops.Tensor, axis int, attrs ...ops.Attr) *eager.NDArray {
 // (N, C, H, W) into channels: (N, C*blockSize², H/blockSize, W/blockSize).
 func SpaceToDepth(x ops.Tensor, blockSize int) *eager.NDArray {
 	return nd(eager.F.SpaceToDepth(x, blockSize))
+}
+
+// SpatialTransformer warps data (N, C, H, W) by the affine matrices loc
+// (N, 6) into an output of targetH x targetW, sampled bilinearly.
+func SpatialTransformer(data ops.Tensor, loc ops.Tensor, targetH int, targetW int) *eager.NDArray {
+	return nd(eager.F.SpatialTransformer(data, loc, targetH, targetW))
 }
 
 // Split cuts x into numOutputs equal parts along axis (SliceChannel); add

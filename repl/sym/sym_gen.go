@@ -159,6 +159,12 @@ func BilinearResize2D(x ops.Tensor, h int, w int, attrs ...ops.Attr) *graph.Symb
 	return sym(graph.F.BilinearResize2D(x, h, w, attrs...))
 }
 
+// BilinearSampler samples data (N, C, H, W) bilinearly at the normalised
+// points of grid (N, 2, Ho, Wo).
+func BilinearSampler(data ops.Tensor, grid ops.Tensor) *graph.Symbol {
+	return sym(graph.F.BilinearSampler(data, grid))
+}
+
 // BlockGrad returns x and stops gradients from flowing back through it.
 func BlockGrad(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.BlockGrad(x))
@@ -485,6 +491,13 @@ func GreaterEqualScalar(x ops.Tensor, s float64) *graph.Symbol {
 // GreaterScalar returns 1 where x > s, else 0.
 func GreaterScalar(x ops.Tensor, s float64) *graph.Symbol {
 	return sym(graph.F.GreaterScalar(x, s))
+}
+
+// GridGenerator returns the sampling grid (N, 2, H, W) of data: affine
+// matrices (N, 6) with target_shape in attrs, or a flow (N, 2, H, W) for
+// transformType "warp".
+func GridGenerator(data ops.Tensor, transformType string, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.GridGenerator(data, transformType, attrs...))
 }
 
 // GroupNorm normalises each of numGroups groups of channels of each
@@ -1311,6 +1324,12 @@ func Sort(x ops.Tensor, axis int, attrs ...ops.Attr) *graph.Symbol {
 // (N, C, H, W) into channels: (N, C*blockSize², H/blockSize, W/blockSize).
 func SpaceToDepth(x ops.Tensor, blockSize int) *graph.Symbol {
 	return sym(graph.F.SpaceToDepth(x, blockSize))
+}
+
+// SpatialTransformer warps data (N, C, H, W) by the affine matrices loc
+// (N, 6) into an output of targetH x targetW, sampled bilinearly.
+func SpatialTransformer(data ops.Tensor, loc ops.Tensor, targetH int, targetW int) *graph.Symbol {
+	return sym(graph.F.SpatialTransformer(data, loc, targetH, targetW))
 }
 
 // Split cuts x into numOutputs equal parts along axis (SliceChannel); add
