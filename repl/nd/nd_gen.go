@@ -175,6 +175,12 @@ func BooleanMask(data ops.Tensor, index ops.Tensor, axis int) *eager.NDArray {
 	return nd(eager.F.BooleanMask(data, index, axis))
 }
 
+// BoxDecode returns the corner boxes that the offsets x (B, N, 4) give
+// from anchors (1, N, 4).
+func BoxDecode(x ops.Tensor, anchors ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.BoxDecode(x, anchors, attrs...))
+}
+
 // BoxIoU returns the intersection over union of each box of lhs with
 // each box of rhs (attribute format: "corner" or "center").
 func BoxIoU(lhs ops.Tensor, rhs ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
@@ -820,6 +826,19 @@ func Mul(a ops.Tensor, b ops.Tensor) *eager.NDArray {
 // MulScalar returns x * s.
 func MulScalar(x ops.Tensor, s float64) *eager.NDArray {
 	return nd(eager.F.MulScalar(x, s))
+}
+
+// MultiBoxDetection returns SSD's detections (N, anchors, 6) from class
+// probabilities, box offsets and anchors.
+func MultiBoxDetection(clsProb ops.Tensor, locPred ops.Tensor, anchor ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.MultiBoxDetection(clsProb, locPred, anchor, attrs...))
+}
+
+// MultiBoxPrior returns the SSD anchor boxes (1, H·W·anchors, 4) of the
+// feature map x (N, C, H, W); attrs set sizes, ratios, clip, steps and
+// offsets.
+func MultiBoxPrior(x ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.MultiBoxPrior(x, attrs...))
 }
 
 // Nanprod multiplies x over all axes, or over those given, counting NaN as 1.
