@@ -51,7 +51,17 @@ type BipartiteMatchingAttrs struct {
 	TopK      int     `attr:"topk" default:"-1" doc:"stop after this many matches (MXNet's kernel makes one more); -1: no limit"`
 }
 
-var opMultiBoxPrior, opMultiBoxDetection, opBoxEncode, opBoxDecode, opBipartiteMatching *Op
+// MultiBoxTargetAttrs are the attributes of _contrib_MultiBoxTarget.
+type MultiBoxTargetAttrs struct {
+	OverlapThreshold       float64 `attr:"overlap_threshold" default:"0.5" doc:"the overlap (IoU) above which an anchor matches a box"`
+	IgnoreLabel            float64 `attr:"ignore_label" default:"-1" doc:"the class target of anchors neither positive nor negative"`
+	NegativeMiningRatio    float64 `attr:"negative_mining_ratio" default:"-1" doc:"negatives per positive, the hardest chosen; <= 0: every anchor not positive is negative"`
+	NegativeMiningThresh   float64 `attr:"negative_mining_thresh" default:"0.5" doc:"the overlap below which an anchor may be mined as negative"`
+	MinimumNegativeSamples int     `attr:"minimum_negative_samples" default:"0" doc:"accepted; unused, as in MXNet's kernel"`
+	Variances              string  `attr:"variances" default:"(0.1, 0.1, 0.2, 0.2)" doc:"the scales the offsets are divided by (x, y, w, h)"`
+}
+
+var opMultiBoxPrior, opMultiBoxDetection, opMultiBoxTarget, opBoxEncode, opBoxDecode, opBipartiteMatching *Op
 
 func init() {
 	opMultiBoxPrior = Register(Def[MultiBoxPriorAttrs]{
@@ -161,6 +171,63 @@ func init() {
 		Samples: []Sample{
 			{Inputs: []Shape{{2, 3, 6}, {2, 24}, {1, 6, 4}}, Low: 0, High: 1},
 			{Attrs: map[string]string{"force_suppress": "True", "nms_topk": "3", "threshold": "0.3", "clip": "False"}, Inputs: []Shape{{1, 4, 8}, {1, 32}, {1, 8, 4}}, Low: 0, High: 1},
+		},
+	})
+
+	opMultiBoxTarget = Register(Def[MultiBoxTargetAttrs]{
+		Name: "_contrib_MultiBoxTarget", Aliases: []string{"_npx_multibox_target"}, Kind: "other",
+		Doc: "SSD's training targets from anchor (1, anchors, 4), label (N, boxes, 5 or more: class, xmin, ymin, xmax, " +
+			"ymax, a row of -1 ending the boxes) and cls_pred (N, classes, anchors). Each box first takes its best " +
+			"overlapping anchor, then each anchor overlapping a box by more than overlap_threshold takes it; those " +
+			"anchors are positive. With negative_mining_ratio > 0 the anchors of least background probability " +
+			"(softmax of cls_pred) among those overlapping below negative_mining_thresh are negative, ratio per " +
+			"positive; otherwise every other anchor is. The outputs are loc_target (N, anchors·4), the positive " +
+			"anchors' box offsets divided by variances, loc_mask (N, anchors·4), 1 for positives, and cls_target " +
+			"(N, anchors): class + 1 for positives, 0 for negatives, ignore_label for the rest.",
+		Inputs: []string{"anchor", "label", "cls_pred"}, Outputs: 3,
+		Check: func(a *MultiBoxTargetAttrs) error {
+			v, err := parseFloatList("variances", a.Variances)
+			if err == nil && len(v) != 4 {
+				err = Errorf("variances %v must have 4 values", a.Variances)
+			}
+			if err == nil && a.NegativeMiningRatio > 0 && a.NegativeMiningThresh <= 0 {
+				err = Errorf("negative_mining_thresh=%v must be positive with negative mining", a.NegativeMiningThresh)
+			}
+			return err
+		},
+		Shape: func(_ *MultiBoxTargetAttrs, in []Shape) ([]Shape, error) {
+			an, l, p := in[0], in[1], in[2]
+			if len(an) != 3 || (an[0] != 0 && an[0] != 1) || an[2] != 4 {
+				return nil, Errorf("anchor %v must be (1, anchors, 4)", an)
+			}
+			if len(l) != 3 || (l[2] != 0 && l[2] < 5) {
+				return nil, Errorf("label %v must be (N, boxes, 5 or more)", l)
+			}
+			if len(p) != 3 || (p[2] != 0 && an[1] != 0 && p[2] != an[1]) {
+				return nil, Errorf("cls_pred %v must be (N, classes, anchors) for anchor %v", p, an)
+			}
+			n, na := max(l[0], p[0]), an[1]
+			return []Shape{{n, na * 4}, {n, na * 4}, {n, na}}, nil
+		},
+		DType: func(_ *MultiBoxTargetAttrs, in []DType) ([]DType, error) {
+			d, err := floatData(in[0])
+			if err != nil {
+				return nil, err
+			}
+			return []DType{d[0], d[0], d[0]}, nil
+		},
+		Kernel: func(_ *Env, a *MultiBoxTargetAttrs, in, out []Value) error {
+			lt, lm, ct := multiBoxTarget(a, in[0].Float64s(), in[1].Shape, in[1].Float64s(), in[2].Shape, in[2].Float64s())
+			CopyData(out[0].Data, FromFloat64s(out[0].DType, lt))
+			CopyData(out[1].Data, FromFloat64s(out[1].DType, lm))
+			CopyData(out[2].Data, FromFloat64s(out[2].DType, ct))
+			return nil
+		},
+		NoGrad: true,
+		Samples: []Sample{
+			{Inputs: []Shape{{1, 6, 4}, {2, 2, 5}, {2, 3, 6}}, Low: 0, High: 1},
+			{Attrs: map[string]string{"negative_mining_ratio": "2", "negative_mining_thresh": "0.9", "overlap_threshold": "0.1"},
+				Inputs: []Shape{{1, 8, 4}, {1, 3, 6}, {1, 2, 8}}, Low: 0, High: 1},
 		},
 	})
 
@@ -459,6 +526,155 @@ func multiBoxDetect(a *MultiBoxDetectionAttrs, v []float64, cs Shape, cls, loc, 
 	return out
 }
 
+// multiBoxTarget is MultiBoxTarget's kernel on float64 values: it
+// returns loc_target, loc_mask and cls_target.
+func multiBoxTarget(a *MultiBoxTargetAttrs, anchors []float64, ls Shape, labels []float64, ps Shape, preds []float64) (lt, lm, ct []float64) {
+	v, _ := parseFloatList("variances", a.Variances)
+	nb, nl, lw := ls[0], ls[1], ls[2]
+	na, nc := len(anchors)/4, ps[1]
+	lt, lm, ct = make([]float64, nb*na*4), make([]float64, nb*na*4), make([]float64, nb*na)
+	fillFloats(ct, a.IgnoreLabel)
+	for b := range nb {
+		lab := labels[b*nl*lw : (b+1)*nl*lw]
+		ng := 0
+		for ng < nl && lab[ng*lw] != -1 {
+			ng++
+		}
+		if ng == 0 {
+			continue
+		}
+		iou := make([]float64, na*ng)
+		for j := range na {
+			for k := range ng {
+				iou[j*ng+k] = boxIoUSafe(anchors[j*4:j*4+4], lab[k*lw+1:k*lw+5])
+			}
+		}
+		gtDone := make([]bool, ng)
+		flag := make([]int, na) // -1: undecided, 1: positive, 0: negative
+		fillInts(flag, -1)
+		matchIoU, match := make([]float64, na), make([]int, na)
+		fillFloats(matchIoU, -1)
+		fillInts(match, -1)
+		positives := 0
+		// Each box takes its best free anchor, the best pairs first.
+		for {
+			bestA, bestG, best := -1, -1, 1e-6
+			for j := range na {
+				if flag[j] == 1 {
+					continue
+				}
+				for k := range ng {
+					if !gtDone[k] && iou[j*ng+k] > best {
+						bestA, bestG, best = j, k, iou[j*ng+k]
+					}
+				}
+			}
+			if bestA < 0 {
+				break
+			}
+			matchIoU[bestA], match[bestA] = best, bestG
+			positives++
+			gtDone[bestG], flag[bestA] = true, 1
+		}
+		bestOf := func(j int) {
+			bestG, best := -1, -1.0
+			for k := range ng {
+				if iou[j*ng+k] > best {
+					bestG, best = k, iou[j*ng+k]
+				}
+			}
+			matchIoU[j], match[j] = best, bestG
+		}
+		if a.OverlapThreshold > 0 {
+			for j := range na {
+				if flag[j] == 1 {
+					continue
+				}
+				bestOf(j)
+				if matchIoU[j] > a.OverlapThreshold {
+					positives++
+					gtDone[match[j]], flag[j] = true, 1
+				}
+			}
+		}
+		if a.NegativeMiningRatio > 0 {
+			neg := min(int(float64(positives)*a.NegativeMiningRatio), na-positives)
+			type cand struct {
+				p float64
+				j int
+			}
+			var cands []cand
+			for j := range na {
+				if flag[j] == 1 {
+					continue
+				}
+				if matchIoU[j] < 0 {
+					bestOf(j)
+				}
+				if matchIoU[j] < a.NegativeMiningThresh && flag[j] == -1 {
+					m := math.Inf(-1)
+					for k := range nc {
+						m = max(m, preds[(b*nc+k)*na+j])
+					}
+					sum := 0.0
+					for k := range nc {
+						sum += math.Exp(preds[(b*nc+k)*na+j] - m)
+					}
+					cands = append(cands, cand{math.Exp(preds[b*nc*na+j]-m) / sum, j})
+				}
+			}
+			// The least background probability first: the hardest negatives.
+			sort.SliceStable(cands, func(i, k int) bool { return cands[i].p < cands[k].p })
+			for i := 0; i < neg && i < len(cands); i++ {
+				flag[cands[i].j] = 0
+			}
+		} else {
+			for j := range flag {
+				if flag[j] != 1 {
+					flag[j] = 0
+				}
+			}
+		}
+		for j := range na {
+			switch flag[j] {
+			case 1:
+				g := lab[match[j]*lw : match[j]*lw+5]
+				ct[b*na+j] = g[0] + 1
+				ax, ay, aw, ah := boxCenter(anchors[j*4 : j*4+4])
+				gx, gy, gw, gh := boxCenter(g[1:5])
+				t := [4]float64{(gx - ax) / aw / v[0], (gy - ay) / ah / v[1], math.Log(gw/aw) / v[2], math.Log(gh/ah) / v[3]}
+				for k := range 4 {
+					lt[(b*na+j)*4+k] = t[k]
+					lm[(b*na+j)*4+k] = 1
+				}
+			case 0:
+				ct[b*na+j] = 0
+			}
+		}
+	}
+	return lt, lm, ct
+}
+
+// boxIoUSafe is the intersection over union of two corner boxes, 0 when
+// the union is 0 (MXNet's safe division).
+func boxIoUSafe(a, b []float64) float64 {
+	w := max(0, min(a[2], b[2])-max(a[0], b[0]))
+	h := max(0, min(a[3], b[3])-max(a[1], b[1]))
+	i := w * h
+	u := (a[2]-a[0])*(a[3]-a[1]) + (b[2]-b[0])*(b[3]-b[1]) - i
+	if u == 0 {
+		return 0
+	}
+	return i / u
+}
+
+// fillInts sets every element of x to v.
+func fillInts(x []int, v int) {
+	for i := range x {
+		x[i] = v
+	}
+}
+
 // bipartiteMatch matches one score matrix x (rows x nc) into the row and
 // column markers (which start at -1).
 func bipartiteMatch(a *BipartiteMatchingAttrs, x []float64, nc int, rm, cm []float64) {
@@ -499,6 +715,13 @@ func (f F) MultiBoxPrior(x Tensor, attrs ...Attr) Tensor { return f.call1(opMult
 // probabilities, box offsets and anchors.
 func (f F) MultiBoxDetection(clsProb, locPred, anchor Tensor, attrs ...Attr) Tensor {
 	return f.call1(opMultiBoxDetection, attrs, clsProb, locPred, anchor)
+}
+
+// MultiBoxTarget returns SSD's training targets: loc_target, loc_mask
+// and cls_target.
+func (f F) MultiBoxTarget(anchor, label, clsPred Tensor, attrs ...Attr) (locTarget, locMask, clsTarget Tensor) {
+	out := f.Invoke(opMultiBoxTarget, mustAttrs(opMultiBoxTarget, attrs), anchor, label, clsPred)
+	return out[0], out[1], out[2]
 }
 
 // BoxEncode returns the offset targets of the matched boxes and their

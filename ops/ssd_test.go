@@ -68,4 +68,16 @@ func TestSSDOps(t *testing.T) {
 	if i := optest.FirstDiff(det, wantDet, 1e-12, 1e-12); i >= 0 || math.IsNaN(det[0]) {
 		t.Errorf("MultiBoxDetection: %v, want %v", det, wantDet)
 	}
+
+	// MultiBoxTarget: anchor 0 is the box; with mining (1 per positive) the
+	// negative is the anchor of least background probability, anchor 2.
+	anc := eager.Array([]float64{0, 0, 0.5, 0.5, 0.5, 0.5, 1, 1, 0, 0.5, 0.5, 1}, 1, 3, 4)
+	lab := eager.Array([]float64{1, 0, 0, 0.5, 0.5, -1, -1, -1, -1, -1}, 1, 2, 5)
+	pred := eager.Array([]float64{0, 2, 0, 0, 0, 1}, 1, 2, 3)
+	lt, lm, ct := F.MultiBoxTarget(anc, lab, pred)
+	checkArray(t, "MultiBoxTarget loc_target", lt, ops.Shape{1, 12}, make([]float64, 12), 1e-12)
+	checkArray(t, "MultiBoxTarget loc_mask", lm, ops.Shape{1, 12}, []float64{1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0}, 0)
+	checkArray(t, "MultiBoxTarget cls_target", ct, ops.Shape{1, 3}, []float64{2, 0, 0}, 0)
+	_, _, ct = F.MultiBoxTarget(anc, lab, pred, ops.Attr{"negative_mining_ratio", 1.0})
+	checkArray(t, "MultiBoxTarget mined cls_target", ct, ops.Shape{1, 3}, []float64{2, -1, 0}, 0)
 }

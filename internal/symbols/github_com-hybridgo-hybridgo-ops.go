@@ -147,6 +147,7 @@ func init() {
 		"MultiAllFiniteAttrs":       reflect.ValueOf((*ops.MultiAllFiniteAttrs)(nil)),
 		"MultiBoxDetectionAttrs":    reflect.ValueOf((*ops.MultiBoxDetectionAttrs)(nil)),
 		"MultiBoxPriorAttrs":        reflect.ValueOf((*ops.MultiBoxPriorAttrs)(nil)),
+		"MultiBoxTargetAttrs":       reflect.ValueOf((*ops.MultiBoxTargetAttrs)(nil)),
 		"MultiSampleAttrs":          reflect.ValueOf((*ops.MultiSampleAttrs)(nil)),
 		"NegBinomialLikeAttrs":      reflect.ValueOf((*ops.NegBinomialLikeAttrs)(nil)),
 		"NoAttrs":                   reflect.ValueOf((*ops.NoAttrs)(nil)),
