@@ -30,6 +30,19 @@ func Activation(x ops.Tensor, actType string) *eager.NDArray {
 	return nd(eager.F.Activation(x, actType))
 }
 
+// AdamUpdate returns weight after a step of Adam, updating mean and
+// variance in place (adam_update).
+func AdamUpdate(weight ops.Tensor, grad ops.Tensor, mean ops.Tensor, variance ops.Tensor, lr float64, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.AdamUpdate(weight, grad, mean, variance, lr, attrs...))
+}
+
+// AdamWUpdate returns weight after a step of AdamW, updating mean and
+// variance in place (_adamw_update); rescaleGrad holds one value, and eta
+// must be in attrs.
+func AdamWUpdate(weight ops.Tensor, grad ops.Tensor, mean ops.Tensor, variance ops.Tensor, rescaleGrad ops.Tensor, lr float64, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.AdamWUpdate(weight, grad, mean, variance, rescaleGrad, lr, attrs...))
+}
+
 // AdaptiveAvgPooling2D averages x (N, C, H, W) down to (N, C, h, w),
 // whatever H and W are. MXNet's name is _contrib_AdaptiveAvgPooling2D.
 func AdaptiveAvgPooling2D(x ops.Tensor, h int, w int) *eager.NDArray {
@@ -427,6 +440,12 @@ func Expm1(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Expm1(x))
 }
 
+// FTMLUpdate returns weight after step t of FTML, updating d, v and z in
+// place (ftml_update).
+func FTMLUpdate(weight ops.Tensor, grad ops.Tensor, d ops.Tensor, v ops.Tensor, z ops.Tensor, lr float64, t int, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.FTMLUpdate(weight, grad, d, v, z, lr, t, attrs...))
+}
+
 // Flatten collapses every dim after the first.
 func Flatten(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Flatten(x))
@@ -440,6 +459,12 @@ func Flip(x ops.Tensor, axes ...int) *eager.NDArray {
 // Floor rounds down.
 func Floor(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Floor(x))
+}
+
+// FtrlUpdate returns weight after a step of FTRL, updating z and n in
+// place (ftrl_update).
+func FtrlUpdate(weight ops.Tensor, grad ops.Tensor, z ops.Tensor, n ops.Tensor, lr float64, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.FtrlUpdate(weight, grad, z, n, lr, attrs...))
 }
 
 // FullyConnected applies a dense layer: x · weightᵀ + bias, with weight
@@ -841,6 +866,12 @@ func MultiBoxPrior(x ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.MultiBoxPrior(x, attrs...))
 }
 
+// NAGMomUpdate returns weight after a step of Nesterov's accelerated
+// gradient, updating mom in place (nag_mom_update).
+func NAGMomUpdate(weight ops.Tensor, grad ops.Tensor, mom ops.Tensor, lr float64, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.NAGMomUpdate(weight, grad, mom, lr, attrs...))
+}
+
 // Nanprod multiplies x over all axes, or over those given, counting NaN as 1.
 func Nanprod(x ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.Nanprod(x, attrs...))
@@ -935,6 +966,12 @@ func Prod(x ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
 // Quadratic returns a·x² + b·x + c element by element.
 func Quadratic(x ops.Tensor, a float64, b float64, c float64) *eager.NDArray {
 	return nd(eager.F.Quadratic(x, a, b, c))
+}
+
+// RMSPropUpdate returns weight after a step of RMSProp, updating n in
+// place (rmsprop_update).
+func RMSPropUpdate(weight ops.Tensor, grad ops.Tensor, n ops.Tensor, lr float64, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.RMSPropUpdate(weight, grad, n, lr, attrs...))
 }
 
 // RNN runs MXNet's fused recurrent op on inputs data (TNC), parameters
@@ -1130,6 +1167,18 @@ func Rsqrt(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Rsqrt(x))
 }
 
+// SGDMomUpdate returns weight after a step of SGD with momentum, updating
+// mom in place (sgd_mom_update).
+func SGDMomUpdate(weight ops.Tensor, grad ops.Tensor, mom ops.Tensor, lr float64, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.SGDMomUpdate(weight, grad, mom, lr, attrs...))
+}
+
+// SGDUpdate returns weight after a step of SGD (sgd_update); attrs may set
+// wd, rescale_grad and clip_gradient.
+func SGDUpdate(weight ops.Tensor, grad ops.Tensor, lr float64, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.SGDUpdate(weight, grad, lr, attrs...))
+}
+
 // SampleExponential draws from the exponential distributions of rates lam.
 func SampleExponential(lam ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.SampleExponential(lam, attrs...))
@@ -1222,9 +1271,20 @@ func Sign(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Sign(x))
 }
 
+// SignSGDUpdate returns weight after a step of signSGD (signsgd_update).
+func SignSGDUpdate(weight ops.Tensor, grad ops.Tensor, lr float64, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.SignSGDUpdate(weight, grad, lr, attrs...))
+}
+
 // SignSTE returns the sign of x, passing the gradient through unchanged.
 func SignSTE(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.SignSTE(x))
+}
+
+// SignumUpdate returns weight after a step of Signum, updating mom in
+// place (signum_update).
+func SignumUpdate(weight ops.Tensor, grad ops.Tensor, mom ops.Tensor, lr float64, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.SignumUpdate(weight, grad, mom, lr, attrs...))
 }
 
 // Sin returns the sine.
