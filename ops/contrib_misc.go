@@ -45,7 +45,7 @@ type MultiAllFiniteAttrs struct {
 	InitOutput bool `attr:"init_output" default:"True" doc:"start the output at 1; False (and-ing into an existing output) is not supported"`
 }
 
-var opIndexCopy, opQuadratic, opRoundSTE, opSignSTE, opHistogram, opAllClose, opAllFinite, opMultiAllFinite *Op
+var opGradientMultiplier, opIndexCopy, opQuadratic, opRoundSTE, opSignSTE, opHistogram, opAllClose, opAllFinite, opMultiAllFinite *Op
 
 func init() {
 	opIndexCopy = Register(Def[NoAttrs]{
@@ -101,6 +101,28 @@ func init() {
 		Samples: []Sample{
 			{Inputs: []Shape{{5, 3}, {1}, {1, 3}}, Ints: map[int]int{1: 5}},
 			{Inputs: []Shape{{4}, {3}, {3}}, Ints: map[int]int{1: 4}, NoGradCheck: true}, // repeated indices: the last copy wins
+		},
+	})
+
+	opGradientMultiplier = Register(Def[ScalarAttrs]{
+		Name: "_contrib_gradientmultiplier", Kind: "elementwise",
+		Doc: "The identity forward; the gradient is multiplied by scalar on its way back (a negative scalar reverses " +
+			"it, as in domain-adversarial training).",
+		Inputs: []string{"data"},
+		Shape:  func(_ *ScalarAttrs, in []Shape) ([]Shape, error) { return []Shape{in[0].Clone()}, nil },
+		DType:  func(_ *ScalarAttrs, in []DType) ([]DType, error) { return floatData(in[0]) },
+		Kernel: func(_ *Env, _ *ScalarAttrs, in, out []Value) error {
+			CopyData(out[0].Data, in[0].Data)
+			return nil
+		},
+		Elementwise: func(*ScalarAttrs) func([]float64) float64 { return func(x []float64) float64 { return x[0] } },
+		InPlace:     true,
+		Grad: func(f F, a *ScalarAttrs, _, _, g []Tensor) []Tensor {
+			return []Tensor{f.MulScalar(g[0], a.Scalar)}
+		},
+		Samples: []Sample{
+			// The gradient is not the forward's derivative.
+			{Attrs: map[string]string{"scalar": "-0.5"}, Inputs: []Shape{{2, 3}}, NoGradCheck: true},
 		},
 	})
 
@@ -370,6 +392,12 @@ func (a *HistogramAttrs) rangeValues() (lo, hi float64, ok bool, err error) {
 // newRows (_contrib_index_copy).
 func (f F) IndexCopy(old, idx, newRows Tensor) Tensor {
 	return f.callA(opIndexCopy, &NoAttrs{}, old, idx, newRows)
+}
+
+// GradientMultiplier returns x, its gradient multiplied by lambda on the
+// way back (_contrib_gradientmultiplier).
+func (f F) GradientMultiplier(x Tensor, lambda float64) Tensor {
+	return f.callA(opGradientMultiplier, &ScalarAttrs{Scalar: lambda}, x)
 }
 
 // Quadratic returns a·x² + b·x + c element by element.

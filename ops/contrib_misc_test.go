@@ -98,4 +98,15 @@ func TestContribSmallOps(t *testing.T) {
 	checkArray(t, "multi_all_finite finite", F.AllFinite(fin, fin), ops.Shape{1}, []float64{1}, 0)
 	_, err = ops.MustLookup("all_finite").ParseAttrs(map[string]string{"init_output": "False"})
 	wantErr(t, "init_output", err, "init_output=False")
+
+	// _contrib_gradientmultiplier: the identity, its gradient scaled.
+	gm := eager.Array([]float64{1, -2}, 2)
+	gm.AttachGrad()
+	eager.Record(func() { y = nd(F.Sum(F.Mul(F.GradientMultiplier(gm, -0.5), gm))) })
+	g, err = eager.Grad([]*eager.NDArray{y}, []*eager.NDArray{gm}, nil, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// d/dx of m(x)·x with m's gradient scaled: x·(-0.5) + x.
+	checkArray(t, "gradientmultiplier", g[0], ops.Shape{2}, []float64{0.5, -1}, 1e-12)
 }

@@ -78,6 +78,18 @@ type RMSPropUpdateAttrs struct {
 	ClipWeights  float64 `attr:"clip_weights" default:"-1" doc:"clip the new weight to [-clip_weights, clip_weights]; < 0: no clipping"`
 }
 
+// RMSPropAlexUpdateAttrs are the attributes of rmspropalex_update.
+type RMSPropAlexUpdateAttrs struct {
+	LR           float64 `attr:"lr" doc:"the learning rate"`
+	Gamma1       float64 `attr:"gamma1" default:"0.95" doc:"the decay of the mean square and the mean"`
+	Gamma2       float64 `attr:"gamma2" default:"0.9" doc:"the momentum of the step"`
+	Epsilon      float64 `attr:"epsilon" default:"1e-08" doc:"added to the variance under the root"`
+	WD           float64 `attr:"wd" default:"0" doc:"weight decay"`
+	RescaleGrad  float64 `attr:"rescale_grad" default:"1" doc:"the gradient's scale"`
+	ClipGradient float64 `attr:"clip_gradient" default:"-1" doc:"clip the decayed gradient to [-clip_gradient, clip_gradient]; < 0: no clipping"`
+	ClipWeights  float64 `attr:"clip_weights" default:"-1" doc:"clip the new weight to [-clip_weights, clip_weights]; < 0: no clipping"`
+}
+
 // FtrlUpdateAttrs are the attributes of ftrl_update.
 type FtrlUpdateAttrs struct {
 	LR           float64 `attr:"lr" doc:"the learning rate"`
@@ -136,7 +148,7 @@ type updateDef[A any] struct {
 	samples   []map[string]string
 }
 
-var opSGDUpdate, opSGDMomUpdate, opNAGMomUpdate, opAdamUpdate, opAdamWUpdate, opRMSPropUpdate,
+var opSGDUpdate, opSGDMomUpdate, opNAGMomUpdate, opAdamUpdate, opAdamWUpdate, opRMSPropUpdate, opRMSPropAlexUpdate,
 	opFtrlUpdate, opFTMLUpdate, opSignSGDUpdate, opSignumUpdate *Op
 
 func init() {
@@ -189,6 +201,20 @@ func init() {
 			d := clipGrad(a.RescaleGrad*g+a.WD*w, a.ClipGradient)
 			s[0] = (1-a.Gamma1)*d*d + a.Gamma1*s[0]
 			return clipGrad(w-a.LR*d/math.Sqrt(s[0]+a.Epsilon), a.ClipWeights)
+		},
+		samples: []map[string]string{{"lr": "0.01"}, {"lr": "0.1", "wd": "0.01", "clip_gradient": "0.5", "clip_weights": "0.8"}},
+	})
+	opRMSPropAlexUpdate = registerUpdate(updateDef[RMSPropAlexUpdateAttrs]{
+		name: "rmspropalex_update", states: []string{"n", "g", "delta"},
+		doc: "Graves' RMSProp: with d = clip(rescale_grad·g + wd·w), n = (1-gamma1)·d² + gamma1·n, g = (1-gamma1)·d + " +
+			"gamma1·g, delta = gamma2·delta - lr·d/sqrt(n - g² + epsilon), and the new weight is w + delta, clipped to " +
+			"[-clip_weights, clip_weights] when clip_weights >= 0.",
+		step: func(a *RMSPropAlexUpdateAttrs, w, g float64, s []float64) float64 {
+			d := clipGrad(a.RescaleGrad*g+a.WD*w, a.ClipGradient)
+			s[0] = (1-a.Gamma1)*d*d + a.Gamma1*s[0]
+			s[1] = (1-a.Gamma1)*d + a.Gamma1*s[1]
+			s[2] = a.Gamma2*s[2] - a.LR*d/math.Sqrt(s[0]-s[1]*s[1]+a.Epsilon)
+			return clipGrad(w+s[2], a.ClipWeights)
 		},
 		samples: []map[string]string{{"lr": "0.01"}, {"lr": "0.1", "wd": "0.01", "clip_gradient": "0.5", "clip_weights": "0.8"}},
 	})
@@ -283,7 +309,7 @@ func registerUpdate[A any](u updateDef[A]) *Op {
 			shapes[len(shapes)-1] = Shape{1}
 			s.Low, s.High = 0.5, 1.5
 		}
-		if u.name == "adam_update" || u.name == "_adamw_update" || u.name == "rmsprop_update" || u.name == "ftrl_update" || u.name == "ftml_update" {
+		if u.name == "adam_update" || u.name == "_adamw_update" || u.name == "rmsprop_update" || u.name == "rmspropalex_update" || u.name == "ftrl_update" || u.name == "ftml_update" {
 			// Variances and squared sums are not negative: draw every input from [0.1, 1.5].
 			s.Low, s.High = 0.1, 1.5
 		}
@@ -411,6 +437,12 @@ func (f F) AdamWUpdate(weight, grad, mean, variance, rescaleGrad Tensor, lr floa
 // place (rmsprop_update).
 func (f F) RMSPropUpdate(weight, grad, n Tensor, lr float64, attrs ...Attr) Tensor {
 	return f.update(opRMSPropUpdate, lr, attrs, weight, grad, n)
+}
+
+// RMSPropAlexUpdate returns weight after a step of Graves' RMSProp,
+// updating n, g and delta in place (rmspropalex_update).
+func (f F) RMSPropAlexUpdate(weight, grad, n, g, delta Tensor, lr float64, attrs ...Attr) Tensor {
+	return f.update(opRMSPropAlexUpdate, lr, attrs, weight, grad, n, g, delta)
 }
 
 // FtrlUpdate returns weight after a step of FTRL, updating z and n in

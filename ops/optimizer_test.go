@@ -43,4 +43,11 @@ func TestOptimizerUpdates(t *testing.T) {
 	F.FtrlUpdate(eager.Array([]float64{0, 0}, 2), g, z, n, 0.1)
 	checkArray(t, "ftrl_update n", n, ops.Shape{2}, []float64{0.25, 16}, 1e-12)
 	checkArray(t, "ftrl_update z", z, ops.Shape{2}, []float64{0.5, 4}, 1e-12)
+
+	// rmspropalex_update from zero states, gamma1 0.5, gamma2 0, no epsilon:
+	// n = d²/2, g = d/2, so delta = -lr·d/sqrt(d²/4) = -2·lr·sign(d).
+	n2, g2, delta := eager.Array([]float64{0, 0}, 2), eager.Array([]float64{0, 0}, 2), eager.Array([]float64{0, 0}, 2)
+	out = F.RMSPropAlexUpdate(w, g, n2, g2, delta, 0.1, ops.Attr{"gamma1", 0.5}, ops.Attr{"gamma2", 0.0}, ops.Attr{"epsilon", 0.0})
+	checkArray(t, "rmspropalex_update", out, ops.Shape{2}, []float64{0.8, -2.2}, 1e-12)
+	checkArray(t, "rmspropalex_update g", g2, ops.Shape{2}, []float64{0.25, 2}, 1e-12)
 }

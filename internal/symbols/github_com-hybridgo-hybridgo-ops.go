@@ -170,6 +170,7 @@ func init() {
 		"PoolingAttrs":              reflect.ValueOf((*ops.PoolingAttrs)(nil)),
 		"PoolingV1Attrs":            reflect.ValueOf((*ops.PoolingV1Attrs)(nil)),
 		"QuadraticAttrs":            reflect.ValueOf((*ops.QuadraticAttrs)(nil)),
+		"RMSPropAlexUpdateAttrs":    reflect.ValueOf((*ops.RMSPropAlexUpdateAttrs)(nil)),
 		"RMSPropUpdateAttrs":        reflect.ValueOf((*ops.RMSPropUpdateAttrs)(nil)),
 		"RNNAttrs":                  reflect.ValueOf((*ops.RNNAttrs)(nil)),
 		"ROIAlignAttrs":             reflect.ValueOf((*ops.ROIAlignAttrs)(nil)),

@@ -489,6 +489,12 @@ func GatherND(x ops.Tensor, indices ops.Tensor) *eager.NDArray {
 	return nd(eager.F.GatherND(x, indices))
 }
 
+// GradientMultiplier returns x, its gradient multiplied by lambda on the
+// way back (_contrib_gradientmultiplier).
+func GradientMultiplier(x ops.Tensor, lambda float64) *eager.NDArray {
+	return nd(eager.F.GradientMultiplier(x, lambda))
+}
+
 // Greater returns 1 where a > b, else 0 (broadcasting).
 func Greater(a ops.Tensor, b ops.Tensor) *eager.NDArray {
 	return nd(eager.F.Greater(a, b))
@@ -966,6 +972,12 @@ func Prod(x ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
 // Quadratic returns a·x² + b·x + c element by element.
 func Quadratic(x ops.Tensor, a float64, b float64, c float64) *eager.NDArray {
 	return nd(eager.F.Quadratic(x, a, b, c))
+}
+
+// RMSPropAlexUpdate returns weight after a step of Graves' RMSProp,
+// updating n, g and delta in place (rmspropalex_update).
+func RMSPropAlexUpdate(weight ops.Tensor, grad ops.Tensor, n ops.Tensor, g ops.Tensor, delta ops.Tensor, lr float64, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.RMSPropAlexUpdate(weight, grad, n, g, delta, lr, attrs...))
 }
 
 // RMSPropUpdate returns weight after a step of RMSProp, updating n in
