@@ -111,6 +111,8 @@ func init() {
 		"HypotScalar":                           reflect.ValueOf(nd.HypotScalar),
 		"Identity":                              reflect.ValueOf(nd.Identity),
 		"Im2col":                                reflect.ValueOf(nd.Im2col),
+		"ImageNormalize":                        reflect.ValueOf(nd.ImageNormalize),
+		"ImageToTensor":                         reflect.ValueOf(nd.ImageToTensor),
 		"IndexCopy":                             reflect.ValueOf(nd.IndexCopy),
 		"InstanceNorm":                          reflect.ValueOf(nd.InstanceNorm),
 		"Invoke":                                reflect.ValueOf(nd.Invoke),

@@ -111,6 +111,8 @@ func init() {
 		"HypotScalar":                           reflect.ValueOf(sym.HypotScalar),
 		"Identity":                              reflect.ValueOf(sym.Identity),
 		"Im2col":                                reflect.ValueOf(sym.Im2col),
+		"ImageNormalize":                        reflect.ValueOf(sym.ImageNormalize),
+		"ImageToTensor":                         reflect.ValueOf(sym.ImageToTensor),
 		"IndexCopy":                             reflect.ValueOf(sym.IndexCopy),
 		"InstanceNorm":                          reflect.ValueOf(sym.InstanceNorm),
 		"Invoke":                                reflect.ValueOf(sym.Invoke),

@@ -131,6 +131,7 @@ func init() {
 		"HardSigmoidAttrs":          reflect.ValueOf((*ops.HardSigmoidAttrs)(nil)),
 		"HistogramAttrs":            reflect.ValueOf((*ops.HistogramAttrs)(nil)),
 		"Im2colAttrs":               reflect.ValueOf((*ops.Im2colAttrs)(nil)),
+		"ImageNormalizeAttrs":       reflect.ValueOf((*ops.ImageNormalizeAttrs)(nil)),
 		"InstanceNormAttrs":         reflect.ValueOf((*ops.InstanceNormAttrs)(nil)),
 		"Interpreter":               reflect.ValueOf((*ops.Interpreter)(nil)),
 		"KhatriRaoAttrs":            reflect.ValueOf((*ops.KhatriRaoAttrs)(nil)),

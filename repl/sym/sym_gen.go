@@ -571,6 +571,18 @@ func Im2col(x ops.Tensor, kernel []int, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.Im2col(x, kernel, attrs...))
 }
 
+// ImageNormalize returns (x - mean[c]) / std[c] per channel of x (C, H, W)
+// or (N, C, H, W) (_image_normalize).
+func ImageNormalize(x ops.Tensor, mean []float64, std []float64) *graph.Symbol {
+	return sym(graph.F.ImageNormalize(x, mean, std))
+}
+
+// ImageToTensor converts images (H, W, C) or (N, H, W, C) in [0, 255] to
+// float32 (C, H, W) or (N, C, H, W) in [0, 1] (_image_to_tensor).
+func ImageToTensor(x ops.Tensor) *graph.Symbol {
+	return sym(graph.F.ImageToTensor(x))
+}
+
 // IndexCopy returns old with its rows idx[i] replaced by the rows i of
 // newRows (_contrib_index_copy).
 func IndexCopy(old ops.Tensor, idx ops.Tensor, newRows ops.Tensor) *graph.Symbol {
