@@ -568,6 +568,13 @@ func ImageToTensor(x ops.Tensor) *eager.NDArray {
 	return nd(eager.F.ImageToTensor(x))
 }
 
+// IndexArray returns the coordinates of each element of x along axes (all
+// axes when none are given), int64 (data's dims..., len(axes))
+// (_contrib_index_array).
+func IndexArray(x ops.Tensor, axes ...int) *eager.NDArray {
+	return nd(eager.F.IndexArray(x, axes...))
+}
+
 // IndexCopy returns old with its rows idx[i] replaced by the rows i of
 // newRows (_contrib_index_copy).
 func IndexCopy(old ops.Tensor, idx ops.Tensor, newRows ops.Tensor) *eager.NDArray {
@@ -882,6 +889,12 @@ func MultiBoxDetection(clsProb ops.Tensor, locPred ops.Tensor, anchor ops.Tensor
 // offsets.
 func MultiBoxPrior(x ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.MultiBoxPrior(x, attrs...))
+}
+
+// MultiSumSq returns the sum of the squares of each of xs, as float32
+// (len(xs)) (multi_sum_sq).
+func MultiSumSq(xs ...ops.Tensor) *eager.NDArray {
+	return nd(eager.F.MultiSumSq(xs...))
 }
 
 // NAGMomUpdate returns weight after a step of Nesterov's accelerated

@@ -583,6 +583,13 @@ func ImageToTensor(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.ImageToTensor(x))
 }
 
+// IndexArray returns the coordinates of each element of x along axes (all
+// axes when none are given), int64 (data's dims..., len(axes))
+// (_contrib_index_array).
+func IndexArray(x ops.Tensor, axes ...int) *graph.Symbol {
+	return sym(graph.F.IndexArray(x, axes...))
+}
+
 // IndexCopy returns old with its rows idx[i] replaced by the rows i of
 // newRows (_contrib_index_copy).
 func IndexCopy(old ops.Tensor, idx ops.Tensor, newRows ops.Tensor) *graph.Symbol {
@@ -897,6 +904,12 @@ func MultiBoxDetection(clsProb ops.Tensor, locPred ops.Tensor, anchor ops.Tensor
 // offsets.
 func MultiBoxPrior(x ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.MultiBoxPrior(x, attrs...))
+}
+
+// MultiSumSq returns the sum of the squares of each of xs, as float32
+// (len(xs)) (multi_sum_sq).
+func MultiSumSq(xs ...ops.Tensor) *graph.Symbol {
+	return sym(graph.F.MultiSumSq(xs...))
 }
 
 // NAGMomUpdate returns weight after a step of Nesterov's accelerated
