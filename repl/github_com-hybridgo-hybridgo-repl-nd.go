@@ -120,6 +120,8 @@ func init() {
 		"KhatriRao":                             reflect.ValueOf(nd.KhatriRao),
 		"L2Normalization":                       reflect.ValueOf(nd.L2Normalization),
 		"LRN":                                   reflect.ValueOf(nd.LRN),
+		"LambUpdatePhase1":                      reflect.ValueOf(nd.LambUpdatePhase1),
+		"LambUpdatePhase2":                      reflect.ValueOf(nd.LambUpdatePhase2),
 		"LayerNorm":                             reflect.ValueOf(nd.LayerNorm),
 		"LeakyReLU":                             reflect.ValueOf(nd.LeakyReLU),
 		"Lesser":                                reflect.ValueOf(nd.Lesser),

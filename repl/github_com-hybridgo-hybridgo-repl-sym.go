@@ -120,6 +120,8 @@ func init() {
 		"KhatriRao":                             reflect.ValueOf(sym.KhatriRao),
 		"L2Normalization":                       reflect.ValueOf(sym.L2Normalization),
 		"LRN":                                   reflect.ValueOf(sym.LRN),
+		"LambUpdatePhase1":                      reflect.ValueOf(sym.LambUpdatePhase1),
+		"LambUpdatePhase2":                      reflect.ValueOf(sym.LambUpdatePhase2),
 		"LayerNorm":                             reflect.ValueOf(sym.LayerNorm),
 		"LeakyReLU":                             reflect.ValueOf(sym.LeakyReLU),
 		"Lesser":                                reflect.ValueOf(sym.Lesser),

@@ -138,6 +138,8 @@ func init() {
 		"KhatriRaoAttrs":            reflect.ValueOf((*ops.KhatriRaoAttrs)(nil)),
 		"L2NormalizationAttrs":      reflect.ValueOf((*ops.L2NormalizationAttrs)(nil)),
 		"LRNAttrs":                  reflect.ValueOf((*ops.LRNAttrs)(nil)),
+		"LambPhase1Attrs":           reflect.ValueOf((*ops.LambPhase1Attrs)(nil)),
+		"LambPhase2Attrs":           reflect.ValueOf((*ops.LambPhase2Attrs)(nil)),
 		"LayerNormAttrs":            reflect.ValueOf((*ops.LayerNormAttrs)(nil)),
 		"LeakyReLUAttrs":            reflect.ValueOf((*ops.LeakyReLUAttrs)(nil)),
 		"LinalgDiagAttrs":           reflect.ValueOf((*ops.LinalgDiagAttrs)(nil)),

@@ -612,6 +612,19 @@ func LRN(x ops.Tensor, nsize int, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.LRN(x, nsize, attrs...))
 }
 
+// LambUpdatePhase1 returns LAMB's direction for weight at step t,
+// updating mean and variance in place (lamb_update_phase1); wd must be in
+// attrs.
+func LambUpdatePhase1(weight ops.Tensor, grad ops.Tensor, mean ops.Tensor, variance ops.Tensor, t int, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.LambUpdatePhase1(weight, grad, mean, variance, t, attrs...))
+}
+
+// LambUpdatePhase2 returns weight after LAMB's step along g, scaled by
+// the norms r1 (of the weight) and r2 (of g) (lamb_update_phase2).
+func LambUpdatePhase2(weight ops.Tensor, g ops.Tensor, r1 ops.Tensor, r2 ops.Tensor, lr float64, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.LambUpdatePhase2(weight, g, r1, r2, lr, attrs...))
+}
+
 // LayerNorm normalises x along the last axis (or ops.Axis) and applies
 // gamma and beta, one value each per position on that axis.
 func LayerNorm(x ops.Tensor, gamma ops.Tensor, beta ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
