@@ -233,6 +233,7 @@ func init() {
 		"Rsqrt":                                 reflect.ValueOf(nd.Rsqrt),
 		"SGDMomUpdate":                          reflect.ValueOf(nd.SGDMomUpdate),
 		"SGDUpdate":                             reflect.ValueOf(nd.SGDUpdate),
+		"SVMOutput":                             reflect.ValueOf(nd.SVMOutput),
 		"SampleExponential":                     reflect.ValueOf(nd.SampleExponential),
 		"SampleGamma":                           reflect.ValueOf(nd.SampleGamma),
 		"SampleGeneralizedNegativeBinomial":     reflect.ValueOf(nd.SampleGeneralizedNegativeBinomial),

@@ -233,6 +233,7 @@ func init() {
 		"Rsqrt":                                 reflect.ValueOf(sym.Rsqrt),
 		"SGDMomUpdate":                          reflect.ValueOf(sym.SGDMomUpdate),
 		"SGDUpdate":                             reflect.ValueOf(sym.SGDUpdate),
+		"SVMOutput":                             reflect.ValueOf(sym.SVMOutput),
 		"SampleExponential":                     reflect.ValueOf(sym.SampleExponential),
 		"SampleGamma":                           reflect.ValueOf(sym.SampleGamma),
 		"SampleGeneralizedNegativeBinomial":     reflect.ValueOf(sym.SampleGeneralizedNegativeBinomial),

@@ -195,6 +195,7 @@ func init() {
 		"ReverseAttrs":              reflect.ValueOf((*ops.ReverseAttrs)(nil)),
 		"SGDMomUpdateAttrs":         reflect.ValueOf((*ops.SGDMomUpdateAttrs)(nil)),
 		"SGDUpdateAttrs":            reflect.ValueOf((*ops.SGDUpdateAttrs)(nil)),
+		"SVMOutputAttrs":            reflect.ValueOf((*ops.SVMOutputAttrs)(nil)),
 		"Sample":                    reflect.ValueOf((*ops.Sample)(nil)),
 		"SampleMultinomialAttrs":    reflect.ValueOf((*ops.SampleMultinomialAttrs)(nil)),
 		"ScalarAttrs":               reflect.ValueOf((*ops.ScalarAttrs)(nil)),

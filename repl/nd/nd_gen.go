@@ -1229,6 +1229,13 @@ func SGDUpdate(weight ops.Tensor, grad ops.Tensor, lr float64, attrs ...ops.Attr
 	return nd(eager.F.SGDUpdate(weight, grad, lr, attrs...))
 }
 
+// SVMOutput marks x (..., classes) as SVM scores against label (...): the
+// identity forward, and the hinge loss's gradient backward (attrs: margin,
+// regularization_coefficient, use_linear).
+func SVMOutput(x ops.Tensor, label ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.SVMOutput(x, label, attrs...))
+}
+
 // SampleExponential draws from the exponential distributions of rates lam.
 func SampleExponential(lam ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.SampleExponential(lam, attrs...))

@@ -1259,6 +1259,13 @@ func SGDUpdate(weight ops.Tensor, grad ops.Tensor, lr float64, attrs ...ops.Attr
 	return sym(graph.F.SGDUpdate(weight, grad, lr, attrs...))
 }
 
+// SVMOutput marks x (..., classes) as SVM scores against label (...): the
+// identity forward, and the hinge loss's gradient backward (attrs: margin,
+// regularization_coefficient, use_linear).
+func SVMOutput(x ops.Tensor, label ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.SVMOutput(x, label, attrs...))
+}
+
 // SampleExponential draws from the exponential distributions of rates lam.
 func SampleExponential(lam ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.SampleExponential(lam, attrs...))
