@@ -181,9 +181,22 @@ func ConvWinograd[T Float](g ConvGeom, maps, batch int, images, filters, out []T
 	defer putBuf(ip)
 	op := getBuf[T](maps * f.oh * f.ow)
 	defer putBuf(op)
+	var shared winoBlocks[T]
+	if work.blocks < Workers() {
+		shared = newWinoBlocks(&work)
+		defer shared.release()
+	}
 	for n := range batch {
 		work.border(n, *ip)
-		ParallelRange(work.blocks, 1, winoBlockLoop[T]{work: work, in: *ip, out: *op})
+		if work.blocks >= Workers() {
+			ParallelRange(work.blocks, 1, winoBlockLoop[T]{work: work, in: *ip, out: *op})
+		} else {
+			// Too few blocks to go round: each block's steps are spread
+			// over the workers instead.
+			for blk := range work.blocks {
+				shared.runSpread(&work, *ip, *op, blk)
+			}
+		}
 		work.crop(n, *op)
 	}
 }
@@ -302,6 +315,61 @@ func (b *winoBlocks[T]) run(wk *winoWork[T], in, out []T, blk int) {
 		GemmPacked(k, cnt, c, wk.filters[p*alen:], b.v[p*b.vstride:], 0, b.m[p*b.mstride:], w, nil)
 	}
 	winoOutput(f, k, t0, cnt, w, b.m, b.mstride, out, b.o, b.ds)
+}
+
+// runSpread is run with each step spread over the workers: the input
+// transform by channels, the 36 products by position, the output
+// transform by maps.
+func (b *winoBlocks[T]) runSpread(wk *winoWork[T], in, out []T, blk int) {
+	t0 := blk * wk.w
+	cnt := min(wk.w, wk.tiles-t0)
+	if cnt < wk.w {
+		winoClearLanes(wk.g.Channels, wk.maps, cnt, wk.w, b.v, b.vstride, b.m, b.mstride)
+	}
+	step := winoStep[T]{wk: wk, b: b, in: in, out: out, t0: t0, cnt: cnt}
+	step.kind = winoInputStep
+	ParallelRange(wk.g.Channels, 8, step)
+	step.kind = winoProductStep
+	ParallelRange(winoPos, 1, step)
+	step.kind = winoOutputStep
+	ParallelRange(wk.maps, 8, step)
+}
+
+// The steps of a block that runSpread spreads over the workers.
+const (
+	winoInputStep = iota
+	winoProductStep
+	winoOutputStep
+)
+
+// winoStep is one step of a block, over a range of channels, positions
+// or maps.
+type winoStep[T Float] struct {
+	wk      *winoWork[T]
+	b       *winoBlocks[T]
+	in, out []T
+	t0, cnt int
+	kind    int
+}
+
+func (l *winoStep[T]) Range(lo, hi int) {
+	wk, b, f, w := l.wk, l.b, l.wk.f, l.wk.w
+	switch l.kind {
+	case winoInputStep:
+		dp := getBuf[T](winoPos * b.ds)
+		defer putBuf(dp)
+		winoInput(f, hi-lo, l.in[lo*f.bh*f.bw:], l.t0, l.cnt, w, b.v[lo*w:], b.vstride, *dp, b.ds)
+	case winoProductStep:
+		c, k := wk.g.Channels, wk.maps
+		alen := PackedALen[T](k, c)
+		for p := lo; p < hi; p++ {
+			GemmPacked(k, l.cnt, c, wk.filters[p*alen:], b.v[p*b.vstride:], 0, b.m[p*b.mstride:], w, nil)
+		}
+	case winoOutputStep:
+		op := getBuf[T](winoTile * winoTile * b.ds)
+		defer putBuf(op)
+		winoOutput(f, hi-lo, l.t0, l.cnt, w, b.m[lo*w:], b.mstride, l.out[lo*f.oh*f.ow:], *op, b.ds)
+	}
 }
 
 // winoClearLanes clears what a block of cnt < w tiles reads past its
