@@ -169,11 +169,13 @@ func ConvWinograd[T Float](g ConvGeom, maps, batch int, images, filters, out []T
 	out = out[:batch*maps*g.OutH()*g.OutW()]
 	w := PanelWidth[T]()
 	tiles := f.tilesH * f.tilesW
-	work := winoWork[T]{g: g, f: f, maps: maps, images: images, filters: filters, out: out, w: w, tiles: tiles, blocks: ceilDiv(tiles, w)}
+	work := getObj[winoWork[T]]() // recycled: the steps hand it to other goroutines
+	defer putObj(work)
+	*work = winoWork[T]{g: g, f: f, maps: maps, images: images, filters: filters, out: out, w: w, tiles: tiles, blocks: ceilDiv(tiles, w)}
 	if batch > 1 && batch >= Workers() {
 		// An image at a time on each worker, so that its frames stay in
 		// the worker's cache from the border to the crop.
-		ParallelRange(batch, 1, winoImageLoop[T]{work})
+		ParallelRange(batch, 1, winoImageLoop[T]{*work})
 		return
 	}
 	// One image's frames at a time, its blocks spread over the workers.
@@ -183,18 +185,18 @@ func ConvWinograd[T Float](g ConvGeom, maps, batch int, images, filters, out []T
 	defer putBuf(op)
 	var shared winoBlocks[T]
 	if work.blocks < Workers() {
-		shared = newWinoBlocks(&work)
+		shared = newWinoBlocks(work)
 		defer shared.release()
 	}
 	for n := range batch {
 		work.border(n, *ip)
 		if work.blocks >= Workers() {
-			ParallelRange(work.blocks, 1, winoBlockLoop[T]{work: work, in: *ip, out: *op})
+			ParallelRange(work.blocks, 1, winoBlockLoop[T]{work: *work, in: *ip, out: *op})
 		} else {
 			// Too few blocks to go round: each block's steps are spread
 			// over the workers instead.
 			for blk := range work.blocks {
-				shared.runSpread(&work, *ip, *op, blk)
+				shared.runSpread(work, *ip, *op, blk)
 			}
 		}
 		work.crop(n, *op)
