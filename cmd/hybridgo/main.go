@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hybridgo/hybridgo/internal/mpi"
 	"github.com/hybridgo/hybridgo/ops"
 	"github.com/hybridgo/hybridgo/repl/term"
 	"github.com/hybridgo/hybridgo/repl/worker"
@@ -33,7 +34,17 @@ import (
 const version = "0.1.0-dev"
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	// A distributed run (train -kvstore dist_sync, or a script that made
+	// a dist_sync store) ends MPI cleanly on success; on failure the
+	// non-zero exit makes mpirun end the other workers.
+	if code == 0 {
+		if err := mpi.Finalize(); err != nil {
+			fmt.Fprintf(os.Stderr, "hybridgo: %v\n", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
 }
 
 // stdin is what the REPL reads (a variable for the tests).

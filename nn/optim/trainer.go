@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/hybridgo/hybridgo/eager"
 	"github.com/hybridgo/hybridgo/nn"
@@ -53,6 +54,7 @@ type Trainer struct {
 	broadcast   bool         // parameters have been broadcast from rank 0
 	buckets     []gradBucket // allreduce plan, remade when active changes
 	planned     []int        // the active list the buckets were made for
+	commTime    time.Duration
 }
 
 // trainerSlot is what the trainer keeps for one parameter.
@@ -95,6 +97,10 @@ func NewTrainer(params *nn.ParameterDict, opt Optimizer, opts ...TrainerOptions)
 	return &Trainer{params: ps, slots: make([]trainerSlot, len(ps)), opt: opt, clip: o.ClipGradient,
 		store: store, bucketBytes: o.BucketBytes, scaleLR: o.ScaleLR}, nil
 }
+
+// AllreduceTime is the time Step has spent summing gradients over the
+// workers so far (packing, sending and unpacking).
+func (t *Trainer) AllreduceTime() time.Duration { return t.commTime }
 
 // KVStore is the trainer's store, nil for a single process.
 func (t *Trainer) KVStore() KVStore { return t.store }
@@ -161,7 +167,10 @@ func (t *Trainer) Step(batchSize int) error {
 				return err
 			}
 		}
-		if err := t.allreduce(active); err != nil {
+		start := time.Now()
+		err := t.allreduce(active)
+		t.commTime += time.Since(start)
+		if err != nil {
 			return err
 		}
 		n := float64(t.store.NumWorkers())
