@@ -93,7 +93,9 @@ func Init() error {
 		}
 		timeout = d
 	}
-	jobs = make(chan job)
+	// Starting a collective never blocks: the queue holds far more than
+	// a trainer's buckets, and Wait's timeout covers the queue too.
+	jobs = make(chan job, 1<<14)
 	ready := make(chan error)
 	go commThread(ready)
 	initErr = <-ready
