@@ -54,4 +54,3 @@ func Run(t *testing.T, np int, worker, scenario string, limit time.Duration, env
 	}
 	return r
 }
-
