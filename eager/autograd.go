@@ -122,17 +122,23 @@ func (a *NDArray) Backward(headGrad ...*NDArray) error {
 	return Backward([]*NDArray{a}, headGrad, false)
 }
 
+// SetGradHook has Backward call fn(a) as soon as the gradient of the
+// variable a is complete and in its Grad buffer, while the gradients of
+// the variables nearer the inputs are still being computed (nil removes
+// it). A data-parallel trainer uses it to start sending a layer's
+// gradients during the backward pass. Grad (autograd.grad) does not call
+// it.
+func (a *NDArray) SetGradHook(fn func(*NDArray)) { a.hook = fn }
+
 // Backward computes the gradients of heads (with head gradients headGrads,
 // ones where nil or missing) into the Grad buffers of the variables.
 func Backward(heads, headGrads []*NDArray, retainGraph bool) error {
-	grads, err := backprop(heads, headGrads, false, retainGraph)
-	if err != nil {
-		return err
-	}
-	for v, g := range grads {
-		if v.entry != nil || v.gradReq == "" || v.gradReq == GradNull {
-			continue
+	written := map[*NDArray]bool{}
+	final := func(v, g *NDArray) {
+		if v.entry != nil || v.gradReq == "" || v.gradReq == GradNull || written[v] {
+			return
 		}
+		written[v] = true
 		if v.gradReq == GradAdd {
 			Pause(func() { g = F.Add(v.grad, g).(*NDArray) })
 		}
@@ -140,6 +146,16 @@ func Backward(heads, headGrads []*NDArray, retainGraph bool) error {
 			Pause(func() { g = F.Cast(g, v.grad.dtype).(*NDArray) })
 		}
 		ops.CopyData(v.grad.data, g.data)
+		if v.hook != nil {
+			v.hook(v)
+		}
+	}
+	grads, err := backprop(heads, headGrads, false, retainGraph, final)
+	if err != nil {
+		return err
+	}
+	for v, g := range grads {
+		final(v, g)
 	}
 	return nil
 }
@@ -154,7 +170,7 @@ func Grad(heads, variables, headGrads []*NDArray, createGraph, retainGraph bool)
 			return nil, &ops.Error{Op: "Grad", Msg: fmt.Sprintf("variable %d (shape %v) has no gradient attached: call AttachGrad on it before recording", i, v.shape)}
 		}
 	}
-	grads, err := backprop(heads, headGrads, createGraph, retainGraph || createGraph)
+	grads, err := backprop(heads, headGrads, createGraph, retainGraph || createGraph, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -170,8 +186,10 @@ func Grad(heads, variables, headGrads []*NDArray, createGraph, retainGraph bool)
 }
 
 // backprop runs the tape backwards from heads and returns the gradient of
-// every array it reached, variables included.
-func backprop(heads, headGrads []*NDArray, createGraph, retainGraph bool) (grads map[*NDArray]*NDArray, err error) {
+// every array it reached, variables included. final, when not nil, is
+// called for each variable with a gradient hook as soon as the last entry
+// that reads it has been run.
+func backprop(heads, headGrads []*NDArray, createGraph, retainGraph bool, final func(v, g *NDArray)) (grads map[*NDArray]*NDArray, err error) {
 	defer func() { // gradient rules are written with F, which panics on bad input
 		if r := recover(); r != nil {
 			e, ok := r.(error)
@@ -192,6 +210,23 @@ func backprop(heads, headGrads []*NDArray, createGraph, retainGraph bool) (grads
 		SetTraining(prevTrain)
 	}()
 
+	// lastUse is, for each hooked variable, the first entry in order that
+	// reads it: the last one the backward pass reaches.
+	var lastUse map[*NDArray]int
+	if final != nil {
+		for i, e := range order {
+			for _, a := range e.inputs {
+				if a.hook != nil && a.entry == nil {
+					if _, ok := lastUse[a]; !ok {
+						if lastUse == nil {
+							lastUse = map[*NDArray]int{}
+						}
+						lastUse[a] = i
+					}
+				}
+			}
+		}
+	}
 	grads = map[*NDArray]*NDArray{}
 	accumulate := func(a, g *NDArray) {
 		if old, ok := grads[a]; ok {
@@ -244,6 +279,11 @@ func backprop(heads, headGrads []*NDArray, createGraph, retainGraph bool) (grads
 				return nil, &ops.Error{Op: e.name(), Msg: fmt.Sprintf("gradient rule returned shape %v for input %d of shape %v", g.shape, j, a.shape)}
 			}
 			accumulate(a, g)
+		}
+		for _, a := range e.inputs {
+			if g, ok := grads[a]; ok && lastUse != nil && lastUse[a] == i {
+				final(a, g)
+			}
 		}
 	}
 	if !retainGraph {
