@@ -1,9 +1,11 @@
 package optim
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
+	"github.com/hybridgo/hybridgo/eager"
 	"github.com/hybridgo/hybridgo/ops"
 )
 
@@ -18,8 +20,9 @@ type gradBucket struct {
 
 // plan cuts the active parameters into buckets of at most bucketBytes,
 // last parameters first (backward produces their gradients first), each
-// bucket of one dtype.
-func (t *Trainer) plan(active []int) error {
+// bucket of one dtype. It keeps the plan when the parameters and their
+// gradients are as before, and says whether it made a new one.
+func (t *Trainer) plan(active []int) (bool, error) {
 	if slices.Equal(active, t.planned) && t.buckets != nil {
 		ok := true
 		for _, b := range t.buckets {
@@ -32,7 +35,7 @@ func (t *Trainer) plan(active []int) error {
 			ok = ok && n == b.size
 		}
 		if ok {
-			return nil
+			return false, nil
 		}
 	}
 	t.buckets = t.buckets[:0]
@@ -42,7 +45,7 @@ func (t *Trainer) plan(active []int) error {
 		g := t.params[i].Grad()
 		dt := g.DType()
 		if dt != ops.Float32 && dt != ops.Float64 {
-			return fmt.Errorf("trainer: parameter %s: the %s store allreduces float32 and float64 gradients, not %v", t.params[i].Name(), t.store.Type(), dt)
+			return true, fmt.Errorf("trainer: parameter %s: the %s store allreduces float32 and float64 gradients, not %v", t.params[i].Name(), t.store.Type(), dt)
 		}
 		bytes := g.Size() * dt.Size()
 		if cur == nil || cur.dtype != dt || (cur.size*dt.Size()+bytes > t.bucketBytes && cur.size > 0) {
@@ -52,39 +55,63 @@ func (t *Trainer) plan(active []int) error {
 		cur.params = append(cur.params, i)
 		cur.size += g.Size()
 	}
+	t.bucketOf = slices.Grow(t.bucketOf[:0], len(t.params))[:len(t.params)]
+	for i := range t.bucketOf {
+		t.bucketOf[i] = -1
+	}
 	for k := range t.buckets {
-		if b := &t.buckets[k]; len(b.params) > 1 {
+		b := &t.buckets[k]
+		if len(b.params) > 1 {
 			b.buf = ops.MakeData(b.dtype, b.size)
 		}
+		for _, i := range b.params {
+			t.bucketOf[i] = k
+		}
 	}
+	t.pending = make([]Waiter, len(t.buckets))
+	t.ready = make([]int, len(t.buckets))
+	t.seen = make([]bool, len(t.params))
 	t.planned = append(t.planned[:0], active...)
-	return nil
+	return true, nil
+}
+
+// startBucket packs bucket k and starts its allreduce.
+func (t *Trainer) startBucket(k int) Waiter {
+	b := &t.buckets[k]
+	if b.buf == nil {
+		return t.store.StartAllreduce(t.params[b.params[0]].Grad().Data())
+	}
+	off := 0
+	for _, i := range b.params {
+		off += copyInto(b.buf, off, t.params[i].Grad().Data())
+	}
+	return t.store.StartAllreduce(b.buf)
 }
 
 // allreduce sums the gradients of the active parameters over the workers,
-// bucket by bucket: each bucket is started as soon as it is packed, so
-// packing the next overlaps sending this one.
+// bucket by bucket. Buckets that the gradient hooks started during the
+// backward pass (Overlap) are only waited for; the others are started
+// here, each as soon as it is packed, so that packing the next overlaps
+// sending this one.
 func (t *Trainer) allreduce(active []int) error {
-	if err := t.plan(active); err != nil {
+	started := slices.ContainsFunc(t.pending, func(w Waiter) bool { return w != nil })
+	remade, err := t.plan(active)
+	if err == nil && remade && started {
+		err = errors.New("trainer: the trained parameters changed after the backward pass had started sending gradients (Overlap)")
+	}
+	if err != nil {
 		return err
 	}
-	waits := make([]Waiter, len(t.buckets))
 	for k := range t.buckets {
-		b := &t.buckets[k]
-		if b.buf == nil {
-			waits[k] = t.store.StartAllreduce(t.params[b.params[0]].Grad().Data())
-			continue
+		if t.pending[k] == nil {
+			t.pending[k] = t.startBucket(k)
 		}
-		off := 0
-		for _, i := range b.params {
-			g := t.params[i].Grad().Data()
-			off += copyInto(b.buf, off, g)
-		}
-		waits[k] = t.store.StartAllreduce(b.buf)
 	}
-	var first error
-	for k, w := range waits {
-		if err := w.Wait(); err != nil {
+	first := t.overlapErr
+	for k, w := range t.pending {
+		err := w.Wait()
+		t.pending[k], t.ready[k] = nil, 0
+		if err != nil {
 			if first == nil {
 				first = fmt.Errorf("trainer: allreduce: %w", err)
 			}
@@ -99,7 +126,48 @@ func (t *Trainer) allreduce(active []int) error {
 			off += copyFrom(t.params[i].Grad().Data(), b.buf, off)
 		}
 	}
+	clear(t.seen)
+	t.overlapErr = nil
+	t.hookParams()
 	return first
+}
+
+// hookParams sets a gradient hook on each trained parameter (Overlap), so
+// that the next backward pass starts a bucket's allreduce as soon as the
+// last of its gradients is complete.
+func (t *Trainer) hookParams() {
+	if !t.overlap || t.store == nil {
+		return
+	}
+	if t.hooked == nil {
+		t.hooked = make([]*eager.NDArray, len(t.params))
+	}
+	for i, p := range t.params {
+		if p.Ready() != nil || p.IsConstant() || p.GradReq() == eager.GradNull {
+			continue
+		}
+		if d := p.Data(); t.hooked[i] != d {
+			d.SetGradHook(func(*eager.NDArray) { t.gradReady(i) })
+			t.hooked[i] = d
+		}
+	}
+}
+
+// gradReady is parameter i's gradient hook: the bucket whose last
+// gradient this is starts its allreduce.
+func (t *Trainer) gradReady(i int) {
+	if i >= len(t.bucketOf) || t.bucketOf[i] < 0 {
+		return
+	}
+	if t.seen[i] {
+		t.overlapErr = errors.New("trainer: Overlap needs exactly one backward pass per Step (the gradient of " + t.params[i].Name() + " was computed twice)")
+		return
+	}
+	t.seen[i] = true
+	k := t.bucketOf[i]
+	if t.ready[k]++; t.ready[k] == len(t.buckets[k].params) {
+		t.pending[k] = t.startBucket(k)
+	}
 }
 
 func copyInto(dst any, off int, src any) int {
@@ -146,5 +214,6 @@ func (t *Trainer) BroadcastParameters() error {
 		}
 	}
 	t.broadcast = true
+	t.hookParams()
 	return nil
 }

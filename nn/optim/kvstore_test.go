@@ -4,7 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hybridgo/hybridgo/eager"
 	"github.com/hybridgo/hybridgo/internal/mpi"
+	"github.com/hybridgo/hybridgo/nn"
 	"github.com/hybridgo/hybridgo/nn/optim"
 )
 
@@ -121,4 +123,52 @@ func TestNewKVStore(t *testing.T) {
 			t.Errorf("trainer with %q without MPI: %v", name, err)
 		}
 	}
+}
+
+// With Overlap, a layer-by-layer backward pass starts the allreduces
+// itself (from the second step on, once the buckets are planned), and
+// the update is the one without it.
+func TestTrainerOverlap(t *testing.T) {
+	run := func(overlap bool) ([]float64, []int) {
+		eager.Seed(3)
+		net := nn.NewHybridSequential(nn.NewDense(5, nn.DenseOptions{Act: "relu", InUnits: 3}), nn.NewDense(2, nn.DenseOptions{InUnits: 5}))
+		if err := net.Initialize(); err != nil {
+			t.Fatal(err)
+		}
+		st := &twinStore{n: 2}
+		tr, err := optim.NewTrainer(net.CollectParams(), optim.NewSGD(optim.SGDOptions{LR: 0.1}), optim.TrainerOptions{Store: st, Overlap: overlap, BucketBytes: 40})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := eager.RandomNormal(4, 3)
+		var during []int
+		for range 3 {
+			var l *eager.NDArray
+			eager.Record(func() { l = eager.F.Sum(net.Forward(x)).(*eager.NDArray) })
+			before := len(st.calls)
+			if err := l.Backward(); err != nil {
+				t.Fatal(err)
+			}
+			during = append(during, len(st.calls)-before)
+			if err := tr.Step(4); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var w []float64
+		for _, p := range net.CollectParams().List() {
+			w = append(w, p.Data().Float64s()...)
+		}
+		return w, during
+	}
+	want, during := run(false)
+	if during[1] != 0 || during[2] != 0 {
+		t.Errorf("allreduce calls during backward without Overlap: %v", during)
+	}
+	got, during := run(true)
+	// 4 parameters of 15, 5, 10 and 2 floats in 40-byte buckets: [2] [10]
+	// [5] [15], all started in the backward pass from the second step on.
+	if during[0] != 0 || during[1] != 4 || during[2] != 4 {
+		t.Errorf("allreduce calls during backward with Overlap: %v, want [0 4 4]", during)
+	}
+	assertValues(t, "parameters with Overlap", eager.Array(got, len(got)), want)
 }

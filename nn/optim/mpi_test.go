@@ -32,7 +32,7 @@ const (
 // own random values, so only the broadcast from rank 0 makes them agree.
 // At step dieAt (>= 0) rank 1 plays a failure: "die" exits, "hang"
 // stops answering.
-func trainSmall(t *testing.T, dtype ops.DType, hybridize bool, store optim.KVStore, fail string, dieAt int) [][]float64 {
+func trainSmall(t *testing.T, dtype ops.DType, hybridize, overlap bool, store optim.KVStore, fail string, dieAt int) [][]float64 {
 	t.Helper()
 	rank, n := 0, 1
 	if store != nil {
@@ -60,7 +60,7 @@ func trainSmall(t *testing.T, dtype ops.DType, hybridize bool, store optim.KVSto
 	x := eager.F.Cast(eager.Array(xs, len(ys), 6), dtype).(*eager.NDArray)
 	y := eager.F.Cast(eager.Array(ys, len(ys)), dtype).(*eager.NDArray)
 	tr, err := optim.NewTrainer(net.CollectParams(), optim.NewSGD(optim.SGDOptions{LR: 0.1, Momentum: 0.9}),
-		optim.TrainerOptions{Store: store, BucketBytes: 300})
+		optim.TrainerOptions{Store: store, BucketBytes: 300, Overlap: overlap})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,20 +115,22 @@ func TestMPIWorker(t *testing.T) {
 	switch sc {
 	case "same":
 		res := map[string][][]float64{
-			"float32": trainSmall(t, ops.Float32, true, store, "", -1),
-			"float64": trainSmall(t, ops.Float64, false, store, "", -1),
+			"float32":         trainSmall(t, ops.Float32, true, false, store, "", -1),
+			"float64":         trainSmall(t, ops.Float64, false, false, store, "", -1),
+			"float32 overlap": trainSmall(t, ops.Float32, false, true, store, "", -1),
 		}
 		b, _ := json.Marshal(res)
 		if err := os.WriteFile(filepath.Join(os.Getenv("HYBRIDGO_MPI_OUT"), "rank"+strconv.Itoa(store.Rank())+".json"), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	case "die", "hang":
-		trainSmall(t, ops.Float32, true, store, sc, 3)
+		trainSmall(t, ops.Float32, true, false, store, sc, 3)
 	}
 }
 
 // Two ranks, each with half of every batch, end with the parameters of
-// one process trained on the whole batches, in float32 and float64.
+// one process trained on the whole batches, in float32 and float64, and
+// with the allreduce overlapping the backward pass.
 func TestMPITwoRanksMatchOneProcess(t *testing.T) {
 	if mpitest.Scenario() != "" {
 		t.Skip()
@@ -139,10 +141,11 @@ func TestMPITwoRanksMatchOneProcess(t *testing.T) {
 		t.Fatalf("mpirun: %v\n%s", r.Err, r.Output)
 	}
 	want := map[string][][]float64{
-		"float32": trainSmall(t, ops.Float32, true, nil, "", -1),
-		"float64": trainSmall(t, ops.Float64, false, nil, "", -1),
+		"float32":         trainSmall(t, ops.Float32, true, false, nil, "", -1),
+		"float64":         trainSmall(t, ops.Float64, false, false, nil, "", -1),
+		"float32 overlap": trainSmall(t, ops.Float32, false, false, nil, "", -1),
 	}
-	tol := map[string]float64{"float32": 1e-5, "float64": 1e-12}
+	tol := map[string]float64{"float32": 1e-5, "float64": 1e-12, "float32 overlap": 1e-5}
 	for rank := range 2 {
 		b, err := os.ReadFile(filepath.Join(dir, "rank"+strconv.Itoa(rank)+".json"))
 		if err != nil {

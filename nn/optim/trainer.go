@@ -31,6 +31,14 @@ type TrainerOptions struct {
 	// ScaleLR multiplies the learning rate by the number of workers, as
 	// Horovod's examples do (gradients are always averaged over workers).
 	ScaleLR bool
+	// Overlap starts the allreduce of a bucket during the backward pass,
+	// as soon as the last of its gradients is complete (PyTorch DDP,
+	// Horovod), instead of in Step. It needs exactly one Backward per
+	// Step, the same on every worker, and a Backward that is not
+	// followed by Step (a saliency map, say) must not run while it is on.
+	// The gains come where backward runs layer by layer: a block
+	// hybridized as a whole produces all its gradients at the end.
+	Overlap bool
 }
 
 // DefaultBucketBytes is the default TrainerOptions.BucketBytes (PyTorch
@@ -55,6 +63,14 @@ type Trainer struct {
 	buckets     []gradBucket // allreduce plan, remade when active changes
 	planned     []int        // the active list the buckets were made for
 	commTime    time.Duration
+
+	overlap    bool
+	bucketOf   []int            // bucket of each parameter, -1 for none
+	pending    []Waiter         // started allreduce of each bucket in this step
+	ready      []int            // gradients complete in each bucket in this step
+	seen       []bool           // parameters whose gradient hook ran in this step
+	hooked     []*eager.NDArray // the arrays carrying the hooks
+	overlapErr error
 }
 
 // trainerSlot is what the trainer keeps for one parameter.
@@ -95,7 +111,7 @@ func NewTrainer(params *nn.ParameterDict, opt Optimizer, opts ...TrainerOptions)
 	}
 	ps := params.List()
 	return &Trainer{params: ps, slots: make([]trainerSlot, len(ps)), opt: opt, clip: o.ClipGradient,
-		store: store, bucketBytes: o.BucketBytes, scaleLR: o.ScaleLR}, nil
+		store: store, bucketBytes: o.BucketBytes, scaleLR: o.ScaleLR, overlap: o.Overlap}, nil
 }
 
 // AllreduceTime is the time Step has spent summing gradients over the
