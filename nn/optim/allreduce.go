@@ -136,7 +136,7 @@ func (t *Trainer) allreduce(active []int) error {
 // that the next backward pass starts a bucket's allreduce as soon as the
 // last of its gradients is complete.
 func (t *Trainer) hookParams() {
-	if !t.overlap || t.store == nil {
+	if !t.overlap || t.store == nil || t.store.NumWorkers() == 1 {
 		return
 	}
 	if t.hooked == nil {
@@ -196,9 +196,11 @@ func copyFrom(dst, src any, off int) int {
 // Step calls it before the first update if it has not been called; call
 // it yourself right after initialisation (and after a first forward when
 // shapes are deferred) so that the first gradients are computed from the
-// same values everywhere. Without a store it does nothing.
+// same values everywhere. Without a store, or with one worker, it does
+// nothing.
 func (t *Trainer) BroadcastParameters() error {
-	if t.store == nil {
+	if t.store == nil || t.store.NumWorkers() == 1 {
+		t.broadcast = true
 		return nil
 	}
 	for _, p := range t.params {

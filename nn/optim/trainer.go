@@ -183,11 +183,13 @@ func (t *Trainer) Step(batchSize int) error {
 				return err
 			}
 		}
-		start := time.Now()
-		err := t.allreduce(active)
-		t.commTime += time.Since(start)
-		if err != nil {
-			return err
+		if t.store.NumWorkers() > 1 {
+			start := time.Now()
+			err := t.allreduce(active)
+			t.commTime += time.Since(start)
+			if err != nil {
+				return err
+			}
 		}
 		n := float64(t.store.NumWorkers())
 		scale /= n

@@ -30,7 +30,7 @@ type Result struct {
 // only the test named worker with scenario in ScenarioVar, and env (NAME=value)
 // added to their environment. It fails t when mpirun is missing or the
 // job outlives limit.
-func Run(t *testing.T, np int, worker, scenario string, limit time.Duration, env ...string) Result {
+func Run(t testing.TB, np int, worker, scenario string, limit time.Duration, env ...string) Result {
 	t.Helper()
 	mpirun, err := exec.LookPath("mpirun")
 	if err != nil {
