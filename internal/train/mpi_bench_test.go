@@ -49,6 +49,23 @@ type benchResult struct {
 	AllreduceMs   float64 // per step, the time Step waited for the sums
 	RawMs         float64 // one allreduce of all the gradients at once
 	GradientBytes int
+	InBackward    float64 // share of the gradient elements whose allreduce started before Backward returned
+}
+
+// countingStore counts the elements of the allreduces started.
+type countingStore struct {
+	optim.KVStore
+	started int
+}
+
+func (s *countingStore) StartAllreduce(data any) optim.Waiter {
+	switch d := data.(type) {
+	case []float32:
+		s.started += len(d)
+	case []float64:
+		s.started += len(d)
+	}
+	return s.KVStore.StartAllreduce(data)
 }
 
 type model interface {
@@ -67,11 +84,12 @@ func TestMPIBenchWorker(t *testing.T) {
 	if err := json.Unmarshal([]byte(os.Getenv("HYBRIDGO_MPI_BENCH")), &c); err != nil {
 		t.Fatal(err)
 	}
-	store, err := optim.NewKVStore("dist_sync")
+	mpiStore, err := optim.NewKVStore("dist_sync")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer store.Close()
+	defer mpiStore.Close()
+	store := &countingStore{KVStore: mpiStore}
 	eager.Seed(1)
 	var net model
 	var x *eager.NDArray
@@ -95,15 +113,19 @@ func TestMPIBenchWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	lossFn := loss.NewSoftmaxCrossEntropyLoss()
+	inBackward, all := 0, 0
 	step := func() {
 		var l *eager.NDArray
 		eager.Record(func() { l = lossFn.Loss(net.Forward(x), y).(*eager.NDArray) })
+		s0 := store.started
 		if err := l.Backward(); err != nil {
 			t.Fatal(err)
 		}
+		inBackward += store.started - s0
 		if err := tr.Step(local); err != nil {
 			t.Fatal(err)
 		}
+		all += store.started - s0
 	}
 	for range 2 { // warm up: shapes, buckets, hooks
 		step()
@@ -111,6 +133,7 @@ func TestMPIBenchWorker(t *testing.T) {
 	if err := store.Barrier(); err != nil {
 		t.Fatal(err)
 	}
+	inBackward, all = 0, 0
 	comm, start := tr.AllreduceTime(), time.Now()
 	for range c.Steps {
 		step()
@@ -125,6 +148,7 @@ func TestMPIBenchWorker(t *testing.T) {
 		}
 	}
 	res.GradientBytes = 4 * n
+	res.InBackward = float64(inBackward) / float64(max(all, 1))
 	buf := make([]float32, n)
 	if err := store.Barrier(); err != nil {
 		t.Fatal(err)
@@ -147,7 +171,8 @@ func TestMPIBenchWorker(t *testing.T) {
 // BenchmarkMPITraining times training loops under mpirun on this
 // machine: steps per second on 1 and 2 ranks, the time each step waits
 // for the allreduce, and one allreduce of all the gradients alone; with
-// the allreduce after the backward pass and overlapping it. Each
+// the allreduce after the backward pass and overlapping it (and how much
+// of the gradients started their allreduce before Backward returned). Each
 // iteration is one job. HYBRIDGO_MPI_BENCH_MODELS picks the models
 // (default lenet,resnet18).
 //
@@ -161,11 +186,12 @@ func BenchmarkMPITraining(b *testing.B) {
 	for _, m := range strings.Split(models, ",") {
 		batch, steps := 128, 40
 		if m == "resnet18" {
-			batch, steps = 8, 4
+			batch, steps = 8, 6
 		}
 		for _, np := range []int{1, 2} {
 			cases = append(cases, benchCase{Model: m, NP: np, Batch: batch, Hybridize: true, Steps: steps})
 		}
+		cases = append(cases, benchCase{Model: m, NP: 1, Batch: batch, Steps: steps})
 		for _, overlap := range []bool{false, true} {
 			cases = append(cases, benchCase{Model: m, NP: 2, Batch: batch, Overlap: overlap, Steps: steps})
 		}
@@ -193,6 +219,7 @@ func BenchmarkMPITraining(b *testing.B) {
 				sum.AllreduceMs += res.AllreduceMs
 				sum.RawMs += res.RawMs
 				sum.GradientBytes = res.GradientBytes
+				sum.InBackward = res.InBackward
 			}
 			n := float64(b.N)
 			b.ReportMetric(0, "ns/op")
@@ -200,6 +227,7 @@ func BenchmarkMPITraining(b *testing.B) {
 			b.ReportMetric(sum.AllreduceMs/n, "allreduce-ms/step")
 			b.ReportMetric(sum.RawMs/n, "raw-allreduce-ms")
 			b.ReportMetric(float64(sum.GradientBytes), "grad-bytes")
+			b.ReportMetric(100*sum.InBackward, "%started-in-backward")
 		})
 	}
 }
