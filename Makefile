@@ -106,14 +106,16 @@ zoo:
 # Data-parallel training over MPI (built with -tags mpi, which needs cgo
 # and OpenMPI): the tests start their own jobs with mpirun -np 2 on this
 # machine: two ranks match one process, a rank that dies or hangs ends
-# the job in seconds, and LeNet on two ranks reaches the accuracy of one.
+# the job in seconds, LeNet on two ranks reaches the accuracy of one, and
+# hybridgo train -kvstore dist_sync and the script of docs/distributed.md
+# (hybridgo run) work under mpirun. About 40 seconds.
 mpi:
 	$(call need,pkg-config --exists ompi-c && command -v mpirun,OpenMPI,$(MPI_PKGS),the MPI tests)
 	@if pkg-config --exists ompi-c && command -v mpirun >/dev/null; then \
 		set -e; \
 		$(GO) vet -tags mpi ./internal/mpi/... ./nn/optim/ ./internal/train/ ./cmd/hybridgo/; \
 		$(STATICCHECK) -tags mpi ./internal/mpi/... ./nn/optim/ ./internal/train/; \
-		$(GO) test -tags mpi -count=1 -run MPI -v ./nn/optim/ ./internal/train/; \
+		$(GO) test -tags mpi -count=1 -run MPI -v ./nn/optim/ ./internal/train/ ./cmd/hybridgo/; \
 	else echo "OpenMPI is missing: the MPI tests are skipped"; fi
 
 # A short run of each fuzz target over the model-file readers (longer runs:

@@ -32,6 +32,12 @@ type Result struct {
 // job outlives limit.
 func Run(t testing.TB, np int, worker, scenario string, limit time.Duration, env ...string) Result {
 	t.Helper()
+	return RunIn(t, "", np, worker, scenario, limit, env...)
+}
+
+// RunIn is Run with the ranks working in dir ("" for this directory).
+func RunIn(t testing.TB, dir string, np int, worker, scenario string, limit time.Duration, env ...string) Result {
+	t.Helper()
 	mpirun, err := exec.LookPath("mpirun")
 	if err != nil {
 		t.Fatalf("mpirun is not installed (apt-get install openmpi-bin libopenmpi-dev; make test does it): %v", err)
@@ -39,6 +45,9 @@ func Run(t testing.TB, np int, worker, scenario string, limit time.Duration, env
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	args := []string{"--oversubscribe", "--allow-run-as-root", "-np", strconv.Itoa(np), "-x", ScenarioVar}
+	if dir != "" {
+		args = append(args, "-wdir", dir)
+	}
 	for _, e := range env {
 		name, _, _ := strings.Cut(e, "=")
 		args = append(args, "-x", name)
