@@ -40,6 +40,17 @@ type Call interface {
 	Release()
 }
 
+// A StreamingCall is a Call that can hand over each input's gradient as
+// soon as it is computed, before its backward has finished (a compiled
+// graph's backward runs layer by layer too). Backward uses it to run
+// gradient hooks (SetGradHook) inside a hybridized block.
+type StreamingCall interface {
+	Call
+	// BackwardEach is Backward, calling each(j, g) with input j's
+	// gradient g as soon as it is known; g is also in the result.
+	BackwardEach(outGrads []*NDArray, each func(j int, g *NDArray)) ([]*NDArray, error)
+}
+
 // Taped reports whether a computation on in done now goes on the tape:
 // recording is on and some input needs a gradient.
 func Taped(in []*NDArray) bool {
@@ -266,12 +277,26 @@ func backprop(heads, headGrads []*NDArray, createGraph, retainGraph bool, final 
 				outGrads[j] = F.ZerosLike(o).(*NDArray)
 			}
 		}
-		inGrads, err := e.gradients(outGrads, createGraph)
+		var streamed []bool // inputs whose gradient was final inside the call
+		var each func(j int, g *NDArray)
+		if _, ok := e.call.(StreamingCall); ok && lastUse != nil && !createGraph {
+			streamed = make([]bool, len(e.inputs))
+			each = func(j int, g *NDArray) {
+				a := e.inputs[j]
+				if lastUse[a] != i || !a.requiresGrad() || !g.shape.Equal(a.shape) || countOf(e.inputs, a) > 1 {
+					return // not final yet: left to the loop below
+				}
+				accumulate(a, g)
+				streamed[j] = true
+				final(a, grads[a])
+			}
+		}
+		inGrads, err := e.gradients(outGrads, createGraph, each)
 		if err != nil {
 			return nil, err
 		}
 		for j, a := range e.inputs {
-			if j >= len(inGrads) || inGrads[j] == nil || !a.requiresGrad() {
+			if j >= len(inGrads) || inGrads[j] == nil || !a.requiresGrad() || (streamed != nil && streamed[j]) {
 				continue
 			}
 			g := inGrads[j]
@@ -297,14 +322,29 @@ func backprop(heads, headGrads []*NDArray, createGraph, retainGraph bool, final 
 	return grads, nil
 }
 
+// countOf counts a in list.
+func countOf(list []*NDArray, a *NDArray) int {
+	n := 0
+	for _, b := range list {
+		if b == a {
+			n++
+		}
+	}
+	return n
+}
+
 // gradients returns the gradient of each of the entry's inputs (nil where
-// none flows), given the gradients of its outputs.
-func (e *tapeEntry) gradients(outGrads []*NDArray, createGraph bool) ([]*NDArray, error) {
+// none flows), given the gradients of its outputs. each, when not nil, is
+// handed each input's gradient as soon as a StreamingCall has it.
+func (e *tapeEntry) gradients(outGrads []*NDArray, createGraph bool, each func(j int, g *NDArray)) ([]*NDArray, error) {
 	if e.call != nil {
 		if createGraph {
 			// A Call's backward runs compiled code, which the tape cannot
 			// record to differentiate again.
 			return nil, &ops.Error{Op: "Backward", Msg: "a higher-order gradient (createGraph) cannot flow through a hybridized block's call: run the block without Hybridize for it"}
+		}
+		if sc, ok := e.call.(StreamingCall); ok && each != nil {
+			return sc.BackwardEach(outGrads, each)
 		}
 		return e.call.Backward(outGrads)
 	}
