@@ -191,6 +191,7 @@ func BenchmarkMPITraining(b *testing.B) {
 		for _, np := range []int{1, 2} {
 			cases = append(cases, benchCase{Model: m, NP: np, Batch: batch, Hybridize: true, Steps: steps})
 		}
+		cases = append(cases, benchCase{Model: m, NP: 2, Batch: batch, Hybridize: true, Overlap: true, Steps: steps})
 		cases = append(cases, benchCase{Model: m, NP: 1, Batch: batch, Steps: steps})
 		for _, overlap := range []bool{false, true} {
 			cases = append(cases, benchCase{Model: m, NP: 2, Batch: batch, Overlap: overlap, Steps: steps})

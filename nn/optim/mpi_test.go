@@ -115,9 +115,10 @@ func TestMPIWorker(t *testing.T) {
 	switch sc {
 	case "same":
 		res := map[string][][]float64{
-			"float32":         trainSmall(t, ops.Float32, true, false, store, "", -1),
-			"float64":         trainSmall(t, ops.Float64, false, false, store, "", -1),
-			"float32 overlap": trainSmall(t, ops.Float32, false, true, store, "", -1),
+			"float32":            trainSmall(t, ops.Float32, true, false, store, "", -1),
+			"float64":            trainSmall(t, ops.Float64, false, false, store, "", -1),
+			"float32 overlap":    trainSmall(t, ops.Float32, false, true, store, "", -1),
+			"hybridized overlap": trainSmall(t, ops.Float32, true, true, store, "", -1),
 		}
 		b, _ := json.Marshal(res)
 		if err := os.WriteFile(filepath.Join(os.Getenv("HYBRIDGO_MPI_OUT"), "rank"+strconv.Itoa(store.Rank())+".json"), b, 0o644); err != nil {
@@ -141,11 +142,12 @@ func TestMPITwoRanksMatchOneProcess(t *testing.T) {
 		t.Fatalf("mpirun: %v\n%s", r.Err, r.Output)
 	}
 	want := map[string][][]float64{
-		"float32":         trainSmall(t, ops.Float32, true, false, nil, "", -1),
-		"float64":         trainSmall(t, ops.Float64, false, false, nil, "", -1),
-		"float32 overlap": trainSmall(t, ops.Float32, false, false, nil, "", -1),
+		"float32":            trainSmall(t, ops.Float32, true, false, nil, "", -1),
+		"float64":            trainSmall(t, ops.Float64, false, false, nil, "", -1),
+		"float32 overlap":    trainSmall(t, ops.Float32, false, false, nil, "", -1),
+		"hybridized overlap": trainSmall(t, ops.Float32, true, false, nil, "", -1),
 	}
-	tol := map[string]float64{"float32": 1e-5, "float64": 1e-12, "float32 overlap": 1e-5}
+	tol := map[string]float64{"float32": 1e-5, "float64": 1e-12, "float32 overlap": 1e-5, "hybridized overlap": 1e-5}
 	for rank := range 2 {
 		b, err := os.ReadFile(filepath.Join(dir, "rank"+strconv.Itoa(rank)+".json"))
 		if err != nil {
