@@ -33,11 +33,11 @@ type TrainerOptions struct {
 	ScaleLR bool
 	// Overlap starts the allreduce of a bucket during the backward pass,
 	// as soon as the last of its gradients is complete (PyTorch DDP,
-	// Horovod), instead of in Step. It needs exactly one Backward per
-	// Step, the same on every worker, and a Backward that is not
-	// followed by Step (a saliency map, say) must not run while it is on.
-	// The gains come where backward runs layer by layer: a block
-	// hybridized as a whole produces all its gradients at the end.
+	// Horovod), instead of in Step; hybridized blocks hand over each
+	// gradient as their compiled backward computes it. It needs exactly
+	// one Backward per Step, the same on every worker, and a Backward
+	// that is not followed by Step (a saliency map, say) must not run
+	// while it is on.
 	Overlap bool
 }
 
