@@ -48,7 +48,7 @@ func TestMPITrainCommand(t *testing.T) {
 	needFashionMNIST(t)
 	dir := t.TempDir()
 	r := mpitest.RunIn(t, dir, 2, "TestMPICommandWorker", "command", 3*time.Minute,
-		"HYBRIDGO_MPI_ARGS=train -kvstore dist_sync -epochs 2 -limit 2560 -batch 64 -save lenet.params")
+		"HYBRIDGO_MPI_ARGS=train -kvstore dist_sync -overlap -epochs 2 -limit 2560 -batch 64 -save lenet.params")
 	if r.Err != nil {
 		t.Fatalf("mpirun: %v\n%s", r.Err, r.Output)
 	}

@@ -23,6 +23,7 @@ func runTrain(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.Limit, "limit", 0, "train on the first N samples only (0: all 60000)")
 	fs.Uint64Var(&o.Seed, "seed", 1, "random seed")
 	fs.StringVar(&o.Save, "save", "lenet-fashion-mnist.params", "where to save the parameters (\"\" to skip)")
+	fs.BoolVar(&o.Overlap, "overlap", false, "with -kvstore: start each allreduce during the backward pass, as soon as its gradients are ready")
 	fs.StringVar(&o.KVStore, "kvstore", "", "dist_sync (alias horovod): train data-parallel over the processes that mpirun -np N started, -batch split between them; needs a build with -tags mpi")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: hybridgo train [flags]\n\nTrains the LeNet of MXNet's hybridize tutorial on Fashion-MNIST, hybridized,\nand saves its parameters. Data-parallel on N processes:\n  mpirun -np N hybridgo train -kvstore dist_sync\n\nFlags:")

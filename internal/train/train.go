@@ -33,6 +33,7 @@ type Options struct {
 	// all workers together, split evenly between them); "" or "local"
 	// trains in this process alone.
 	KVStore string
+	Overlap bool // with a KVStore: start sending gradients during the backward pass
 }
 
 // Epoch is what one pass over the training set gave.
@@ -121,7 +122,7 @@ func Run(o Options, progress io.Writer) ([]Epoch, *nn.HybridSequential, error) {
 		net.Hybridize(nn.HybridizeOptions{StaticAlloc: o.StaticAlloc})
 	}
 	lossFn := loss.NewSoftmaxCrossEntropyLoss()
-	trainer, err := optim.NewTrainer(net.CollectParams(), optim.NewAdam(optim.AdamOptions{LR: o.LR}), optim.TrainerOptions{Store: store})
+	trainer, err := optim.NewTrainer(net.CollectParams(), optim.NewAdam(optim.AdamOptions{LR: o.LR}), optim.TrainerOptions{Store: store, Overlap: o.Overlap})
 	if err != nil {
 		return nil, nil, err
 	}
