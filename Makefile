@@ -114,7 +114,7 @@ mpi:
 	@if pkg-config --exists ompi-c && command -v mpirun >/dev/null; then \
 		set -e; \
 		$(GO) vet -tags mpi ./internal/mpi/... ./nn/optim/ ./internal/train/ ./cmd/hybridgo/; \
-		$(STATICCHECK) -tags mpi ./internal/mpi/... ./nn/optim/ ./internal/train/; \
+		$(STATICCHECK) -tags mpi ./internal/mpi/... ./nn/optim/ ./internal/train/ ./cmd/hybridgo/; \
 		$(GO) test -tags mpi -count=1 -run MPI -v ./nn/optim/ ./internal/train/ ./cmd/hybridgo/; \
 	else echo "OpenMPI is missing: the MPI tests are skipped"; fi
 
