@@ -172,3 +172,37 @@ func TestTrainerOverlap(t *testing.T) {
 	}
 	assertValues(t, "parameters with Overlap", eager.Array(got, len(got)), want)
 }
+
+// Overlap needs one backward pass per Step: a second one would change
+// gradients already on their way.
+func TestTrainerOverlapTwoBackwardsIsAnError(t *testing.T) {
+	net := nn.NewHybridSequential(nn.NewDense(2, nn.DenseOptions{InUnits: 3}))
+	if err := net.Initialize(); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := optim.NewTrainer(net.CollectParams(), optim.NewSGD(optim.SGDOptions{LR: 0.1}), optim.TrainerOptions{Store: &twinStore{n: 2}, Overlap: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := eager.RandomNormal(4, 3)
+	backward := func() {
+		var l *eager.NDArray
+		eager.Record(func() { l = eager.F.Sum(net.Forward(x)).(*eager.NDArray) })
+		if err := l.Backward(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	backward()
+	if err := tr.Step(4); err != nil {
+		t.Fatal(err)
+	}
+	backward()
+	backward()
+	if err := tr.Step(4); err == nil || !strings.Contains(err.Error(), "one backward pass per Step") {
+		t.Errorf("two backward passes: %v", err)
+	}
+	backward()
+	if err := tr.Step(4); err != nil {
+		t.Errorf("the step after: %v", err)
+	}
+}
