@@ -85,9 +85,7 @@ func NewDataLoader(d Dataset, o LoaderOptions) (*DataLoader, error) {
 	if o.NumShards < 0 || o.ShardIndex < 0 || (o.ShardIndex > 0 && o.ShardIndex >= o.NumShards) {
 		return nil, fmt.Errorf("data: NewDataLoader: ShardIndex %d of NumShards %d; want 0 <= ShardIndex < NumShards", o.ShardIndex, o.NumShards)
 	}
-	if o.NumShards == 0 {
-		o.NumShards = 1
-	}
+	o.NumShards = max(o.NumShards, 1)
 	return &DataLoader{d: d, o: o}, nil
 }
 
