@@ -115,7 +115,7 @@ mpi:
 		set -e; \
 		$(GO) vet -tags mpi ./internal/mpi/... ./nn/optim/ ./internal/train/ ./cmd/hybridgo/; \
 		$(STATICCHECK) -tags mpi ./internal/mpi/... ./nn/optim/ ./internal/train/ ./cmd/hybridgo/; \
-		$(GO) test -tags mpi -count=1 -run MPI -v ./nn/optim/ ./internal/train/ ./cmd/hybridgo/; \
+		$(GO) test -tags mpi -count=1 -run 'MPI|Singleton' -v ./internal/mpi/ ./nn/optim/ ./internal/train/ ./cmd/hybridgo/; \
 	else echo "OpenMPI is missing: the MPI tests are skipped"; fi
 
 # A short run of each fuzz target over the model-file readers (longer runs:
