@@ -182,7 +182,9 @@ func printUsage(w io.Writer) {
                            convert an MXNet model to ONNX (opset 13, dynamic
                            batch N); -shape for inputs the file leaves unshaped
   hybridgo train [flags]   train the LeNet of MXNet's hybridize tutorial on
-                           Fashion-MNIST, hybridized (-h for the flags)
+                           Fashion-MNIST, hybridized (-h for the flags);
+                           data-parallel as mpirun -np N hybridgo train
+                           -kvstore dist_sync (a build with -tags mpi)
   hybridgo run FILE.go     interpret a Go file (package main with func main,
                            or a script of statements) with hybridgo's packages
                            preloaded, as in the REPL
