@@ -206,3 +206,24 @@ func TestTrainerOverlapTwoBackwardsIsAnError(t *testing.T) {
 		t.Errorf("the step after: %v", err)
 	}
 }
+
+// Clipping sees the averaged gradients: two identical workers clip as
+// one process does.
+func TestTrainerStoreClipsTheAverage(t *testing.T) {
+	run := func(st optim.KVStore) []float64 {
+		b := newScaleShift()
+		setParam(t, b.A, []float32{1, 2}, []float32{30, -40})
+		setParam(t, b.B, []float32{0, 0}, []float32{0, 0})
+		tr, err := optim.NewTrainer(b.CollectParams(), optim.NewSGD(optim.SGDOptions{LR: 1}), optim.TrainerOptions{Store: st, ClipGradient: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tr.Step(5); err != nil {
+			t.Fatal(err)
+		}
+		return b.A.Data().Float64s()
+	}
+	want := run(nil) // gradient (6, -8) per sample, norm 10, clipped to 1
+	assertValues(t, "one process", eager.Array(want, 2), []float64{1 - 0.6, 2 + 0.8})
+	assertValues(t, "two workers", eager.Array(run(&twinStore{n: 2}), 2), want)
+}
