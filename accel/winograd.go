@@ -149,18 +149,29 @@ func newWinoFrame(g ConvGeom) winoFrame {
 // ConvWinograd computes the convolution of geometry g (WinogradApplies)
 // of batch images (each Channels x InH x InW, one after another in
 // images) with maps filters transformed by WinogradFilters, writing
-// maps x OutH x OutW per image to out. The tiles of an image are taken in
+// maps x OutH x OutW per image to out, then applies ep (nil for none) to
+// each image's maps x (OutH*OutW) as a product's epilogue would, its Add
+// holding the whole batch's (image n's at Add[n*maps*AddStride:]). The
+// tiles of an image are taken in
 // blocks of PanelWidth: each block's patches are gathered and transformed
 // (Bᵀ d B), multiplied at each of the 36 positions by the filters
 // (GemmPacked), transformed back (Aᵀ m A) and scattered to the output,
 // the transforms vectorised over the tiles of the block. Blocks are
 // spread over the workers.
-func ConvWinograd[T Float](g ConvGeom, maps, batch int, images, filters, out []T) {
+func ConvWinograd[T Float](g ConvGeom, maps, batch int, images, filters, out []T, ep *Epilogue[T]) {
 	if !WinogradApplies(g) {
 		panic("accel: ConvWinograd of a convolution that is not 3x3 at stride 1")
 	}
 	if maps <= 0 || batch <= 0 {
 		return
+	}
+	ohw := g.OutH() * g.OutW()
+	ep.check(maps, ohw)
+	if ep != nil && ep.Add != nil && len(ep.Add) < (batch*maps-1)*ep.AddStride+ohw {
+		panic("accel: ConvWinograd: Epilogue.Add is shorter than the batch's maps")
+	}
+	if !ep.active() {
+		ep = nil
 	}
 	c := g.Channels
 	f := newWinoFrame(g)
@@ -171,7 +182,7 @@ func ConvWinograd[T Float](g ConvGeom, maps, batch int, images, filters, out []T
 	tiles := f.tilesH * f.tilesW
 	work := getObj[winoWork[T]]() // recycled: the steps hand it to other goroutines
 	defer putObj(work)
-	*work = winoWork[T]{g: g, f: f, maps: maps, images: images, filters: filters, out: out, w: w, tiles: tiles, blocks: ceilDiv(tiles, w)}
+	*work = winoWork[T]{g: g, f: f, maps: maps, images: images, filters: filters, out: out, ep: ep, w: w, tiles: tiles, blocks: ceilDiv(tiles, w)}
 	if batch > 1 && batch >= Workers() {
 		// An image at a time on each worker, so that its frames stay in
 		// the worker's cache from the border to the crop.
@@ -210,6 +221,7 @@ type winoWork[T Float] struct {
 	f                    winoFrame
 	maps                 int
 	images, filters, out []T
+	ep                   *Epilogue[T] // nil for none
 	w, tiles, blocks     int
 }
 
@@ -228,15 +240,28 @@ func (wk *winoWork[T]) border(n int, in []T) {
 }
 
 // crop cuts image n's output maps out of the framed planes out (maps
-// planes of oh x ow).
+// planes of oh x ow) and applies the epilogue to each while it is in
+// cache.
 func (wk *winoWork[T]) crop(n int, out []T) {
 	g, f := wk.g, wk.f
 	oh, ow := g.OutH(), g.OutW()
+	var ep *Epilogue[T]
+	if wk.ep != nil {
+		ep = getObj[Epilogue[T]]()
+		defer putObj(ep)
+		*ep = *wk.ep
+		if ep.Add != nil {
+			ep.Add = ep.Add[n*wk.maps*ep.AddStride:]
+		}
+	}
 	for k := range wk.maps {
 		src := out[k*f.oh*f.ow:][:f.oh*f.ow]
 		dst := wk.out[(n*wk.maps+k)*oh*ow:][:oh*ow]
 		for h := range oh {
 			copy(dst[h*ow:][:ow], src[h*f.ow:][:ow])
+		}
+		if ep != nil {
+			ep.apply(dst, oh*ow, k, 0, 1, oh*ow)
 		}
 	}
 }

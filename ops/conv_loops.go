@@ -270,13 +270,13 @@ func convWinograd[T accel.Float](p convPlan, image, weight, maps []T, post convP
 		u = *up
 		accel.WinogradFilters(p.maps, p.geom.Channels, weight, u)
 	}
-	accel.ConvWinograd(p.geom, p.maps, p.batch, image, u, maps)
-	ep := accel.GetRecycled[accel.Epilogue[T]]()
+	ep := accel.GetRecycled[accel.Epilogue[T]]() // recycled: it escapes into the loops
 	defer accel.Recycle(ep)
-	for n := range p.batch {
-		post.epilogue(ep, p, n, 0)
-		ep.Apply(maps[n*p.mapsSize():][:p.mapsSize()], p.colCols(), p.maps, p.colCols())
+	post.epilogue(ep, p, 0, 0)
+	if post.residual != nil {
+		ep.Add = post.residual // the whole batch's
 	}
+	accel.ConvWinograd(p.geom, p.maps, p.batch, image, u, maps, ep)
 }
 
 // pointwiseDirectMax is the largest image, in elements, whose 1x1
