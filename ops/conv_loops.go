@@ -244,9 +244,11 @@ func convAlgoFor[T accel.Float](p convPlan) convAlgo {
 // ResNet-18's shapes (AVX-512, one thread, a busy machine) against the
 // packed path, at batch 1 with the transformed filters found in the
 // filter cache: 0.40 of its time for 64 channels of 56x56, 0.46 for 128
-// of 28x28, 0.77 for 256 of 14x14, 2.5 times for 512 of 7x7 (4 tiles per
-// image fill an eighth of a product's panel); at batch 16 with the
-// filters transformed in the call: 0.53, 0.55, 0.93, and 3.3 times.
+// of 28x28; at batch 16 with the filters transformed in the call: 0.51
+// and 0.55, 0.69 for 64 of 28x28. For 256 channels of 14x14 (16 tiles,
+// which fill half of a product's panel) it was as fast in the network at
+// batch 1 and at batch 16, for four times the filters' memory; for 512
+// of 7x7, three times slower.
 func winogradPays[T accel.Float](p convPlan) bool {
 	return p.groups == 1 && accel.WinogradFast[T]() && accel.WinogradApplies(p.geom) &&
 		accel.WinogradTiles(p.geom) >= winogradMinTiles
@@ -254,7 +256,7 @@ func winogradPays[T accel.Float](p convPlan) bool {
 
 // winogradMinTiles is the least number of 4x4 output tiles per image for
 // which Winograd's algorithm is chosen (winogradPays).
-const winogradMinTiles = 16
+const winogradMinTiles = 32
 
 // convWinograd transforms the filters (or, outside training, finds them
 // transformed in the filter cache), computes the convolution with accel.ConvWinograd and
