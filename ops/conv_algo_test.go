@@ -250,6 +250,7 @@ func TestConvAlgoForMobileNet(t *testing.T) {
 		{Shape{1, 32, 112, 112}, ConvolutionAttrs{Kernel: Tuple{3, 3}, Pad: Tuple{1, 1}, NumFilter: 32, NumGroup: 32}, algoDepthwise},
 		{Shape{1, 96, 112, 112}, ConvolutionAttrs{Kernel: Tuple{3, 3}, Stride: Tuple{2, 2}, Pad: Tuple{1, 1}, NumFilter: 96, NumGroup: 96}, algoDepthwise},
 		{Shape{1, 3, 112, 112}, ConvolutionAttrs{Kernel: Tuple{1, 1}, NumFilter: 4, NumGroup: 1}, algoPointwise},
+		{Shape{1, 160, 7, 7}, ConvolutionAttrs{Kernel: Tuple{1, 1}, NumFilter: 960, NumGroup: 1}, algoPointwise},
 	} {
 		if got := convAlgoFor[float32](tc.a.plan(tc.data)); got != tc.want {
 			t.Errorf("%v %v: algorithm %d, want %d", tc.data, tc.a.Kernel, got, tc.want)

@@ -206,11 +206,14 @@ const (
 //
 // A 1x1 convolution at unit stride without padding reads the image as it
 // lies. The direct kernel, where the CPU has it, was the fastest for
-// every such shape measured (2 to 5 times the Gemm paths on images of
-// 2^17 to 2^20 elements, as fast on 7x7 ones), beyond packedConvMax
-// too, up to pointwiseDirectMax; elsewhere the pointwise path, a Gemm on
-// the image with the bias and relu fused, saves the blocked path's
-// separate bias pass.
+// most such shapes measured (up to 3 times the Gemm paths on images of
+// 28x28 and more), beyond packedConvMax too, up to pointwiseDirectMax,
+// but not for expansions of 7x7 images (expandsSmallImage); elsewhere
+// the pointwise path, a Gemm on the image with the epilogue fused, saves
+// the blocked path's separate bias pass.
+//
+// A 3x3 convolution at unit stride on a large enough image takes
+// Winograd's algorithm (winogradPays).
 //
 // The rest is packed, and direct where the CPU has the kernel and the
 // column matrix has at most packedConvMax elements. The packed path
@@ -224,7 +227,7 @@ func convAlgoFor[T accel.Float](p convPlan) convAlgo {
 	switch {
 	case p.maps == 1 && p.geom.Channels == 1 && accel.Depthwise3x3Applies(p.geom):
 		return algoDepthwise
-	case p.direct() && k*cols <= pointwiseDirectMax && accel.ConvDirectApplies[T](p.geom, p.maps):
+	case p.direct() && k*cols <= pointwiseDirectMax && accel.ConvDirectApplies[T](p.geom, p.maps) && !expandsSmallImage(p):
 		return algoDirect
 	case p.direct():
 		return algoPointwise
@@ -279,6 +282,15 @@ func convWinograd[T accel.Float](p convPlan, image, weight, maps []T, post convP
 		ep.Add = post.residual // the whole batch's
 	}
 	accel.ConvWinograd(p.geom, p.maps, p.batch, image, u, maps, ep)
+}
+
+// expandsSmallImage reports whether 1x1 convolution p multiplies the
+// channels of an image of at most 7x7 by four or more (MobileNet v2's
+// last expansions, 160 to 960 and 320 to 1280 channels at 7x7): there the
+// pointwise product took 0.58 to 0.69 of the direct kernel's time on one
+// thread and on two.
+func expandsSmallImage(p convPlan) bool {
+	return p.colCols() <= 49 && p.maps >= 4*p.colRows()
 }
 
 // pointwiseDirectMax is the largest image, in elements, whose 1x1
