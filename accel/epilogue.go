@@ -481,8 +481,15 @@ func (p *Im2colPanels[T]) Panels() int { return ceilDiv(p.l.n, p.l.w) }
 func (p *Im2colPanels[T]) Write(dst []T, lo, hi int) {
 	l := p.l
 	l.dst, l.first = dst[:(hi-lo)*l.w*l.k], lo
-	l.Range(lo, hi)
+	// Large pieces are written by the worker pool, a run of panels each.
+	ParallelRange(hi-lo, max(1, im2colGrain/(l.w*l.k)), im2colPanelsLoop[T]{l})
 }
+
+// im2colPanelsLoop is Write's loop over the panels of a piece, counted
+// from its first.
+type im2colPanelsLoop[T Float] struct{ l im2colPackedLoop[T] }
+
+func (l *im2colPanelsLoop[T]) Range(lo, hi int) { l.l.Range(l.l.first+lo, l.l.first+hi) }
 
 // Release hands p back; it must not be used afterwards.
 func (p *Im2colPanels[T]) Release() {
