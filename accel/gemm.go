@@ -262,8 +262,11 @@ type gemmTasks[T Float] struct {
 
 func (l *gemmTasks[T]) Range(lo, hi int) {
 	g, mc, kb := l.g, l.mc, l.kb
-	aBuf := getBuf[T](mc * kb) // unused but for its length when A is packed already
-	defer putBuf(aBuf)
+	var aBuf *[]T // A's packed block, when A is not packed already
+	if g.aPre == nil {
+		aBuf = getBuf[T](mc * kb)
+		defer putBuf(aBuf)
+	}
 	// The scratch tile for ragged edges comes from the pool too: a
 	// local array would escape (it is passed to the kernel function
 	// value) and be allocated on every call.
@@ -276,21 +279,25 @@ func (l *gemmTasks[T]) Range(lo, hi int) {
 		i0 := rb * mc
 		mb := min(mc, g.m-i0)
 		p0, p1 := grp*l.panels/l.groups, (grp+1)*l.panels/l.groups
-		aPack := (*aBuf)[:roundUp(mb, mr)*kb]
+		var aPack []T
 		var aRows []T // A as it lies, from row i0 and depth pc, when it is read so
 		switch {
 		case g.aPre != nil: // packed by the caller (see PackA)
-			aPack = g.aPre[l.pc*roundUp(g.m, mr)+i0*kb:][:len(aPack)]
+			aPack = g.aPre[l.pc*roundUp(g.m, mr)+i0*kb:][:roundUp(mb, mr)*kb]
 		case g.readsARows(p1 - p0):
+			aPack = (*aBuf)[:roundUp(mb, mr)*kb]
 			aRows = g.a[i0*g.ars+l.pc:]
 			if full := mb / mr * mr; full < mb && rb != packedRow {
 				// Only the ragged last panel is packed.
 				packPanels(aPack[full*kb:], g.a, g.ars, g.ads, i0+full, mb-full, l.pc, kb, mr)
 				packedRow = rb
 			}
-		case rb != packedRow: // consecutive tasks share a row block
-			packPanels(aPack, g.a, g.ars, g.ads, i0, mb, l.pc, kb, mr)
-			packedRow = rb
+		default:
+			aPack = (*aBuf)[:roundUp(mb, mr)*kb]
+			if rb != packedRow { // consecutive tasks share a row block
+				packPanels(aPack, g.a, g.ars, g.ads, i0, mb, l.pc, kb, mr)
+				packedRow = rb
+			}
 		}
 		g.macroKernel(aPack, aRows, mb, i0, l.bPack, l.bStride, l.bOff, l.nb, l.jc, p0, p1, kb, l.pc == 0 && g.overwrite, l.pc+kb == g.k, (*eBuf)[:mr*g.kern.nr])
 	}

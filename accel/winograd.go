@@ -315,7 +315,9 @@ type winoBlocks[T Float] struct {
 
 func newWinoBlocks[T Float](wk *winoWork[T]) winoBlocks[T] {
 	c, k, w := wk.g.Channels, wk.maps, wk.w
-	b := winoBlocks[T]{vstride: PackedBLen[T](c, w) + winoSkew, mstride: k*w + winoSkew, ds: w + 8}
+	// m has room for the rows of the last panel of filters past the maps,
+	// which products writes.
+	b := winoBlocks[T]{vstride: PackedBLen[T](c, w) + winoSkew, mstride: roundUp(k, kernelForRows[T](k).mr)*w + winoSkew, ds: w + 8}
 	b.bp = getBuf[T](winoPos*(b.vstride+b.mstride) + (winoPos+winoTile*winoTile)*b.ds)
 	buf := *b.bp
 	b.v = buf[:winoPos*b.vstride]
@@ -331,17 +333,41 @@ func (b *winoBlocks[T]) release() { putBuf(b.bp) }
 // output planes out.
 func (b *winoBlocks[T]) run(wk *winoWork[T], in, out []T, blk int) {
 	c, k, w, f := wk.g.Channels, wk.maps, wk.w, wk.f
-	alen := PackedALen[T](k, c)
 	t0 := blk * w
 	cnt := min(w, wk.tiles-t0)
 	if cnt < w {
 		winoClearLanes(c, k, cnt, w, b.v, b.vstride, b.m, b.mstride)
 	}
 	winoInput(f, c, in, t0, cnt, w, b.v, b.vstride, b.d, b.ds)
-	for p := range winoPos {
-		GemmPacked(k, cnt, c, wk.filters[p*alen:], b.v[p*b.vstride:], 0, b.m[p*b.mstride:], w, nil)
-	}
+	b.products(wk, cnt, 0, winoPos)
 	winoOutput(f, k, t0, cnt, w, b.m, b.mstride, out, b.o, b.ds)
+}
+
+// products computes the block's products at positions lo to hi-1: the
+// filters at each (maps x channels, packed by PackA) times the block's
+// transformed patches (channels x w, one packed panel), into m. Where the
+// channels fit in one depth block of the packing and the panel is the
+// micro-kernel's, it calls the micro-kernel itself, a panel of maps at a
+// time, which saves a product's set-up on 36 small products a block.
+func (b *winoBlocks[T]) products(wk *winoWork[T], cnt, lo, hi int) {
+	c, k, w := wk.g.Channels, wk.maps, wk.w
+	alen := PackedALen[T](k, c)
+	kern := kernelForRows[T](k)
+	if c > gemmKC || kern.nr != w {
+		for p := lo; p < hi; p++ {
+			GemmPacked(k, cnt, c, wk.filters[p*alen:], b.v[p*b.vstride:], 0, b.m[p*b.mstride:], w, nil)
+		}
+		return
+	}
+	mr := kern.mr
+	for p := lo; p < hi; p++ {
+		a := wk.filters[p*alen:][:alen]
+		v := b.v[p*b.vstride:][:c*w]
+		m := b.m[p*b.mstride:][:roundUp(k, mr)*w]
+		for i := 0; i < k; i += mr {
+			kern.fn(c, 1, a[i*c:], v, m[i*w:], w, true)
+		}
+	}
 }
 
 // runSpread is run with each step spread over the workers: the input
@@ -387,11 +413,7 @@ func (l *winoStep[T]) Range(lo, hi int) {
 		defer putBuf(dp)
 		winoInput(f, hi-lo, l.in[lo*f.bh*f.bw:], l.t0, l.cnt, w, b.v[lo*w:], b.vstride, *dp, b.ds)
 	case winoProductStep:
-		c, k := wk.g.Channels, wk.maps
-		alen := PackedALen[T](k, c)
-		for p := lo; p < hi; p++ {
-			GemmPacked(k, l.cnt, c, wk.filters[p*alen:], b.v[p*b.vstride:], 0, b.m[p*b.mstride:], w, nil)
-		}
+		b.products(wk, l.cnt, lo, hi)
 	case winoOutputStep:
 		op := getBuf[T](winoTile * winoTile * b.ds)
 		defer putBuf(op)
