@@ -7,9 +7,10 @@ package accel
 // contiguous, in-bounds run; an output row is then the bias plus nine
 // scaled runs, summed in registers and stored once.
 
-// dw3x3RowKernel computes out[i] = bias + Σ_t w[t]·src[offs[t]+i] for i
-// in [0, len(out)), or is nil when the CPU has no vector kernel for it.
-var dw3x3RowKernel func(out, src []float32, offs *[9]int, w *[9]float32, bias float32)
+// dw3x3RowKernel computes out[i] = bias + Σ_t w[t]·src[offs[t]+i],
+// bounded to [lo, hi], for i in [0, len(out)), or is nil when the CPU has
+// no vector kernel for it.
+var dw3x3RowKernel func(out, src []float32, offs *[9]int, w *[9]float32, bias, lo, hi float32)
 
 // deinterleaveKernel writes even[j] = src[2j] and odd[j] = src[2j+1] for
 // j in [0, len(even)), or is nil when the CPU has no vector kernel for it.
@@ -27,10 +28,10 @@ func Depthwise3x3Applies(g ConvGeom) bool {
 // Depthwise3x3 computes a depthwise convolution of planes planes of
 // InH x InW (geometry g, one channel's, where Depthwise3x3Applies): plane
 // p of img, convolved with the 3x3 filter weight[(p%channels)*9:] and
-// added to bias[p%channels] (nil for none), gives plane p of out
-// (OutH x OutW), then with relu negative values become 0 (NaN stays
-// NaN). The planes are spread over the workers.
-func Depthwise3x3[T Float](g ConvGeom, planes, channels int, img, weight, bias []T, relu bool, out []T) {
+// added to bias[p%channels] (nil for none) and bounded to [lo, hi] (NaN
+// stays NaN; -Inf and +Inf bound nothing, 0 and +Inf is relu), gives
+// plane p of out (OutH x OutW). The planes are spread over the workers.
+func Depthwise3x3[T Float](g ConvGeom, planes, channels int, img, weight, bias []T, lo, hi T, out []T) {
 	if !Depthwise3x3Applies(g) {
 		panic("accel: Depthwise3x3 of a geometry it does not handle")
 	}
@@ -47,7 +48,7 @@ func Depthwise3x3[T Float](g ConvGeom, planes, channels int, img, weight, bias [
 	grain := max(1, im2colGrain/(9*plane))
 	// offs[kh*3+kw] is tap (kh, kw)'s offset from the start of the
 	// bordered row of the output row's first tap row.
-	l := depthwiseLoop[T]{g: g, channels: channels, img: img, weight: weight, bias: bias, out: out, relu: relu}
+	l := depthwiseLoop[T]{g: g, channels: channels, img: img, weight: weight, bias: bias, out: out, lo: lo, hi: hi}
 	_, width, evenW := g.bordered()
 	for kh := range 3 {
 		for kw := range 3 {
@@ -66,7 +67,7 @@ type depthwiseLoop[T Float] struct {
 	g                      ConvGeom
 	channels               int
 	img, weight, bias, out []T
-	relu                   bool
+	lo, hi                 T      // the bounds of the outputs
 	offs                   [9]int // the taps' offsets in the bordered rows
 }
 
@@ -113,19 +114,17 @@ func (l *depthwiseLoop[T]) Range(lo, hi int) {
 		}
 		out := l.out[p*outH*outW:][:outH*outW]
 		for oh := range outH {
-			depthwiseRow(out[oh*outW:][:outW], buf[oh*g.StrideH*width:], &l.offs, w, b)
-		}
-		if l.relu {
-			Relu(out, out)
+			depthwiseRow(out[oh*outW:][:outW], buf[oh*g.StrideH*width:], &l.offs, w, b, l.lo, l.hi)
 		}
 	}
 }
 
-// depthwiseRow computes out[i] = b + Σ_t w[t]·src[offs[t]+i].
-func depthwiseRow[T Float](out, src []T, offs *[9]int, w *[9]T, b T) {
+// depthwiseRow computes out[i] = b + Σ_t w[t]·src[offs[t]+i], bounded to
+// [lo, hi] (NaN stays NaN).
+func depthwiseRow[T Float](out, src []T, offs *[9]int, w *[9]T, b, lo, hi T) {
 	if k := dw3x3RowKernel; k != nil {
 		if o32, ok := any(out).([]float32); ok {
-			k(o32, any(src).([]float32), offs, any(w).(*[9]float32), any(b).(float32))
+			k(o32, any(src).([]float32), offs, any(w).(*[9]float32), any(b).(float32), any(lo).(float32), any(hi).(float32))
 			return
 		}
 	}
@@ -134,9 +133,16 @@ func depthwiseRow[T Float](out, src []T, offs *[9]int, w *[9]T, b T) {
 	s3, s4, s5 := src[offs[3]:][:n], src[offs[4]:][:n], src[offs[5]:][:n]
 	s6, s7, s8 := src[offs[6]:][:n], src[offs[7]:][:n], src[offs[8]:][:n]
 	for i := range out {
-		out[i] = b + w[0]*s0[i] + w[1]*s1[i] + w[2]*s2[i] +
+		v := b + w[0]*s0[i] + w[1]*s1[i] + w[2]*s2[i] +
 			w[3]*s3[i] + w[4]*s4[i] + w[5]*s5[i] +
 			w[6]*s6[i] + w[7]*s7[i] + w[8]*s8[i]
+		if v < lo {
+			v = lo
+		}
+		if v > hi {
+			v = hi
+		}
+		out[i] = v
 	}
 }
 

@@ -152,6 +152,7 @@ func convPosts[T accel.Float](r *rand.Rand, p convPlan, bias []T) []convPost[T] 
 		{scale: rnd(filters), bias: rnd(filters), residual: rnd(outLen), relu: true},
 		{residual: rnd(outLen), relu: true},
 		{scale: rnd(filters), bias: rnd(filters), relu: true, capped: true, cap: 0.5},
+		{bias: rnd(filters), residual: rnd(outLen), relu: true, capped: true, cap: 0.5},
 	}
 }
 

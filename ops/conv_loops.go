@@ -2,6 +2,7 @@ package ops
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/hybridgo/hybridgo/accel"
 )
@@ -334,6 +335,7 @@ func convForwardWith[T accel.Float](algo convAlgo, p convPlan, image, weight, ma
 		return
 	}
 	relu := post.relu && post.residual == nil
+	after := post.residual != nil || post.capped // a pass after the kernel
 	switch algo {
 	case algoDepthwise:
 		if post.scale != nil {
@@ -342,11 +344,21 @@ func convForwardWith[T accel.Float](algo convAlgo, p convPlan, image, weight, ma
 			accel.ScaleRows(*wp, weight, post.scale)
 			weight = (*wp)[:len(weight)]
 		}
-		accel.Depthwise3x3(p.geom, p.batch*p.groups, p.groups, image, weight, post.bias, relu, maps)
+		// The kernel bounds its outputs: relu, and relu6's cap, unless a
+		// residual comes first.
+		lo, hi := T(math.Inf(-1)), T(math.Inf(1))
+		if relu {
+			lo = 0
+			if post.capped {
+				hi = post.cap
+			}
+			after = false
+		}
+		accel.Depthwise3x3(p.geom, p.batch*p.groups, p.groups, image, weight, post.bias, lo, hi, maps)
 	case algoDirect:
 		accel.ParallelRange(p.batch, 1, convDirectLoop[T]{p, image, weight, post.scale, post.bias, maps, relu})
 	}
-	if post.residual != nil || post.capped {
+	if after {
 		plane := p.colCols()
 		ep := accel.GetRecycled[accel.Epilogue[T]]() // recycled: Apply hands it to the workers
 		*ep = accel.Epilogue[T]{Add: post.residual, AddStride: plane, Relu: post.relu, Capped: post.capped, Cap: post.cap}
