@@ -27,7 +27,7 @@ var passSets = []struct {
 
 // optimizeSame optimizes g with every pass set and requires the same
 // outputs as g, and a valid memory plan where shapes are known.
-func optimizeSame(t *testing.T, what string, g *graph.Graph, bind map[string]*eager.NDArray) map[string][]graph.PassReport {
+func optimizeSame(t *testing.T, what string, g *graph.Graph, bind map[string]*eager.NDArray, restore func()) map[string][]graph.PassReport {
 	t.Helper()
 	reports := map[string][]graph.PassReport{}
 	for _, ps := range passSets {
@@ -37,7 +37,7 @@ func optimizeSame(t *testing.T, what string, g *graph.Graph, bind map[string]*ea
 			continue
 		}
 		reports[ps.name] = reps
-		evalSame(t, what+" "+ps.name, g, out, bind)
+		evalSameFrom(t, what+" "+ps.name, g, out, bind, restore)
 		p, _, err := graph.PlanMemory(out)
 		if err != nil {
 			t.Errorf("%s %s: plan: %v", what, ps.name, err)
@@ -73,9 +73,11 @@ func TestRegistryOptimizeKeepsValues(t *testing.T) {
 		}
 		for _, dt := range []ops.DType{ops.Float64, ops.Float32} {
 			in := c.Inputs(dt, 5)
+			state := keepState(c, in)
 			if _, err := eager.Run(c.Op, c.Attrs, in...); err != nil {
 				continue // samples in this dtype that the op refuses
 			}
+			state.restore()
 			name := fmt.Sprintf("%s %v", c.Name, dt)
 			ran++
 
@@ -84,7 +86,7 @@ func TestRegistryOptimizeKeepsValues(t *testing.T) {
 				t.Errorf("%s: trace: %v", name, err)
 				continue
 			}
-			optimizeSame(t, name+" one op", sym.Graph(), bind)
+			optimizeSame(t, name+" one op", sym.Graph(), bind, state.restore)
 
 			// The op twice on the same inputs: CSE merges it.
 			tr := graph.NewTracer()
@@ -99,7 +101,7 @@ func TestRegistryOptimizeKeepsValues(t *testing.T) {
 				continue
 			}
 			twice := graph.NewGraph(outputs(append(o1, o2...)...))
-			reps := optimizeSame(t, name+" twice", twice, bind)
+			reps := optimizeSame(t, name+" twice", twice, bind, state.restore)
 			if len(c.Op.AuxInputs()) == 0 && !changed(reps["cse"], "EliminateCommonSubexpressions") {
 				t.Errorf("%s: the duplicate was not merged", name)
 			}
@@ -115,7 +117,7 @@ func TestRegistryOptimizeKeepsValues(t *testing.T) {
 				continue
 			}
 			cg := graph.NewGraph(outputs(oc...))
-			reps = optimizeSame(t, name+" constants", cg, nil)
+			reps = optimizeSame(t, name+" constants", cg, nil, state.restore)
 			if len(c.Op.AuxInputs()) == 0 && !changed(reps["fold"], "FoldConstants") {
 				t.Errorf("%s: constant op was not folded", name)
 			}
@@ -130,7 +132,7 @@ func TestRegistryOptimizeKeepsValues(t *testing.T) {
 				}
 				chains++
 				y := tr.F().Tanh(tr.F().MulScalar(o[0], 0.5))
-				reps := optimizeSame(t, name+" chain", graph.NewGraph(outputs(y)), bind)
+				reps := optimizeSame(t, name+" chain", graph.NewGraph(outputs(y)), bind, state.restore)
 				if !changed(reps["fuse"], "FuseElementwise") {
 					t.Errorf("%s: chain was not fused", name)
 				}

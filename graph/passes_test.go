@@ -35,12 +35,21 @@ func checkText(t *testing.T, what, got, want string) {
 // outputs, bit for bit (NaN matching NaN).
 func evalSame(t *testing.T, what string, a, b *graph.Graph, bind map[string]*eager.NDArray) {
 	t.Helper()
+	evalSameFrom(t, what, a, b, bind, func() {})
+}
+
+// evalSameFrom is evalSame for graphs of ops that update inputs in place:
+// restore puts those inputs back after each evaluation.
+func evalSameFrom(t *testing.T, what string, a, b *graph.Graph, bind map[string]*eager.NDArray, restore func()) {
+	t.Helper()
 	want, err := graph.Eval(a, bind, false)
+	restore()
 	if err != nil {
 		t.Errorf("%s: reference eval: %v", what, err)
 		return
 	}
 	got, err := graph.Eval(b, bind, false)
+	restore()
 	if err != nil {
 		t.Errorf("%s: eval: %v", what, err)
 		return

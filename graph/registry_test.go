@@ -49,11 +49,13 @@ func TestRegistryEagerEqualsGraph(t *testing.T) {
 		}
 		for _, dt := range []ops.DType{ops.Float64, ops.Float32} {
 			in := c.Inputs(dt, 2)
+			state := keepState(c, in)
 			want, err := eager.Run(c.Op, c.Attrs, in...)
 			if err != nil {
 				t.Errorf("%s: eager: %v", c.Name, err)
 				continue
 			}
+			state.restore()
 			for _, known := range []bool{true, false} {
 				sym, bind, err := traceCase(c, in, known)
 				if err != nil {
@@ -71,6 +73,7 @@ func TestRegistryEagerEqualsGraph(t *testing.T) {
 					}
 				}
 				got, err := sym.Eval(bind)
+				state.restore()
 				if err != nil {
 					t.Errorf("%s %v known=%v: eval: %v", c.Name, dt, known, err)
 					continue
@@ -81,7 +84,7 @@ func TestRegistryEagerEqualsGraph(t *testing.T) {
 					}
 				}
 				if known {
-					checkPlanned(t, c.Name+" "+dt.String(), sym, bind, want)
+					checkPlanned(t, c.Name+" "+dt.String(), sym, bind, want, state.restore)
 				}
 			}
 		}
@@ -91,7 +94,7 @@ func TestRegistryEagerEqualsGraph(t *testing.T) {
 // checkPlanned runs the graph through an Executable — compiled, optimised
 // (or not), memory-planned, with and without static buffers (called twice,
 // so reused buffers are exercised) — and compares with the eager outputs.
-func checkPlanned(t *testing.T, name string, sym *graph.Symbol, bind map[string]*eager.NDArray, want []*eager.NDArray) {
+func checkPlanned(t *testing.T, name string, sym *graph.Symbol, bind map[string]*eager.NDArray, want []*eager.NDArray, restore func()) {
 	t.Helper()
 	none := graph.PassOptions{}
 	all := graph.DefaultPassOptions()
@@ -101,6 +104,7 @@ func checkPlanned(t *testing.T, name string, sym *graph.Symbol, bind map[string]
 		cop, args := compileFor(t, sym, bind, false, opts)
 		for call := 0; call < 2; call++ {
 			got, err := cop.Forward(false, args...)
+			restore()
 			if err != nil {
 				t.Errorf("%s %+v: %v", name, opts, err)
 				return
@@ -111,5 +115,30 @@ func checkPlanned(t *testing.T, name string, sym *graph.Symbol, bind map[string]
 				}
 			}
 		}
+	}
+}
+
+// opState holds the values of the inputs an op updates in place (its Aux
+// inputs: BatchNorm's moving statistics, an optimizer's states), so that
+// every run of a sample can start from the same state.
+type opState struct {
+	arrays []*eager.NDArray
+	values [][]float64
+}
+
+// keepState records the values of c's in-place inputs among in.
+func keepState(c optest.Case, in []*eager.NDArray) *opState {
+	s := &opState{}
+	for _, i := range c.Op.AuxInputs() {
+		s.arrays = append(s.arrays, in[i])
+		s.values = append(s.values, in[i].Float64s())
+	}
+	return s
+}
+
+// restore puts the recorded values back.
+func (s *opState) restore() {
+	for i, a := range s.arrays {
+		ops.CopyData(a.Data(), ops.FromFloat64s(a.DType(), s.values[i]))
 	}
 }

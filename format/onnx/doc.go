@@ -121,6 +121,14 @@
 //	_contrib_div_sqrt_dim
 //	                Mul by 1/sqrt(the last dim)
 //
+// The older and contrib spellings of the layers are written as the layers
+// they are versions of: BatchNorm_v1 and _contrib_SyncBatchNorm as
+// BatchNormalization, _contrib_BatchNormWithReLU as BatchNormalization and
+// Relu, Convolution_v1 as Conv, Pooling_v1 as MaxPool or AveragePool (avg
+// with pooling_convention full, which divides by the whole kernel, has no
+// export); the straight-through _contrib_round_ste and _contrib_sign_ste
+// as Round and Sign.
+//
 // Import reads most of them back (not ReduceSumSquare and
 // ReverseSequence): InstanceNormalization (InstanceNorm), GatherND
 // (gather_nd), ScatterND into zeros (scatter_nd), TopK (topk), Pad, and

@@ -30,6 +30,19 @@ func Activation(x ops.Tensor, actType string) *graph.Symbol {
 	return sym(graph.F.Activation(x, actType))
 }
 
+// AdamUpdate returns weight after a step of Adam, updating mean and
+// variance in place (adam_update).
+func AdamUpdate(weight ops.Tensor, grad ops.Tensor, mean ops.Tensor, variance ops.Tensor, lr float64, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.AdamUpdate(weight, grad, mean, variance, lr, attrs...))
+}
+
+// AdamWUpdate returns weight after a step of AdamW, updating mean and
+// variance in place (_adamw_update); rescaleGrad holds one value, and eta
+// must be in attrs.
+func AdamWUpdate(weight ops.Tensor, grad ops.Tensor, mean ops.Tensor, variance ops.Tensor, rescaleGrad ops.Tensor, lr float64, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.AdamWUpdate(weight, grad, mean, variance, rescaleGrad, lr, attrs...))
+}
+
 // AdaptiveAvgPooling2D averages x (N, C, H, W) down to (N, C, h, w),
 // whatever H and W are. MXNet's name is _contrib_AdaptiveAvgPooling2D.
 func AdaptiveAvgPooling2D(x ops.Tensor, h int, w int) *graph.Symbol {
@@ -44,6 +57,19 @@ func Add(a ops.Tensor, b ops.Tensor) *graph.Symbol {
 // AddN adds xs, which must all have one shape (add_n with num_args set).
 func AddN(xs ...ops.Tensor) *graph.Symbol {
 	return sym(graph.F.AddN(xs...))
+}
+
+// AllClose returns 1 (uint8, a scalar) when a and b agree within the
+// tolerances (rtol, atol, equal_nan in attrs), 0 otherwise.
+func AllClose(a ops.Tensor, b ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.AllClose(a, b, attrs...))
+}
+
+// AllFinite returns 1 (float32, shape (1,)) when no element of any of xs is
+// infinite or NaN, 0 otherwise (all_finite, or multi_all_finite for
+// several arrays).
+func AllFinite(xs ...ops.Tensor) *graph.Symbol {
+	return sym(graph.F.AllFinite(xs...))
 }
 
 // Arange returns start, start+step, … below stop.
@@ -146,6 +172,12 @@ func BilinearResize2D(x ops.Tensor, h int, w int, attrs ...ops.Attr) *graph.Symb
 	return sym(graph.F.BilinearResize2D(x, h, w, attrs...))
 }
 
+// BilinearSampler samples data (N, C, H, W) bilinearly at the normalised
+// points of grid (N, 2, Ho, Wo).
+func BilinearSampler(data ops.Tensor, grid ops.Tensor) *graph.Symbol {
+	return sym(graph.F.BilinearSampler(data, grid))
+}
+
 // BlockGrad returns x and stops gradients from flowing back through it.
 func BlockGrad(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.BlockGrad(x))
@@ -159,6 +191,12 @@ func BlockGrad(x ops.Tensor) *graph.Symbol {
 // nothing is an error, as hybridgo has no empty arrays.
 func BooleanMask(data ops.Tensor, index ops.Tensor, axis int) *graph.Symbol {
 	return sym(graph.F.BooleanMask(data, index, axis))
+}
+
+// BoxDecode returns the corner boxes that the offsets x (B, N, 4) give
+// from anchors (1, N, 4).
+func BoxDecode(x ops.Tensor, anchors ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.BoxDecode(x, anchors, attrs...))
 }
 
 // BoxIoU returns the intersection over union of each box of lhs with
@@ -210,6 +248,16 @@ func BroadcastTo(x ops.Tensor, shape ...int) *graph.Symbol {
 	return sym(graph.F.BroadcastTo(x, shape...))
 }
 
+// CTCLoss returns the connectionist temporal classification loss of each
+// sequence of data (sequence length, batch, alphabet size), scores before
+// softmax, against label (batch, label length). dataLengths and
+// labelLengths (batch), when not nil, give the lengths of the sequences
+// and of the labels (use_data_lengths, use_label_lengths); otherwise a
+// label ends at its padding. attrs may set blank_label.
+func CTCLoss(data ops.Tensor, label ops.Tensor, dataLengths ops.Tensor, labelLengths ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.CTCLoss(data, label, dataLengths, labelLengths, attrs...))
+}
+
 // Call runs the op with the given MXNet name; attributes are given by name.
 // It is the way to reach an op that has no F method of its own.
 func Call(name string, inputs []ops.Tensor, attrs ...ops.Attr) []*graph.Symbol {
@@ -234,6 +282,12 @@ func Ceil(x ops.Tensor) *graph.Symbol {
 // Clip bounds x to [min, max] element by element.
 func Clip(x ops.Tensor, min float64, max float64) *graph.Symbol {
 	return sym(graph.F.Clip(x, min, max))
+}
+
+// Col2im sums columns (N, C·prod(kernel), L) back into images (N, C,
+// outputSize...); attrs may set stride, dilate and pad.
+func Col2im(x ops.Tensor, outputSize []int, kernel []int, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.Col2im(x, outputSize, kernel, attrs...))
 }
 
 // Concat joins xs along dim (MXNet's default dim is 1).
@@ -396,6 +450,12 @@ func Eye(n int, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.Eye(n, attrs...))
 }
 
+// FTMLUpdate returns weight after step t of FTML, updating d, v and z in
+// place (ftml_update).
+func FTMLUpdate(weight ops.Tensor, grad ops.Tensor, d ops.Tensor, v ops.Tensor, z ops.Tensor, lr float64, t int, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.FTMLUpdate(weight, grad, d, v, z, lr, t, attrs...))
+}
+
 // Flatten collapses every dim after the first.
 func Flatten(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Flatten(x))
@@ -409,6 +469,12 @@ func Flip(x ops.Tensor, axes ...int) *graph.Symbol {
 // Floor rounds down.
 func Floor(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Floor(x))
+}
+
+// FtrlUpdate returns weight after a step of FTRL, updating z and n in
+// place (ftrl_update).
+func FtrlUpdate(weight ops.Tensor, grad ops.Tensor, z ops.Tensor, n ops.Tensor, lr float64, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.FtrlUpdate(weight, grad, z, n, lr, attrs...))
 }
 
 // Full returns an array whose every element is value.
@@ -438,6 +504,12 @@ func GatherND(x ops.Tensor, indices ops.Tensor) *graph.Symbol {
 	return sym(graph.F.GatherND(x, indices))
 }
 
+// GradientMultiplier returns x, its gradient multiplied by lambda on the
+// way back (_contrib_gradientmultiplier).
+func GradientMultiplier(x ops.Tensor, lambda float64) *graph.Symbol {
+	return sym(graph.F.GradientMultiplier(x, lambda))
+}
+
 // Greater returns 1 where a > b, else 0 (broadcasting).
 func Greater(a ops.Tensor, b ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Greater(a, b))
@@ -456,6 +528,13 @@ func GreaterEqualScalar(x ops.Tensor, s float64) *graph.Symbol {
 // GreaterScalar returns 1 where x > s, else 0.
 func GreaterScalar(x ops.Tensor, s float64) *graph.Symbol {
 	return sym(graph.F.GreaterScalar(x, s))
+}
+
+// GridGenerator returns the sampling grid (N, 2, H, W) of data: affine
+// matrices (N, 6) with target_shape in attrs, or a flow (N, 2, H, W) for
+// transformType "warp".
+func GridGenerator(data ops.Tensor, transformType string, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.GridGenerator(data, transformType, attrs...))
 }
 
 // GroupNorm normalises each of numGroups groups of channels of each
@@ -484,6 +563,18 @@ func HypotScalar(x ops.Tensor, s float64) *graph.Symbol {
 // Identity returns a copy of x.
 func Identity(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Identity(x))
+}
+
+// Im2col returns the sliding blocks of x (N, C, W) or (N, C, H, W) as
+// columns (N, C·prod(kernel), L); attrs may set stride, dilate and pad.
+func Im2col(x ops.Tensor, kernel []int, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.Im2col(x, kernel, attrs...))
+}
+
+// IndexCopy returns old with its rows idx[i] replaced by the rows i of
+// newRows (_contrib_index_copy).
+func IndexCopy(old ops.Tensor, idx ops.Tensor, newRows ops.Tensor) *graph.Symbol {
+	return sym(graph.F.IndexCopy(old, idx, newRows))
 }
 
 // InstanceNorm normalises each channel of each sample of x (N, C, …),
@@ -783,6 +874,25 @@ func MulScalar(x ops.Tensor, s float64) *graph.Symbol {
 	return sym(graph.F.MulScalar(x, s))
 }
 
+// MultiBoxDetection returns SSD's detections (N, anchors, 6) from class
+// probabilities, box offsets and anchors.
+func MultiBoxDetection(clsProb ops.Tensor, locPred ops.Tensor, anchor ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.MultiBoxDetection(clsProb, locPred, anchor, attrs...))
+}
+
+// MultiBoxPrior returns the SSD anchor boxes (1, H·W·anchors, 4) of the
+// feature map x (N, C, H, W); attrs set sizes, ratios, clip, steps and
+// offsets.
+func MultiBoxPrior(x ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.MultiBoxPrior(x, attrs...))
+}
+
+// NAGMomUpdate returns weight after a step of Nesterov's accelerated
+// gradient, updating mom in place (nag_mom_update).
+func NAGMomUpdate(weight ops.Tensor, grad ops.Tensor, mom ops.Tensor, lr float64, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.NAGMomUpdate(weight, grad, mom, lr, attrs...))
+}
+
 // Nanprod multiplies x over all axes, or over those given, counting NaN as 1.
 func Nanprod(x ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.Nanprod(x, attrs...))
@@ -877,6 +987,23 @@ func PowerScalar(x ops.Tensor, s float64) *graph.Symbol {
 // Prod multiplies x over all axes, or over those given.
 func Prod(x ops.Tensor, attrs ...ops.Attr) *graph.Symbol {
 	return sym(graph.F.Prod(x, attrs...))
+}
+
+// Quadratic returns a·x² + b·x + c element by element.
+func Quadratic(x ops.Tensor, a float64, b float64, c float64) *graph.Symbol {
+	return sym(graph.F.Quadratic(x, a, b, c))
+}
+
+// RMSPropAlexUpdate returns weight after a step of Graves' RMSProp,
+// updating n, g and delta in place (rmspropalex_update).
+func RMSPropAlexUpdate(weight ops.Tensor, grad ops.Tensor, n ops.Tensor, g ops.Tensor, delta ops.Tensor, lr float64, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.RMSPropAlexUpdate(weight, grad, n, g, delta, lr, attrs...))
+}
+
+// RMSPropUpdate returns weight after a step of RMSProp, updating n in
+// place (rmsprop_update).
+func RMSPropUpdate(weight ops.Tensor, grad ops.Tensor, n ops.Tensor, lr float64, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.RMSPropUpdate(weight, grad, n, lr, attrs...))
 }
 
 // RNN runs MXNet's fused recurrent op on inputs data (TNC), parameters
@@ -1067,6 +1194,11 @@ func Round(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Round(x))
 }
 
+// RoundSTE rounds x, passing the gradient through unchanged.
+func RoundSTE(x ops.Tensor) *graph.Symbol {
+	return sym(graph.F.RoundSTE(x))
+}
+
 // RpowerScalar returns s ** x.
 func RpowerScalar(x ops.Tensor, s float64) *graph.Symbol {
 	return sym(graph.F.RpowerScalar(x, s))
@@ -1075,6 +1207,18 @@ func RpowerScalar(x ops.Tensor, s float64) *graph.Symbol {
 // Rsqrt returns 1 / sqrt(x).
 func Rsqrt(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Rsqrt(x))
+}
+
+// SGDMomUpdate returns weight after a step of SGD with momentum, updating
+// mom in place (sgd_mom_update).
+func SGDMomUpdate(weight ops.Tensor, grad ops.Tensor, mom ops.Tensor, lr float64, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.SGDMomUpdate(weight, grad, mom, lr, attrs...))
+}
+
+// SGDUpdate returns weight after a step of SGD (sgd_update); attrs may set
+// wd, rescale_grad and clip_gradient.
+func SGDUpdate(weight ops.Tensor, grad ops.Tensor, lr float64, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.SGDUpdate(weight, grad, lr, attrs...))
 }
 
 // SampleExponential draws from the exponential distributions of rates lam.
@@ -1169,6 +1313,22 @@ func Sign(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Sign(x))
 }
 
+// SignSGDUpdate returns weight after a step of signSGD (signsgd_update).
+func SignSGDUpdate(weight ops.Tensor, grad ops.Tensor, lr float64, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.SignSGDUpdate(weight, grad, lr, attrs...))
+}
+
+// SignSTE returns the sign of x, passing the gradient through unchanged.
+func SignSTE(x ops.Tensor) *graph.Symbol {
+	return sym(graph.F.SignSTE(x))
+}
+
+// SignumUpdate returns weight after a step of Signum, updating mom in
+// place (signum_update).
+func SignumUpdate(weight ops.Tensor, grad ops.Tensor, mom ops.Tensor, lr float64, attrs ...ops.Attr) *graph.Symbol {
+	return sym(graph.F.SignumUpdate(weight, grad, mom, lr, attrs...))
+}
+
 // Sin returns the sine.
 func Sin(x ops.Tensor) *graph.Symbol {
 	return sym(graph.F.Sin(x))
@@ -1255,6 +1415,12 @@ func Sort(x ops.Tensor, axis int, attrs ...ops.Attr) *graph.Symbol {
 // (N, C, H, W) into channels: (N, C*blockSize², H/blockSize, W/blockSize).
 func SpaceToDepth(x ops.Tensor, blockSize int) *graph.Symbol {
 	return sym(graph.F.SpaceToDepth(x, blockSize))
+}
+
+// SpatialTransformer warps data (N, C, H, W) by the affine matrices loc
+// (N, 6) into an output of targetH x targetW, sampled bilinearly.
+func SpatialTransformer(data ops.Tensor, loc ops.Tensor, targetH int, targetW int) *graph.Symbol {
+	return sym(graph.F.SpatialTransformer(data, loc, targetH, targetW))
 }
 
 // Split cuts x into numOutputs equal parts along axis (SliceChannel); add
