@@ -5,9 +5,9 @@
 
 GO ?= go
 
-.PHONY: test quick deps check lint lines race training zoo fuzz bench run
+.PHONY: test quick deps check lint lines race training zoo mpi fuzz bench run
 
-test: deps check race training zoo fuzz
+test: deps check race training zoo mpi fuzz
 
 FASHION_MNIST ?= /usr/share/datasets/fashion-mnist
 CHROMIUM_PKGS ?= chromium fonts-liberation
@@ -15,6 +15,7 @@ JUPYTER_PKGS ?= python3-jupyter-client jupyter-client jupyter-nbconvert python3-
 	python3-nbclient python3-nbformat jupyter-console python3-jupyter-console python3-ipykernel
 WEBUI_PKGS ?= jupyter-notebook python3-selenium chromium-driver
 TORCH_PKGS ?= python3-torch python3-torchvision
+MPI_PKGS ?= libopenmpi-dev openmpi-bin pkg-config
 
 comma := ,
 # need CHECK,WHAT,PACKAGES,TESTS: says WHAT is there when the shell command
@@ -101,6 +102,21 @@ training:
 zoo:
 	$(GO) test -count=1 -run '^TestTorchvision$$' ./nn/vision/
 	$(GO) test -count=1 -run '^TestModelZooONNXRuntime$$' ./format/onnx/
+
+# Data-parallel training over MPI (built with -tags mpi, which needs cgo
+# and OpenMPI): the tests start their own jobs with mpirun -np 2 on this
+# machine: two ranks match one process, a rank that dies or hangs ends
+# the job in seconds, LeNet on two ranks reaches the accuracy of one, and
+# hybridgo train -kvstore dist_sync and the script of docs/distributed.md
+# (hybridgo run) work under mpirun. About 40 seconds.
+mpi:
+	$(call need,pkg-config --exists ompi-c && command -v mpirun,OpenMPI,$(MPI_PKGS),the MPI tests)
+	@if pkg-config --exists ompi-c && command -v mpirun >/dev/null; then \
+		set -e; \
+		$(GO) vet -tags mpi ./internal/mpi/... ./nn/optim/ ./internal/train/ ./cmd/hybridgo/; \
+		$(STATICCHECK) -tags mpi ./internal/mpi/... ./nn/optim/ ./internal/train/ ./cmd/hybridgo/; \
+		$(GO) test -tags mpi -count=1 -run 'MPI|Singleton' -v ./internal/mpi/ ./nn/optim/ ./internal/train/ ./cmd/hybridgo/; \
+	else echo "OpenMPI is missing: the MPI tests are skipped"; fi
 
 # A short run of each fuzz target over the model-file readers (longer runs:
 # go test -run '^$$' -fuzz FuzzDecodeSymbol -fuzztime 5m ./format/mxnet/).

@@ -53,7 +53,20 @@ type bufClasses[T Float] [bits.UintSize]freeList[*[]T]
 // bufPools maps a typed nil pointer, any((*T)(nil)), to the *bufClasses[T].
 var bufPools sync.Map
 
+// float32Classes and float64Classes are the pools of the two element
+// types the kernels use, found without a map lookup.
+var (
+	float32Classes bufClasses[float32]
+	float64Classes bufClasses[float64]
+)
+
 func classesFor[T Float]() *bufClasses[T] {
+	if p, ok := any(&float32Classes).(*bufClasses[T]); ok {
+		return p
+	}
+	if p, ok := any(&float64Classes).(*bufClasses[T]); ok {
+		return p
+	}
 	key := any((*T)(nil))
 	if p, ok := bufPools.Load(key); ok {
 		return p.(*bufClasses[T])

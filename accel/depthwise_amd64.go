@@ -5,10 +5,11 @@ package accel
 import "golang.org/x/sys/cpu"
 
 // dw3x3RowAVX2 is depthwiseRow's vector loop on float32
-// (depthwise_amd64.s): n > 0, the last n%8 outputs under mask.
+// (depthwise_amd64.s): n > 0, the last n%8 outputs under mask, each
+// bounded to [lo, hi].
 //
 //go:noescape
-func dw3x3RowAVX2(n int, src *float32, offs *[9]int, w *[9]float32, bias float32, out *float32, mask *int32)
+func dw3x3RowAVX2(n int, src *float32, offs *[9]int, w *[9]float32, bias, lo, hi float32, out *float32, mask *int32)
 
 // deinterleaveAVX2 is deinterleave's vector loop on float32: n a positive
 // multiple of 8.
@@ -42,7 +43,7 @@ var tailMasks = [16]int32{-1, -1, -1, -1, -1, -1, -1, -1}
 
 // dw3x3Row32 is depthwiseRow on float32, every tap run checked to hold
 // the outputs' length.
-func dw3x3Row32(out, src []float32, offs *[9]int, w *[9]float32, b float32) {
+func dw3x3Row32(out, src []float32, offs *[9]int, w *[9]float32, b, lo, hi float32) {
 	n := len(out)
 	if n == 0 {
 		return
@@ -50,5 +51,5 @@ func dw3x3Row32(out, src []float32, offs *[9]int, w *[9]float32, b float32) {
 	for _, o := range offs {
 		_ = src[o : o+n] // bounds of every run the kernel reads
 	}
-	dw3x3RowAVX2(n, &src[0], offs, w, b, &out[0], &tailMasks[(8-n%8)%8])
+	dw3x3RowAVX2(n, &src[0], offs, w, b, lo, hi, &out[0], &tailMasks[(8-n%8)%8])
 }

@@ -2,17 +2,21 @@
 
 #include "textflag.h"
 
-// func dw3x3RowAVX2(n int, src *float32, offs *[9]int, w *[9]float32, bias float32, out *float32, mask *int32)
-// out[i] = bias + Σ_t w[t]·src[offs[t]+i] for i in [0, n), n > 0: the
-// nine weights stay broadcast in Y0-Y8, and each vector of outputs is nine
-// fused multiply-adds of loads from the nine tap runs. The last n%8
-// outputs are loaded and stored under mask (its first n%8 lanes set).
-TEXT ·dw3x3RowAVX2(SB), NOSPLIT, $0-56
+// func dw3x3RowAVX2(n int, src *float32, offs *[9]int, w *[9]float32, bias, lo, hi float32, out *float32, mask *int32)
+// out[i] = bias + Σ_t w[t]·src[offs[t]+i] bounded to [lo, hi] (NaN stays
+// NaN) for i in [0, n), n > 0: the nine weights stay broadcast in Y0-Y8,
+// and each vector of outputs is nine fused multiply-adds of loads from
+// the nine tap runs. The last n%8 outputs are loaded and stored under
+// mask (its first n%8 lanes set). VMAXPS and VMINPS return their second
+// Go operand, the sum, where it is NaN.
+TEXT ·dw3x3RowAVX2(SB), NOSPLIT, $0-64
 	MOVQ n+0(FP), R13
 	MOVQ src+8(FP), R14
 	MOVQ offs+16(FP), SI
 	MOVQ w+24(FP), DI
 	VBROADCASTSS bias+32(FP), Y9
+	VBROADCASTSS lo+36(FP), Y14
+	VBROADCASTSS hi+40(FP), Y15
 	VBROADCASTSS 0(DI), Y0
 	VBROADCASTSS 4(DI), Y1
 	VBROADCASTSS 8(DI), Y2
@@ -40,7 +44,7 @@ TEXT ·dw3x3RowAVX2(SB), NOSPLIT, $0-56
 	LEAQ (R14)(R11*4), R11
 	MOVQ 64(SI), R12
 	LEAQ (R14)(R12*4), R12
-	MOVQ out+40(FP), DI
+	MOVQ out+48(FP), DI
 	XORQ SI, SI
 
 dw_loop16:
@@ -67,6 +71,10 @@ dw_loop16:
 	VFMADD231PS 32(R11)(SI*4), Y7, Y11
 	VFMADD231PS (R12)(SI*4), Y8, Y10
 	VFMADD231PS 32(R12)(SI*4), Y8, Y11
+	VMAXPS Y10, Y14, Y10
+	VMINPS Y10, Y15, Y10
+	VMAXPS Y11, Y14, Y11
+	VMINPS Y11, Y15, Y11
 	VMOVUPS Y10, (DI)(SI*4)
 	VMOVUPS Y11, 32(DI)(SI*4)
 	MOVQ R15, SI
@@ -86,13 +94,15 @@ dw_tail8:
 	VFMADD231PS (R10)(SI*4), Y6, Y10
 	VFMADD231PS (R11)(SI*4), Y7, Y10
 	VFMADD231PS (R12)(SI*4), Y8, Y10
+	VMAXPS Y10, Y14, Y10
+	VMINPS Y10, Y15, Y10
 	VMOVUPS Y10, (DI)(SI*4)
 	MOVQ R15, SI
 
 dw_masked:
 	CMPQ SI, R13
 	JGE dw_done
-	MOVQ mask+48(FP), R15
+	MOVQ mask+56(FP), R15
 	VMOVUPS (R15), Y12
 	VMOVAPS Y9, Y10
 	VMASKMOVPS (AX)(SI*4), Y12, Y13
@@ -113,6 +123,8 @@ dw_masked:
 	VFMADD231PS Y13, Y7, Y10
 	VMASKMOVPS (R12)(SI*4), Y12, Y13
 	VFMADD231PS Y13, Y8, Y10
+	VMAXPS Y10, Y14, Y10
+	VMINPS Y10, Y15, Y10
 	VMASKMOVPS Y10, Y12, (DI)(SI*4)
 
 dw_done:

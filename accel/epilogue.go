@@ -406,6 +406,7 @@ type im2colPackedLoop[T Float] struct {
 	gather32 func(dst []T, w int, src []T, tapBase []int, runs []int) int
 	src, dst []T
 	k, n, w  int
+	first    int // the panel that dst starts with
 }
 
 func (l *im2colPackedLoop[T]) Range(lo, hi int) {
@@ -415,7 +416,7 @@ func (l *im2colPackedLoop[T]) Range(lo, hi int) {
 	// stride is 1: then each panel row is a few runs, copied whole.
 	for q := lo; q < hi; q++ {
 		cnt := min(w, n-q*w)
-		panel := l.dst[q*w*k:][:w*k]
+		panel := l.dst[(q-l.first)*w*k:][:w*k]
 		var runs []int
 		if tb.runs != nil {
 			runs = tb.runs[tb.panelRuns[q]:tb.panelRuns[q+1]]
@@ -449,6 +450,53 @@ func (l *im2colPackedLoop[T]) Range(lo, hi int) {
 			}
 		}
 	}
+}
+
+// Im2colPanels writes the packed column matrix of Im2colPacked for one
+// image a range of panels at a time, so that a product can take the
+// matrix in pieces, each while it is in cache. Make one with
+// NewIm2colPanels and hand it back with Release; Write may be called from
+// several goroutines at once.
+type Im2colPanels[T Float] struct {
+	l  im2colPackedLoop[T]
+	bp *[]T
+}
+
+// NewIm2colPanels prepares the column matrix of image img of g.
+func NewIm2colPanels[T Float](g ConvGeom, img []T) *Im2colPanels[T] {
+	p := getObj[Im2colPanels[T]]()
+	w := PanelWidth[T]()
+	src, bp := im2colImage(g, img)
+	gather32, _ := any(gatherRunsKernel).(func(dst []T, w int, src []T, tapBase []int, runs []int) int)
+	*p = Im2colPanels[T]{bp: bp, l: im2colPackedLoop[T]{tb: tablesFor(g, w), gather32: gather32, src: src, k: g.colRows(), n: g.OutH() * g.OutW(), w: w}}
+	return p
+}
+
+// Panels is the number of panels of the column matrix.
+func (p *Im2colPanels[T]) Panels() int { return ceilDiv(p.l.n, p.l.w) }
+
+// Write writes panels lo to hi-1 to dst ((hi-lo)*PanelWidth*Channels*
+// KernelH*KernelW elements): the packed layout of GemmPackedB for the
+// columns lo*PanelWidth on.
+func (p *Im2colPanels[T]) Write(dst []T, lo, hi int) {
+	l := p.l
+	l.dst, l.first = dst[:(hi-lo)*l.w*l.k], lo
+	// Large pieces are written by the worker pool, a run of panels each.
+	ParallelRange(hi-lo, max(1, im2colGrain/(l.w*l.k)), im2colPanelsLoop[T]{l})
+}
+
+// im2colPanelsLoop is Write's loop over the panels of a piece, counted
+// from its first.
+type im2colPanelsLoop[T Float] struct{ l im2colPackedLoop[T] }
+
+func (l *im2colPanelsLoop[T]) Range(lo, hi int) { l.l.Range(l.l.first+lo, l.l.first+hi) }
+
+// Release hands p back; it must not be used afterwards.
+func (p *Im2colPanels[T]) Release() {
+	if p.bp != nil {
+		putBuf(p.bp)
+	}
+	putObj(p)
 }
 
 // Im2colPackedT writes the transpose of the column matrix of Im2col, an

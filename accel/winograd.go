@@ -149,18 +149,29 @@ func newWinoFrame(g ConvGeom) winoFrame {
 // ConvWinograd computes the convolution of geometry g (WinogradApplies)
 // of batch images (each Channels x InH x InW, one after another in
 // images) with maps filters transformed by WinogradFilters, writing
-// maps x OutH x OutW per image to out. The tiles of an image are taken in
+// maps x OutH x OutW per image to out, then applies ep (nil for none) to
+// each image's maps x (OutH*OutW) as a product's epilogue would, its Add
+// holding the whole batch's (image n's at Add[n*maps*AddStride:]). The
+// tiles of an image are taken in
 // blocks of PanelWidth: each block's patches are gathered and transformed
 // (Bᵀ d B), multiplied at each of the 36 positions by the filters
 // (GemmPacked), transformed back (Aᵀ m A) and scattered to the output,
 // the transforms vectorised over the tiles of the block. Blocks are
 // spread over the workers.
-func ConvWinograd[T Float](g ConvGeom, maps, batch int, images, filters, out []T) {
+func ConvWinograd[T Float](g ConvGeom, maps, batch int, images, filters, out []T, ep *Epilogue[T]) {
 	if !WinogradApplies(g) {
 		panic("accel: ConvWinograd of a convolution that is not 3x3 at stride 1")
 	}
 	if maps <= 0 || batch <= 0 {
 		return
+	}
+	ohw := g.OutH() * g.OutW()
+	ep.check(maps, ohw)
+	if ep != nil && ep.Add != nil && len(ep.Add) < (batch*maps-1)*ep.AddStride+ohw {
+		panic("accel: ConvWinograd: Epilogue.Add is shorter than the batch's maps")
+	}
+	if !ep.active() {
+		ep = nil
 	}
 	c := g.Channels
 	f := newWinoFrame(g)
@@ -169,11 +180,13 @@ func ConvWinograd[T Float](g ConvGeom, maps, batch int, images, filters, out []T
 	out = out[:batch*maps*g.OutH()*g.OutW()]
 	w := PanelWidth[T]()
 	tiles := f.tilesH * f.tilesW
-	work := winoWork[T]{g: g, f: f, maps: maps, images: images, filters: filters, out: out, w: w, tiles: tiles, blocks: ceilDiv(tiles, w)}
+	work := getObj[winoWork[T]]() // recycled: the steps hand it to other goroutines
+	defer putObj(work)
+	*work = winoWork[T]{g: g, f: f, maps: maps, images: images, filters: filters, out: out, ep: ep, w: w, tiles: tiles, blocks: ceilDiv(tiles, w)}
 	if batch > 1 && batch >= Workers() {
 		// An image at a time on each worker, so that its frames stay in
 		// the worker's cache from the border to the crop.
-		ParallelRange(batch, 1, winoImageLoop[T]{work})
+		ParallelRange(batch, 1, winoImageLoop[T]{*work})
 		return
 	}
 	// One image's frames at a time, its blocks spread over the workers.
@@ -181,9 +194,22 @@ func ConvWinograd[T Float](g ConvGeom, maps, batch int, images, filters, out []T
 	defer putBuf(ip)
 	op := getBuf[T](maps * f.oh * f.ow)
 	defer putBuf(op)
+	var shared winoBlocks[T]
+	if work.blocks < Workers() {
+		shared = newWinoBlocks(work)
+		defer shared.release()
+	}
 	for n := range batch {
 		work.border(n, *ip)
-		ParallelRange(work.blocks, 1, winoBlockLoop[T]{work: work, in: *ip, out: *op})
+		if work.blocks >= Workers() {
+			ParallelRange(work.blocks, 1, winoBlockLoop[T]{work: *work, in: *ip, out: *op})
+		} else {
+			// Too few blocks to go round: each block's steps are spread
+			// over the workers instead.
+			for blk := range work.blocks {
+				shared.runSpread(work, *ip, *op, blk)
+			}
+		}
 		work.crop(n, *op)
 	}
 }
@@ -195,6 +221,7 @@ type winoWork[T Float] struct {
 	f                    winoFrame
 	maps                 int
 	images, filters, out []T
+	ep                   *Epilogue[T] // nil for none
 	w, tiles, blocks     int
 }
 
@@ -213,15 +240,28 @@ func (wk *winoWork[T]) border(n int, in []T) {
 }
 
 // crop cuts image n's output maps out of the framed planes out (maps
-// planes of oh x ow).
+// planes of oh x ow) and applies the epilogue to each while it is in
+// cache.
 func (wk *winoWork[T]) crop(n int, out []T) {
 	g, f := wk.g, wk.f
 	oh, ow := g.OutH(), g.OutW()
+	var ep *Epilogue[T]
+	if wk.ep != nil {
+		ep = getObj[Epilogue[T]]()
+		defer putObj(ep)
+		*ep = *wk.ep
+		if ep.Add != nil {
+			ep.Add = ep.Add[n*wk.maps*ep.AddStride:]
+		}
+	}
 	for k := range wk.maps {
 		src := out[k*f.oh*f.ow:][:f.oh*f.ow]
 		dst := wk.out[(n*wk.maps+k)*oh*ow:][:oh*ow]
 		for h := range oh {
 			copy(dst[h*ow:][:ow], src[h*f.ow:][:ow])
+		}
+		if ep != nil {
+			ep.apply(dst, oh*ow, k, 0, 1, oh*ow)
 		}
 	}
 }
@@ -275,7 +315,9 @@ type winoBlocks[T Float] struct {
 
 func newWinoBlocks[T Float](wk *winoWork[T]) winoBlocks[T] {
 	c, k, w := wk.g.Channels, wk.maps, wk.w
-	b := winoBlocks[T]{vstride: PackedBLen[T](c, w) + winoSkew, mstride: k*w + winoSkew, ds: w + 8}
+	// m has room for the rows of the last panel of filters past the maps,
+	// which products writes.
+	b := winoBlocks[T]{vstride: PackedBLen[T](c, w) + winoSkew, mstride: roundUp(k, kernelForRows[T](k).mr)*w + winoSkew, ds: w + 8}
 	b.bp = getBuf[T](winoPos*(b.vstride+b.mstride) + (winoPos+winoTile*winoTile)*b.ds)
 	buf := *b.bp
 	b.v = buf[:winoPos*b.vstride]
@@ -291,17 +333,92 @@ func (b *winoBlocks[T]) release() { putBuf(b.bp) }
 // output planes out.
 func (b *winoBlocks[T]) run(wk *winoWork[T], in, out []T, blk int) {
 	c, k, w, f := wk.g.Channels, wk.maps, wk.w, wk.f
-	alen := PackedALen[T](k, c)
 	t0 := blk * w
 	cnt := min(w, wk.tiles-t0)
 	if cnt < w {
 		winoClearLanes(c, k, cnt, w, b.v, b.vstride, b.m, b.mstride)
 	}
 	winoInput(f, c, in, t0, cnt, w, b.v, b.vstride, b.d, b.ds)
-	for p := range winoPos {
-		GemmPacked(k, cnt, c, wk.filters[p*alen:], b.v[p*b.vstride:], 0, b.m[p*b.mstride:], w, nil)
-	}
+	b.products(wk, cnt, 0, winoPos)
 	winoOutput(f, k, t0, cnt, w, b.m, b.mstride, out, b.o, b.ds)
+}
+
+// products computes the block's products at positions lo to hi-1: the
+// filters at each (maps x channels, packed by PackA) times the block's
+// transformed patches (channels x w, one packed panel), into m. Where the
+// channels fit in one depth block of the packing and the panel is the
+// micro-kernel's, it calls the micro-kernel itself, a panel of maps at a
+// time, which saves a product's set-up on 36 small products a block.
+func (b *winoBlocks[T]) products(wk *winoWork[T], cnt, lo, hi int) {
+	c, k, w := wk.g.Channels, wk.maps, wk.w
+	alen := PackedALen[T](k, c)
+	kern := kernelForRows[T](k)
+	if c > gemmKC || kern.nr != w {
+		for p := lo; p < hi; p++ {
+			GemmPacked(k, cnt, c, wk.filters[p*alen:], b.v[p*b.vstride:], 0, b.m[p*b.mstride:], w, nil)
+		}
+		return
+	}
+	mr := kern.mr
+	for p := lo; p < hi; p++ {
+		a := wk.filters[p*alen:][:alen]
+		v := b.v[p*b.vstride:][:c*w]
+		m := b.m[p*b.mstride:][:roundUp(k, mr)*w]
+		for i := 0; i < k; i += mr {
+			kern.fn(c, 1, a[i*c:], v, m[i*w:], w, true)
+		}
+	}
+}
+
+// runSpread is run with each step spread over the workers: the input
+// transform by channels, the 36 products by position, the output
+// transform by maps.
+func (b *winoBlocks[T]) runSpread(wk *winoWork[T], in, out []T, blk int) {
+	t0 := blk * wk.w
+	cnt := min(wk.w, wk.tiles-t0)
+	if cnt < wk.w {
+		winoClearLanes(wk.g.Channels, wk.maps, cnt, wk.w, b.v, b.vstride, b.m, b.mstride)
+	}
+	step := winoStep[T]{wk: wk, b: b, in: in, out: out, t0: t0, cnt: cnt}
+	step.kind = winoInputStep
+	ParallelRange(wk.g.Channels, 8, step)
+	step.kind = winoProductStep
+	ParallelRange(winoPos, 1, step)
+	step.kind = winoOutputStep
+	ParallelRange(wk.maps, 8, step)
+}
+
+// The steps of a block that runSpread spreads over the workers.
+const (
+	winoInputStep = iota
+	winoProductStep
+	winoOutputStep
+)
+
+// winoStep is one step of a block, over a range of channels, positions
+// or maps.
+type winoStep[T Float] struct {
+	wk      *winoWork[T]
+	b       *winoBlocks[T]
+	in, out []T
+	t0, cnt int
+	kind    int
+}
+
+func (l *winoStep[T]) Range(lo, hi int) {
+	wk, b, f, w := l.wk, l.b, l.wk.f, l.wk.w
+	switch l.kind {
+	case winoInputStep:
+		dp := getBuf[T](winoPos * b.ds)
+		defer putBuf(dp)
+		winoInput(f, hi-lo, l.in[lo*f.bh*f.bw:], l.t0, l.cnt, w, b.v[lo*w:], b.vstride, *dp, b.ds)
+	case winoProductStep:
+		b.products(wk, l.cnt, lo, hi)
+	case winoOutputStep:
+		op := getBuf[T](winoTile * winoTile * b.ds)
+		defer putBuf(op)
+		winoOutput(f, hi-lo, l.t0, l.cnt, w, b.m[lo*w:], b.mstride, l.out[lo*f.oh*f.ow:], *op, b.ds)
+	}
 }
 
 // winoClearLanes clears what a block of cnt < w tiles reads past its

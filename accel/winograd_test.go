@@ -91,7 +91,7 @@ func winograd[T Float](g ConvGeom, maps, batch int, img, w []T) []T {
 	for i := range out {
 		out[i] = T(math.NaN()) // every element must be written
 	}
-	ConvWinograd(g, maps, batch, img, u, out)
+	ConvWinograd(g, maps, batch, img, u, out, nil)
 	return out
 }
 
@@ -117,14 +117,14 @@ func BenchmarkConvWinograd(b *testing.B) {
 		b.Run(fmt.Sprintf("winograd-%dx%d", s.c, s.hw), func(b *testing.B) {
 			for b.Loop() {
 				WinogradFilters(s.c, s.c, w, u)
-				ConvWinograd(g, s.c, 1, img, u, out)
+				ConvWinograd(g, s.c, 1, img, u, out, nil)
 			}
 			reportGFLOPS(b, flops)
 		})
 		b.Run(fmt.Sprintf("winograd-pre-%dx%d", s.c, s.hw), func(b *testing.B) {
 			WinogradFilters(s.c, s.c, w, u)
 			for b.Loop() {
-				ConvWinograd(g, s.c, 1, img, u, out)
+				ConvWinograd(g, s.c, 1, img, u, out, nil)
 			}
 			reportGFLOPS(b, flops)
 		})

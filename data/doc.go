@@ -50,6 +50,16 @@
 // drops it, "rollover" carries its samples to the front of the next
 // epoch. NumBatches says how many batches the next epoch yields.
 //
+// NumShards and ShardIndex give each worker of a data-parallel job its
+// own part of every epoch (PyTorch's DistributedSampler): all workers draw
+// the same order from Seed, pad it with its first samples to a multiple
+// of NumShards, and worker k takes every NumShards-th sample from k on.
+// The shards are disjoint but for the padding and equally long, so every
+// worker makes the same number of steps:
+//
+//	loader, err := data.NewDataLoader(train, data.LoaderOptions{BatchSize: 64, Shuffle: true, Seed: 1,
+//		NumShards: trainer.NumWorkers(), ShardIndex: trainer.Rank()})
+//
 // Workers > 0 prepares batches on that many goroutines, up to 2*Workers
 // batches ahead of the loop; the batches come in the same order as with no
 // workers, and the dataset must then be safe to read from several

@@ -28,6 +28,17 @@ type LoaderOptions struct {
 	// permutation drawn from (Seed, k), so each epoch has its own order and
 	// two loaders with the same Seed give the same sequence of epochs.
 	Seed uint64
+	// NumShards and ShardIndex give this loader one part of every epoch,
+	// as PyTorch's DistributedSampler does for data-parallel training:
+	// the epoch's order (shuffled from Seed, the same on every worker) is
+	// padded with its own first samples to a multiple of NumShards, and
+	// shard k takes the samples at positions k, k+NumShards, k+2*NumShards,
+	// and so on. The shards are disjoint (but for the padding) and of
+	// equal length, ceil(n/NumShards), so every worker makes the same
+	// number of steps. With a per-worker batch of B/NumShards, the
+	// workers' batches together are exactly the batches of size B that
+	// one unsharded loader gives. 0 or 1 shard: the whole dataset.
+	NumShards, ShardIndex int
 }
 
 // The LastBatch choices.
@@ -71,10 +82,15 @@ func NewDataLoader(d Dataset, o LoaderOptions) (*DataLoader, error) {
 	if o.Workers < 0 {
 		return nil, fmt.Errorf("data: NewDataLoader: Workers is %d; it must be 0 or more", o.Workers)
 	}
+	if o.NumShards < 0 || o.ShardIndex < 0 || (o.ShardIndex > 0 && o.ShardIndex >= o.NumShards) {
+		return nil, fmt.Errorf("data: NewDataLoader: ShardIndex %d of NumShards %d; want 0 <= ShardIndex < NumShards", o.ShardIndex, o.NumShards)
+	}
+	o.NumShards = max(o.NumShards, 1)
 	return &DataLoader{d: d, o: o}, nil
 }
 
-// Options returns the loader's options, with LastBatch filled in.
+// Options returns the loader's options, with LastBatch and NumShards
+// filled in.
 func (l *DataLoader) Options() LoaderOptions { return l.o }
 
 // NumBatches is the number of batches the next epoch yields: ceil(n/b)
@@ -85,7 +101,7 @@ func (l *DataLoader) NumBatches() int {
 	l.mu.Lock()
 	carried := len(l.carry)
 	l.mu.Unlock()
-	n, b := l.d.Len(), l.o.BatchSize
+	n, b := l.shardLen(), l.o.BatchSize
 	switch l.o.LastBatch {
 	case LastBatchDiscard:
 		return n / b
@@ -93,6 +109,12 @@ func (l *DataLoader) NumBatches() int {
 		return (carried + n) / b
 	}
 	return (n + b - 1) / b
+}
+
+// shardLen is the number of samples of this loader's shard per epoch.
+func (l *DataLoader) shardLen() int {
+	s := l.o.NumShards
+	return (l.d.Len() + s - 1) / s
 }
 
 // Epoch returns one pass over the data, as an iterator of batches:
@@ -142,13 +164,21 @@ func (l *DataLoader) plan() [][]int {
 	l.carry = nil
 	l.mu.Unlock()
 
+	var all []int
 	if l.o.Shuffle {
-		rng := rand.New(rand.NewPCG(l.o.Seed, epoch))
-		order = append(order, rng.Perm(n)...)
+		all = rand.New(rand.NewPCG(l.o.Seed, epoch)).Perm(n)
 	} else {
+		all = make([]int, n)
 		for i := range n {
-			order = append(order, i)
+			all[i] = i
 		}
+	}
+	if s := l.o.NumShards; s > 1 && n > 0 {
+		for k := l.o.ShardIndex; k < s*l.shardLen(); k += s {
+			order = append(order, all[k%n])
+		}
+	} else {
+		order = append(order, all...)
 	}
 
 	var batches [][]int

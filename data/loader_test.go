@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -332,5 +333,75 @@ func BenchmarkLoaderEpoch(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// Each shard holds every NumShards-th sample of the epoch's order; the
+// shards' batches together are the unsharded loader's batches, and an
+// epoch of 10 samples over 3 shards is padded with its first two.
+func TestLoaderShards(t *testing.T) {
+	const n, shards = 10, 3
+	ds, err := NewArrayDataset(eager.Arange(0, n, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := NewDataLoader(ds, LoaderOptions{BatchSize: 6, Shuffle: true, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wholeBatches [][]float64
+	for b, err := range whole.Epoch() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		wholeBatches = append(wholeBatches, b[0].Float64s())
+	}
+	count := map[float64]int{}
+	var perShard [shards][][]float64
+	for k := range shards {
+		l, err := NewDataLoader(ds, LoaderOptions{BatchSize: 2, Shuffle: true, Seed: 7, NumShards: shards, ShardIndex: k, Workers: k % 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := l.NumBatches(); got != 2 {
+			t.Errorf("shard %d: NumBatches %d, want 2", k, got)
+		}
+		for b, err := range l.Epoch() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			perShard[k] = append(perShard[k], b[0].Float64s())
+			for _, v := range b[0].Float64s() {
+				count[v]++
+			}
+		}
+	}
+	if len(count) != n {
+		t.Errorf("the shards cover %d samples, want %d: %v", len(count), n, count)
+	}
+	twice := 0
+	for _, c := range count {
+		if c == 2 {
+			twice++
+		}
+	}
+	if twice != 2 {
+		t.Errorf("%d samples appear twice, want 2 (the padding): %v", twice, count)
+	}
+	// Batch 0 of the shards together is batch 0 of the whole loader.
+	var got []float64
+	for k := range shards {
+		got = append(got, perShard[k][0]...)
+	}
+	slices.Sort(got)
+	want := slices.Clone(wholeBatches[0])
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("first batches of the shards %v, first batch unsharded %v", got, want)
+	}
+	for _, o := range []LoaderOptions{{BatchSize: 1, NumShards: 2, ShardIndex: 2}, {BatchSize: 1, NumShards: -1}, {BatchSize: 1, ShardIndex: 1}} {
+		if _, err := NewDataLoader(ds, o); err == nil || !strings.Contains(err.Error(), "ShardIndex") {
+			t.Errorf("%+v: %v", o, err)
+		}
 	}
 }

@@ -40,6 +40,17 @@ type Call interface {
 	Release()
 }
 
+// A StreamingCall is a Call that can hand over each input's gradient as
+// soon as it is computed, before its backward has finished (a compiled
+// graph's backward runs layer by layer too). Backward uses it to run
+// gradient hooks (SetGradHook) inside a hybridized block.
+type StreamingCall interface {
+	Call
+	// BackwardEach is Backward, calling each(j, g) with input j's
+	// gradient g as soon as it is known; g is also in the result.
+	BackwardEach(outGrads []*NDArray, each func(j int, g *NDArray)) ([]*NDArray, error)
+}
+
 // Taped reports whether a computation on in done now goes on the tape:
 // recording is on and some input needs a gradient.
 func Taped(in []*NDArray) bool {
@@ -122,17 +133,23 @@ func (a *NDArray) Backward(headGrad ...*NDArray) error {
 	return Backward([]*NDArray{a}, headGrad, false)
 }
 
+// SetGradHook has Backward call fn(a) as soon as the gradient of the
+// variable a is complete and in its Grad buffer, while the gradients of
+// the variables nearer the inputs are still being computed (nil removes
+// it). A data-parallel trainer uses it to start sending a layer's
+// gradients during the backward pass. Grad (autograd.grad) does not call
+// it.
+func (a *NDArray) SetGradHook(fn func(*NDArray)) { a.hook = fn }
+
 // Backward computes the gradients of heads (with head gradients headGrads,
 // ones where nil or missing) into the Grad buffers of the variables.
 func Backward(heads, headGrads []*NDArray, retainGraph bool) error {
-	grads, err := backprop(heads, headGrads, false, retainGraph)
-	if err != nil {
-		return err
-	}
-	for v, g := range grads {
-		if v.entry != nil || v.gradReq == "" || v.gradReq == GradNull {
-			continue
+	written := map[*NDArray]bool{}
+	final := func(v, g *NDArray) {
+		if v.entry != nil || v.gradReq == "" || v.gradReq == GradNull || written[v] {
+			return
 		}
+		written[v] = true
 		if v.gradReq == GradAdd {
 			Pause(func() { g = F.Add(v.grad, g).(*NDArray) })
 		}
@@ -140,6 +157,16 @@ func Backward(heads, headGrads []*NDArray, retainGraph bool) error {
 			Pause(func() { g = F.Cast(g, v.grad.dtype).(*NDArray) })
 		}
 		ops.CopyData(v.grad.data, g.data)
+		if v.hook != nil {
+			v.hook(v)
+		}
+	}
+	grads, err := backprop(heads, headGrads, false, retainGraph, final)
+	if err != nil {
+		return err
+	}
+	for v, g := range grads {
+		final(v, g)
 	}
 	return nil
 }
@@ -154,7 +181,7 @@ func Grad(heads, variables, headGrads []*NDArray, createGraph, retainGraph bool)
 			return nil, &ops.Error{Op: "Grad", Msg: fmt.Sprintf("variable %d (shape %v) has no gradient attached: call AttachGrad on it before recording", i, v.shape)}
 		}
 	}
-	grads, err := backprop(heads, headGrads, createGraph, retainGraph || createGraph)
+	grads, err := backprop(heads, headGrads, createGraph, retainGraph || createGraph, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -170,8 +197,10 @@ func Grad(heads, variables, headGrads []*NDArray, createGraph, retainGraph bool)
 }
 
 // backprop runs the tape backwards from heads and returns the gradient of
-// every array it reached, variables included.
-func backprop(heads, headGrads []*NDArray, createGraph, retainGraph bool) (grads map[*NDArray]*NDArray, err error) {
+// every array it reached, variables included. final, when not nil, is
+// called for each variable with a gradient hook as soon as the last entry
+// that reads it has been run.
+func backprop(heads, headGrads []*NDArray, createGraph, retainGraph bool, final func(v, g *NDArray)) (grads map[*NDArray]*NDArray, err error) {
 	defer func() { // gradient rules are written with F, which panics on bad input
 		if r := recover(); r != nil {
 			e, ok := r.(error)
@@ -192,6 +221,23 @@ func backprop(heads, headGrads []*NDArray, createGraph, retainGraph bool) (grads
 		SetTraining(prevTrain)
 	}()
 
+	// lastUse is, for each hooked variable, the first entry in order that
+	// reads it: the last one the backward pass reaches.
+	var lastUse map[*NDArray]int
+	if final != nil {
+		for i, e := range order {
+			for _, a := range e.inputs {
+				if a.hook != nil && a.entry == nil {
+					if _, ok := lastUse[a]; !ok {
+						if lastUse == nil {
+							lastUse = map[*NDArray]int{}
+						}
+						lastUse[a] = i
+					}
+				}
+			}
+		}
+	}
 	grads = map[*NDArray]*NDArray{}
 	accumulate := func(a, g *NDArray) {
 		if old, ok := grads[a]; ok {
@@ -231,12 +277,26 @@ func backprop(heads, headGrads []*NDArray, createGraph, retainGraph bool) (grads
 				outGrads[j] = F.ZerosLike(o).(*NDArray)
 			}
 		}
-		inGrads, err := e.gradients(outGrads, createGraph)
+		var streamed []bool // inputs whose gradient was final inside the call
+		var each func(j int, g *NDArray)
+		if _, ok := e.call.(StreamingCall); ok && lastUse != nil && !createGraph {
+			streamed = make([]bool, len(e.inputs))
+			each = func(j int, g *NDArray) {
+				a := e.inputs[j]
+				if lastUse[a] != i || !a.requiresGrad() || !g.shape.Equal(a.shape) || countOf(e.inputs, a) > 1 {
+					return // not final yet: left to the loop below
+				}
+				accumulate(a, g)
+				streamed[j] = true
+				final(a, grads[a])
+			}
+		}
+		inGrads, err := e.gradients(outGrads, createGraph, each)
 		if err != nil {
 			return nil, err
 		}
 		for j, a := range e.inputs {
-			if j >= len(inGrads) || inGrads[j] == nil || !a.requiresGrad() {
+			if j >= len(inGrads) || inGrads[j] == nil || !a.requiresGrad() || (streamed != nil && streamed[j]) {
 				continue
 			}
 			g := inGrads[j]
@@ -244,6 +304,11 @@ func backprop(heads, headGrads []*NDArray, createGraph, retainGraph bool) (grads
 				return nil, &ops.Error{Op: e.name(), Msg: fmt.Sprintf("gradient rule returned shape %v for input %d of shape %v", g.shape, j, a.shape)}
 			}
 			accumulate(a, g)
+		}
+		for _, a := range e.inputs {
+			if g, ok := grads[a]; ok && lastUse != nil && lastUse[a] == i {
+				final(a, g)
+			}
 		}
 	}
 	if !retainGraph {
@@ -257,14 +322,29 @@ func backprop(heads, headGrads []*NDArray, createGraph, retainGraph bool) (grads
 	return grads, nil
 }
 
+// countOf counts a in list.
+func countOf(list []*NDArray, a *NDArray) int {
+	n := 0
+	for _, b := range list {
+		if b == a {
+			n++
+		}
+	}
+	return n
+}
+
 // gradients returns the gradient of each of the entry's inputs (nil where
-// none flows), given the gradients of its outputs.
-func (e *tapeEntry) gradients(outGrads []*NDArray, createGraph bool) ([]*NDArray, error) {
+// none flows), given the gradients of its outputs. each, when not nil, is
+// handed each input's gradient as soon as a StreamingCall has it.
+func (e *tapeEntry) gradients(outGrads []*NDArray, createGraph bool, each func(j int, g *NDArray)) ([]*NDArray, error) {
 	if e.call != nil {
 		if createGraph {
 			// A Call's backward runs compiled code, which the tape cannot
 			// record to differentiate again.
 			return nil, &ops.Error{Op: "Backward", Msg: "a higher-order gradient (createGraph) cannot flow through a hybridized block's call: run the block without Hybridize for it"}
+		}
+		if sc, ok := e.call.(StreamingCall); ok && each != nil {
+			return sc.BackwardEach(outGrads, each)
 		}
 		return e.call.Backward(outGrads)
 	}

@@ -280,3 +280,44 @@ func TestRecordCall(t *testing.T) {
 		t.Error("Taped outside Record")
 	}
 }
+
+// A gradient hook runs as soon as its variable's gradient is final: for
+// y = sum(w2 * (w1 * x)) * w1 (w1 read twice), w2 is done first, and w1
+// only after both of its uses, with the full gradient in its buffer.
+func TestGradHookRunsWhenGradientIsFinal(t *testing.T) {
+	x := Array([]float32{1, 2}, 2)
+	w1 := Array([]float32{3, 4}, 2)
+	w2 := Array([]float32{5, 6}, 2)
+	w1.AttachGrad()
+	w2.AttachGrad()
+	var order []string
+	var w1At, w2At []float64
+	w2.SetGradHook(func(v *NDArray) {
+		order = append(order, "w2")
+		w2At = v.Grad().Float64s()
+		w1At = w1.Grad().Float64s() // not written yet
+	})
+	w1.SetGradHook(func(v *NDArray) { order = append(order, "w1") })
+	var y *NDArray
+	Record(func() {
+		h := F.Mul(w1, x)
+		y = F.Sum(F.Mul(F.Mul(w2, h), w1)).(*NDArray)
+	})
+	if err := y.Backward(); err != nil {
+		t.Fatal(err)
+	}
+	if len(order) != 2 || order[0] != "w2" || order[1] != "w1" {
+		t.Fatalf("hooks ran in order %v, want [w2 w1]", order)
+	}
+	// dy/dw2 = w1² x; dy/dw1 = 2 w1 w2 x.
+	approxEqual(t, "w2 grad at its hook", w2At, []float64{9, 32}, 0)
+	approxEqual(t, "w1 grad at w2's hook", w1At, []float64{0, 0}, 0)
+	approxEqual(t, "w1 grad", w1.Grad().Float64s(), []float64{30, 96}, 0)
+	w2.SetGradHook(nil)
+	w1.SetGradHook(nil)
+	order = nil
+	Record(func() { y = F.Sum(F.Mul(w1, w2)).(*NDArray) })
+	if err := y.Backward(); err != nil || len(order) != 0 {
+		t.Errorf("removed hooks ran: %v, %v", order, err)
+	}
+}

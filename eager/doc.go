@@ -70,6 +70,13 @@
 // what it kept for its backward can serve the next call. The gradient of
 // a Call cannot be recorded (createGraph) to differentiate again.
 //
+// SetGradHook gives a variable a function that Backward calls as soon as
+// the variable's gradient is complete, while the backward pass goes on
+// to the variables nearer the inputs; a Call that is a StreamingCall
+// hands over each input's gradient as it computes it, so hooks fire
+// inside a hybridized block too. A data-parallel trainer (nn/optim's
+// Overlap) starts sending gradients from there.
+//
 // Record also turns training mode on (Dropout drops, BatchNorm uses batch
 // statistics); Pause turns both off; TrainMode and PredictMode set only the
 // training flag.

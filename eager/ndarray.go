@@ -27,10 +27,11 @@ type NDArray struct {
 	data  any // []float32, []float64, … (ops.MakeData), len == shape.Size()
 
 	// autograd state
-	gradReq GradReq    // set by AttachGrad; "" for arrays that are not variables
-	grad    *NDArray   // the gradient buffer of a variable
-	entry   *tapeEntry // the recorded op that produced this array, if any
-	index   int        // which output of entry this array is
+	gradReq GradReq        // set by AttachGrad; "" for arrays that are not variables
+	grad    *NDArray       // the gradient buffer of a variable
+	entry   *tapeEntry     // the recorded op that produced this array, if any
+	index   int            // which output of entry this array is
+	hook    func(*NDArray) // called by Backward once the gradient is final (SetGradHook)
 }
 
 var _ ops.Tensor = (*NDArray)(nil)

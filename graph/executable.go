@@ -249,7 +249,7 @@ func (e *Executable) Call(args ...*eager.NDArray) ([]*eager.NDArray, error) {
 	}
 	p.bind(frame, args)
 	r, unlock := p.randFor()
-	err = p.run(frame, 0, p.nForward, training, r, e.opHook(), dirty)
+	err = p.run(frame, 0, p.nForward, training, r, e.opHook(), dirty, nil)
 	unlock()
 	if prof != nil {
 		e.profileEnd(p, prof, onTape, fresh)
@@ -336,7 +336,7 @@ func (e *Executable) Forward(training bool, args ...*eager.NDArray) ([]*eager.ND
 	}
 	p.bind(frame, args)
 	r, unlock := p.randFor()
-	err := p.run(frame, 0, p.nForward, training, r, e.opHook(), e.static)
+	err := p.run(frame, 0, p.nForward, training, r, e.opHook(), e.static, nil)
 	unlock()
 	if err != nil {
 		return nil, err
@@ -360,7 +360,7 @@ func (e *Executable) Backward(headGrads ...*eager.NDArray) ([]*eager.NDArray, er
 		return nil, fmt.Errorf("graph: Backward needs a Forward first")
 	}
 	p := e.p
-	if err := p.backward(frame, headGrads, training, again, e.opHook(), again || p.static != nil); err != nil {
+	if err := p.backward(frame, headGrads, training, again, e.opHook(), again || p.static != nil, nil); err != nil {
 		return nil, err
 	}
 	return p.arrays(frame, p.gradSlot, &p.gradArrays), nil
@@ -381,18 +381,36 @@ type tapeCall struct {
 // Backward runs the program's backward part on the call's values and
 // returns copies of the input gradients (the frame serves later calls).
 func (c *tapeCall) Backward(outGrads []*eager.NDArray) ([]*eager.NDArray, error) {
+	return c.BackwardEach(outGrads, nil)
+}
+
+// BackwardEach is Backward that also hands each input's gradient to each
+// (when not nil) as soon as the step computing it has run, while the
+// steps for the inputs nearer the start are still to run (eager's
+// StreamingCall: gradient hooks fire inside a hybridized block).
+// Gradients that no backward step computes are only returned.
+func (c *tapeCall) BackwardEach(outGrads []*eager.NDArray, each func(j int, g *eager.NDArray)) ([]*eager.NDArray, error) {
 	if c.frame == nil {
 		return nil, fmt.Errorf("graph: the recorded call was released")
 	}
 	p := c.e.p
 	again := c.backwardRan
 	c.backwardRan = true
-	if err := p.backward(c.frame, outGrads, c.training, again, c.e.opHook(), c.recycled || again); err != nil {
+	grads := make([]*eager.NDArray, len(p.gradSlot))
+	var after func(step int)
+	if each != nil && p.gradAt != nil {
+		after = func(step int) {
+			for _, j := range p.gradAt[step] {
+				grads[j] = copyValue(c.frame[p.gradSlot[j]])
+				each(j, grads[j])
+			}
+		}
+	}
+	if err := p.backward(c.frame, outGrads, c.training, again, c.e.opHook(), c.recycled || again, after); err != nil {
 		return nil, err
 	}
-	grads := make([]*eager.NDArray, len(p.gradSlot))
 	for i, s := range p.gradSlot {
-		if s >= 0 {
+		if s >= 0 && grads[i] == nil {
 			grads[i] = copyValue(c.frame[s])
 		}
 	}

@@ -345,8 +345,51 @@ func fusedLoop[T float32 | float64](p *fusedProgram, in []ops.Value, out ops.Val
 		l.strides = append(l.strides, st)
 		l.plain = l.plain && v.Shape.Equal(out.Shape)
 	}
+	if !l.plain && nd <= len(l.shapeArr) && len(in) <= len(l.strideArr) {
+		l.coalesce()
+	}
 	accel.ParallelLoop(len(l.dst), fusionGrain, l)
 	accel.Recycle(l)
+}
+
+// coalesce rewrites the loop's shape and the inputs' strides with the
+// output's dims of size 1 left out and each pair of adjacent dims that
+// every input reads alike merged (dim d+1 runs contiguously within dim d,
+// or both are broadcast), so that the runs along the last dim, which
+// gather copies or fills whole, are as long as they can be: a
+// per-channel parameter over NCHW maps becomes runs of H*W.
+func (l *fusedRange[T]) coalesce() {
+	shape := l.shapeArr[:0]
+	for d, n := range l.shape {
+		if n == 1 {
+			continue
+		}
+		merge := len(shape) > 0
+		for _, st := range l.strides {
+			merge = merge && st[len(shape)-1] == st[d]*n
+		}
+		if merge {
+			shape[len(shape)-1] *= n
+			for _, st := range l.strides {
+				st[len(shape)-1] = st[d]
+			}
+			continue
+		}
+		for _, st := range l.strides {
+			st[len(shape)] = st[d]
+		}
+		shape = append(shape, n)
+	}
+	if len(shape) == 0 {
+		shape = append(shape, 1)
+		for _, st := range l.strides {
+			st[0] = 0
+		}
+	}
+	for k := range l.strides {
+		l.strides[k] = l.strides[k][:len(shape)]
+	}
+	l.shape = ops.Shape(shape)
 }
 
 // fusedRange is fusedLoop's state, handed to the worker pool. Up to eight
@@ -362,6 +405,7 @@ type fusedRange[T float32 | float64] struct {
 	srcBuf    [8][]T
 	strideBuf [8][]int
 	strideArr [8][8]int
+	shapeArr  [8]int
 }
 
 func (l *fusedRange[T]) Range(lo, hi int) {

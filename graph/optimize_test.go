@@ -218,3 +218,44 @@ func TestOptimizeReportsInferenceErrors(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// TestFusedLoopBroadcasts checks the fused elementwise loop on NCHW-style
+// broadcasts (per-channel parameters, a row, a column, dims of size 1 in
+// the output) against the unfused graph: the loop merges the dims that
+// every input reads alike.
+func TestFusedLoopBroadcasts(t *testing.T) {
+	for _, tc := range []struct {
+		x, s, u, v ops.Shape
+	}{
+		{ops.Shape{2, 3, 4, 5}, ops.Shape{1, 3, 1, 1}, ops.Shape{1, 1, 1, 5}, ops.Shape{2, 1, 4, 1}},
+		{ops.Shape{2, 1, 4, 5}, ops.Shape{1, 1, 1, 1}, ops.Shape{2, 1, 4, 5}, ops.Shape{1, 1, 4, 1}},
+		{ops.Shape{3, 7, 7}, ops.Shape{3, 1, 1}, ops.Shape{1, 7, 1}, ops.Shape{3, 7, 7}},
+		{ops.Shape{64, 9}, ops.Shape{64, 1}, ops.Shape{1, 9}, ops.Shape{1, 1}},
+	} {
+		tr := graph.NewTracer()
+		F := tr.F()
+		names := []string{"x", "s", "u", "v"}
+		shapes := []ops.Shape{tc.x, tc.s, tc.u, tc.v}
+		vars := make([]ops.Tensor, 4)
+		inputs := map[string]*eager.NDArray{}
+		for i, name := range names {
+			vars[i] = graph.Var(name, shapes[i], ops.Float32)
+			data := make([]float32, shapes[i].Size())
+			for j := range data {
+				data[j] = float32((j*7+i*3)%11) - 5
+			}
+			inputs[name] = eager.Array(data, shapes[i]...)
+		}
+		x, s, u, v := vars[0], vars[1], vars[2], vars[3]
+		y := F.Sub(F.Relu(F.Add(F.Mul(x, s), u)), F.Mul(v, x))
+		g := y.(*graph.Symbol).Graph()
+		out, _, err := graph.Optimize(g, graph.DefaultPassOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), "_fused_elemwise") {
+			t.Fatalf("%v: nothing fused:\n%s", tc.x, out)
+		}
+		evalSame(t, fmt.Sprint(tc.x), g, out, inputs)
+	}
+}

@@ -24,9 +24,10 @@ type program struct {
 	random   bool
 	varSlot  []int // slot of each input variable, in the Executable's input order
 	consts   []constSlot
-	outSlot  []int // forward outputs
-	headSlot []int // head-gradient variables of the backward part
-	gradSlot []int // gradient of each input (-1 when it has none)
+	outSlot  []int   // forward outputs
+	headSlot []int   // head-gradient variables of the backward part
+	gradSlot []int   // gradient of each input (-1 when it has none)
+	gradAt   [][]int // for each step, the inputs whose gradient it computes
 	// noGrad marks the inputs whose gradients were left out: a call on
 	// the tape whose inputs need no gradient (the data, as a rule) has
 	// its own program, without the backward ops that only they need.
@@ -185,8 +186,17 @@ func compile(outs []Entry, inputs []string, shapes []ops.Shape, dtypes []ops.DTy
 	for _, n := range fwdNodes {
 		forward[n] = true
 	}
+	// The backward nodes are visited from the last input's gradient to
+	// the first, so that the gradient of a layer near the output is
+	// computed as soon as its inputs are, not after the layers before it:
+	// gradient hooks (a data-parallel trainer) can send it while the rest
+	// of the backward runs.
 	ordered := &Graph{Outputs: all.Outputs, Nodes: append([]*Node(nil), fwdNodes...)}
-	for _, n := range all.Nodes {
+	reversed := make([]Entry, len(gradOuts))
+	for i, o := range gradOuts {
+		reversed[len(gradOuts)-1-i] = o
+	}
+	for _, n := range NewGraph(reversed).Nodes {
 		if !forward[n] {
 			ordered.Nodes = append(ordered.Nodes, n)
 		}
@@ -251,6 +261,20 @@ func compile(outs []Entry, inputs []string, shapes []ops.Shape, dtypes []ops.DTy
 		for j, v := range vars {
 			if v == w {
 				p.gradSlot[j] = table.slot(gradOuts[i])
+			}
+		}
+	}
+	if grads != nil {
+		bySlot := map[int][]int{}
+		for j, s := range p.gradSlot {
+			if s >= 0 {
+				bySlot[s] = append(bySlot[s], j)
+			}
+		}
+		p.gradAt = make([][]int, len(p.steps))
+		for k, st := range p.steps[p.nForward:] {
+			for _, o := range st.out {
+				p.gradAt[p.nForward+k] = append(p.gradAt[p.nForward+k], bySlot[o]...)
 			}
 		}
 	}
@@ -348,7 +372,7 @@ func (p *program) randFor() (*rand.Rand, func()) {
 // values, with one head gradient per output. again says that a backward
 // has run on these values before (see rerunForward), dirty that the
 // frame's buffers hold earlier values.
-func (p *program) backward(frame []ops.Value, headGrads []*eager.NDArray, training, again bool, hook *hookSpec, dirty bool) error {
+func (p *program) backward(frame []ops.Value, headGrads []*eager.NDArray, training, again bool, hook *hookSpec, dirty bool, each func(step int)) error {
 	if p.gradErr != nil {
 		return fmt.Errorf("graph: this graph cannot be differentiated: %w", p.gradErr)
 	}
@@ -368,7 +392,7 @@ func (p *program) backward(frame []ops.Value, headGrads []*eager.NDArray, traini
 			return fmt.Errorf("graph: %w", err)
 		}
 	}
-	return p.run(frame, p.nForward, len(p.steps), true, nil, hook, dirty)
+	return p.run(frame, p.nForward, len(p.steps), true, nil, hook, dirty, each)
 }
 
 // tapeFrame returns a frame for a call on the autograd tape, which keeps
@@ -590,7 +614,7 @@ type hookSpec struct {
 //
 // With StaticAlloc the run uses the program's scratch and allocates
 // nothing itself; the kernels' own scratch comes from pools.
-func (p *program) run(frame []ops.Value, from, to int, training bool, r *rand.Rand, hook *hookSpec, dirty bool) error {
+func (p *program) run(frame []ops.Value, from, to int, training bool, r *rand.Rand, hook *hookSpec, dirty bool, each func(step int)) error {
 	st := p.state
 	if st == nil {
 		st = p.getState()
@@ -599,7 +623,7 @@ func (p *program) run(frame []ops.Value, from, to int, training bool, r *rand.Ra
 	st.env = ops.Env{Training: training, Rand: r}
 	defer func() { st.env.Rand = nil }()
 	prof := eager.ActiveProfiler()
-	for _, s := range p.steps[from:to] {
+	for k, s := range p.steps[from:to] {
 		var start, fresh int64
 		if prof != nil {
 			start = eager.ProfileClock()
@@ -630,6 +654,9 @@ func (p *program) run(frame []ops.Value, from, to int, training bool, r *rand.Ra
 		if hook != nil {
 			p.callHook(hook, s, in, out)
 		}
+		if each != nil {
+			each(from + k)
+		}
 	}
 	return nil
 }
@@ -650,7 +677,7 @@ func (p *program) rerunForward(frame []ops.Value, training bool) error {
 	if p.random {
 		return fmt.Errorf("a second backward of one call needs the forward's values again, and this graph draws random numbers, so it cannot compute them again: run the forward again (inside Record) before each backward")
 	}
-	return p.run(frame, 0, p.nForward, training, nil, nil, true)
+	return p.run(frame, 0, p.nForward, training, nil, nil, true, nil)
 }
 
 func (p *program) callHook(h *hookSpec, s step, in, out []ops.Value) {

@@ -152,6 +152,7 @@ func convPosts[T accel.Float](r *rand.Rand, p convPlan, bias []T) []convPost[T] 
 		{scale: rnd(filters), bias: rnd(filters), residual: rnd(outLen), relu: true},
 		{residual: rnd(outLen), relu: true},
 		{scale: rnd(filters), bias: rnd(filters), relu: true, capped: true, cap: 0.5},
+		{bias: rnd(filters), residual: rnd(outLen), relu: true, capped: true, cap: 0.5},
 	}
 }
 
@@ -250,6 +251,7 @@ func TestConvAlgoForMobileNet(t *testing.T) {
 		{Shape{1, 32, 112, 112}, ConvolutionAttrs{Kernel: Tuple{3, 3}, Pad: Tuple{1, 1}, NumFilter: 32, NumGroup: 32}, algoDepthwise},
 		{Shape{1, 96, 112, 112}, ConvolutionAttrs{Kernel: Tuple{3, 3}, Stride: Tuple{2, 2}, Pad: Tuple{1, 1}, NumFilter: 96, NumGroup: 96}, algoDepthwise},
 		{Shape{1, 3, 112, 112}, ConvolutionAttrs{Kernel: Tuple{1, 1}, NumFilter: 4, NumGroup: 1}, algoPointwise},
+		{Shape{1, 160, 7, 7}, ConvolutionAttrs{Kernel: Tuple{1, 1}, NumFilter: 960, NumGroup: 1}, algoPointwise},
 	} {
 		if got := convAlgoFor[float32](tc.a.plan(tc.data)); got != tc.want {
 			t.Errorf("%v %v: algorithm %d, want %d", tc.data, tc.a.Kernel, got, tc.want)
@@ -403,7 +405,7 @@ func TestDeconvWinograd(t *testing.T) {
 		wantWino bool
 	}{
 		{Shape{2, 12, 28, 28}, 8, Tuple{1, 1}, true},
-		{Shape{1, 5, 20, 23}, 7, Tuple{2, 2}, true},
+		{Shape{1, 5, 24, 23}, 7, Tuple{2, 2}, true},
 		{Shape{1, 3, 30, 17}, 4, nil, true},
 		{Shape{1, 3, 5, 5}, 4, Tuple{1, 1}, false}, // too few tiles
 	} {

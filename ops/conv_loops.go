@@ -2,6 +2,7 @@ package ops
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/hybridgo/hybridgo/accel"
 )
@@ -206,14 +207,18 @@ const (
 //
 // A 1x1 convolution at unit stride without padding reads the image as it
 // lies. The direct kernel, where the CPU has it, was the fastest for
-// every such shape measured (2 to 5 times the Gemm paths on images of
-// 2^17 to 2^20 elements, as fast on 7x7 ones), beyond packedConvMax
-// too, up to pointwiseDirectMax; elsewhere the pointwise path, a Gemm on
-// the image with the bias and relu fused, saves the blocked path's
-// separate bias pass.
+// most such shapes measured (up to 3 times the Gemm paths on images of
+// 28x28 and more), beyond packedConvMax too, up to pointwiseDirectMax,
+// but not for expansions of 7x7 images (expandsSmallImage); elsewhere
+// the pointwise path, a Gemm on the image with the epilogue fused, saves
+// the blocked path's separate bias pass.
 //
-// The rest is packed, and direct where the CPU has the kernel and the
-// column matrix has at most packedConvMax elements. The packed path
+// A 3x3 convolution at unit stride on a large enough image takes
+// Winograd's algorithm (winogradPays).
+//
+// The rest is packed, and direct where the CPU has the kernel, the
+// column matrix has at most packedConvMax elements and the image more
+// than directColsMin output positions. The packed path
 // writes the column matrix once, in the micro-kernel's layout, where
 // the blocked one writes it and then packs it again, and packs the
 // filters once for all images where the blocked one packs them per
@@ -224,7 +229,7 @@ func convAlgoFor[T accel.Float](p convPlan) convAlgo {
 	switch {
 	case p.maps == 1 && p.geom.Channels == 1 && accel.Depthwise3x3Applies(p.geom):
 		return algoDepthwise
-	case p.direct() && k*cols <= pointwiseDirectMax && accel.ConvDirectApplies[T](p.geom, p.maps):
+	case p.direct() && k*cols <= pointwiseDirectMax && accel.ConvDirectApplies[T](p.geom, p.maps) && !expandsSmallImage(p):
 		return algoDirect
 	case p.direct():
 		return algoPointwise
@@ -232,7 +237,7 @@ func convAlgoFor[T accel.Float](p convPlan) convAlgo {
 		return algoWinograd
 	case accel.PackedBLen[T](k, cols) > packedConvMax:
 		return algoPacked
-	case accel.ConvDirectApplies[T](p.geom, p.maps):
+	case accel.ConvDirectApplies[T](p.geom, p.maps) && cols > directColsMin:
 		return algoDirect
 	}
 	return algoPacked
@@ -244,9 +249,11 @@ func convAlgoFor[T accel.Float](p convPlan) convAlgo {
 // ResNet-18's shapes (AVX-512, one thread, a busy machine) against the
 // packed path, at batch 1 with the transformed filters found in the
 // filter cache: 0.40 of its time for 64 channels of 56x56, 0.46 for 128
-// of 28x28, 0.77 for 256 of 14x14, 2.5 times for 512 of 7x7 (4 tiles per
-// image fill an eighth of a product's panel); at batch 16 with the
-// filters transformed in the call: 0.53, 0.55, 0.93, and 3.3 times.
+// of 28x28; at batch 16 with the filters transformed in the call: 0.51
+// and 0.55, 0.69 for 64 of 28x28. For 256 channels of 14x14 (16 tiles,
+// which fill half of a product's panel) it was as fast in the network at
+// batch 1 and at batch 16, for four times the filters' memory; for 512
+// of 7x7, three times slower.
 func winogradPays[T accel.Float](p convPlan) bool {
 	return p.groups == 1 && accel.WinogradFast[T]() && accel.WinogradApplies(p.geom) &&
 		accel.WinogradTiles(p.geom) >= winogradMinTiles
@@ -254,7 +261,7 @@ func winogradPays[T accel.Float](p convPlan) bool {
 
 // winogradMinTiles is the least number of 4x4 output tiles per image for
 // which Winograd's algorithm is chosen (winogradPays).
-const winogradMinTiles = 16
+const winogradMinTiles = 32
 
 // convWinograd transforms the filters (or, outside training, finds them
 // transformed in the filter cache), computes the convolution with accel.ConvWinograd and
@@ -270,14 +277,29 @@ func convWinograd[T accel.Float](p convPlan, image, weight, maps []T, post convP
 		u = *up
 		accel.WinogradFilters(p.maps, p.geom.Channels, weight, u)
 	}
-	accel.ConvWinograd(p.geom, p.maps, p.batch, image, u, maps)
-	ep := accel.GetRecycled[accel.Epilogue[T]]()
+	ep := accel.GetRecycled[accel.Epilogue[T]]() // recycled: it escapes into the loops
 	defer accel.Recycle(ep)
-	for n := range p.batch {
-		post.epilogue(ep, p, n, 0)
-		ep.Apply(maps[n*p.mapsSize():][:p.mapsSize()], p.colCols(), p.maps, p.colCols())
+	post.epilogue(ep, p, 0, 0)
+	if post.residual != nil {
+		ep.Add = post.residual // the whole batch's
 	}
+	accel.ConvWinograd(p.geom, p.maps, p.batch, image, u, maps, ep)
 }
+
+// expandsSmallImage reports whether 1x1 convolution p multiplies the
+// channels of an image of at most 7x7 by four or more (MobileNet v2's
+// last expansions, 160 to 960 and 320 to 1280 channels at 7x7): there the
+// pointwise product took 0.58 to 0.69 of the direct kernel's time on one
+// thread and on two.
+func expandsSmallImage(p convPlan) bool {
+	return p.colCols() <= 49 && p.maps >= 4*p.colRows()
+}
+
+// directColsMin is the most output positions for which a small
+// convolution takes the packed path rather than the direct kernel: at
+// ResNet-18's 7x7 and 4x4 layers (its training step at 112x112, batch 16)
+// the packed path took 0.6 of the direct kernel's time; at 14x14, 1.08.
+const directColsMin = 49
 
 // pointwiseDirectMax is the largest image, in elements, whose 1x1
 // convolution takes the direct kernel.
@@ -313,6 +335,7 @@ func convForwardWith[T accel.Float](algo convAlgo, p convPlan, image, weight, ma
 		return
 	}
 	relu := post.relu && post.residual == nil
+	after := post.residual != nil || post.capped // a pass after the kernel
 	switch algo {
 	case algoDepthwise:
 		if post.scale != nil {
@@ -321,11 +344,21 @@ func convForwardWith[T accel.Float](algo convAlgo, p convPlan, image, weight, ma
 			accel.ScaleRows(*wp, weight, post.scale)
 			weight = (*wp)[:len(weight)]
 		}
-		accel.Depthwise3x3(p.geom, p.batch*p.groups, p.groups, image, weight, post.bias, relu, maps)
+		// The kernel bounds its outputs: relu, and relu6's cap, unless a
+		// residual comes first.
+		lo, hi := T(math.Inf(-1)), T(math.Inf(1))
+		if relu {
+			lo = 0
+			if post.capped {
+				hi = post.cap
+			}
+			after = false
+		}
+		accel.Depthwise3x3(p.geom, p.batch*p.groups, p.groups, image, weight, post.bias, lo, hi, maps)
 	case algoDirect:
 		accel.ParallelRange(p.batch, 1, convDirectLoop[T]{p, image, weight, post.scale, post.bias, maps, relu})
 	}
-	if post.residual != nil || post.capped {
+	if after {
 		plane := p.colCols()
 		ep := accel.GetRecycled[accel.Epilogue[T]]() // recycled: Apply hands it to the workers
 		*ep = accel.Epilogue[T]{Add: post.residual, AddStride: plane, Relu: post.relu, Capped: post.capped, Cap: post.cap}
@@ -430,9 +463,17 @@ func (l *convForwardLoop[T]) Range(lo, hi int) {
 // each output tile while it is in cache.
 func convPacked[T accel.Float](p convPlan, image, weight, maps []T, post convPost[T]) {
 	k, cols := p.colRows(), p.colCols()
-	plen := accel.PackedBLen[T](k, cols)
+	w := accel.PanelWidth[T]()
 	l := accel.GetRecycled[convPackedLoop[T]]()
-	*l = convPackedLoop[T]{p: p, image: image, maps: maps, plen: plen, post: post}
+	defer accel.Recycle(l)
+	panels := ceilDiv(cols, w)
+	chunk := max(1, packedChunkMax/(k*w))
+	if p.maps*k > packedChunkMax {
+		// The product reads all the filters for each piece: with large
+		// filters, once is cheaper.
+		chunk = panels
+	}
+	*l = convPackedLoop[T]{p: p, image: image, maps: maps, post: post, chunk: chunk}
 	if accel.ReadsARows[T](p.maps, cols, k) {
 		// The product reads the filters as they lie.
 		l.weight = weight
@@ -442,39 +483,90 @@ func convPacked[T accel.Float](p convPlan, image, weight, maps []T, post convPos
 		defer putScratch(ap)
 		l.filters, l.alen = *ap, alen
 	}
-	accel.ParallelLoop(p.batch, 1, l)
-	accel.Recycle(l)
+	chunks := ceilDiv(panels, l.chunk)
+	if p.batch*p.groups >= accel.Workers() || chunks == 1 {
+		accel.ParallelLoop(p.batch, 1, l)
+		return
+	}
+	// Too few images to go round: the chunks of each image are spread
+	// over the workers.
+	for n := range p.batch {
+		for g := range p.groups {
+			l.pk = accel.NewIm2colPanels(p.geom, image[(n*p.groups+g)*p.imageSize():][:p.imageSize()])
+			l.n, l.g = n, g
+			accel.ParallelLoop(chunks, 1, (*convChunkLoop[T])(l))
+			l.pk.Release()
+		}
+	}
 }
 
-// convPackedLoop is convPacked's loop over images.
+// ceilDiv is a/b rounded up, for positive b.
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// packedChunkMax is the number of elements of the column matrix that the
+// packed path writes and multiplies at a time (64 KiB in float32), so that
+// the piece is multiplied while it is in cache: ResNet's 7x7 stem took
+// 0.43 of the time of writing the whole matrix first (one thread, AVX-512;
+// 0.5 with pieces of 256 KiB). Filters larger than a piece are read once
+// for the whole matrix instead.
+const packedChunkMax = 1 << 14
+
+// convPackedLoop is convPacked's loop over images: each image's column
+// matrix is written and multiplied chunk panels at a time.
 type convPackedLoop[T accel.Float] struct {
 	p                    convPlan
 	image, maps, filters []T // filters: packed, alen per group; nil to read weight
 	weight               []T
-	alen, plen           int
+	alen, chunk          int
 	post                 convPost[T]
+	// The image and group whose chunks convChunkLoop spreads.
+	pk   *accel.Im2colPanels[T]
+	n, g int
 }
 
 func (l *convPackedLoop[T]) Range(lo, hi int) {
-	p, image, maps := l.p, l.image, l.maps
+	p := l.p
+	for n := lo; n < hi; n++ {
+		for g := range p.groups {
+			pk := accel.NewIm2colPanels(p.geom, l.image[(n*p.groups+g)*p.imageSize():][:p.imageSize()])
+			l.chunks(pk, n, g, 0, ceilDiv(pk.Panels(), l.chunk))
+			pk.Release()
+		}
+	}
+}
+
+// chunks writes and multiplies chunks lo to hi-1 of image n, group g.
+func (l *convPackedLoop[T]) chunks(pk *accel.Im2colPanels[T], n, g, lo, hi int) {
+	p := l.p
 	k, cols := p.colRows(), p.colCols()
-	bp := getScratch[T](l.plen)
+	w := accel.PanelWidth[T]()
+	bp := getScratch[T](l.chunk * w * k)
 	defer putScratch(bp)
 	ep := accel.GetRecycled[accel.Epilogue[T]]() // recycled: it escapes into the product
 	defer accel.Recycle(ep)
-	for n := lo; n < hi; n++ {
-		for g := range p.groups {
-			img := image[(n*p.groups+g)*p.imageSize():][:p.imageSize()]
-			accel.Im2colPacked(p.geom, img, *bp)
-			out := maps[(n*p.groups+g)*p.mapsSize():][:p.mapsSize()]
-			l.post.epilogue(ep, p, n, g)
-			if l.filters == nil {
-				accel.GemmPackedB(false, p.maps, cols, k, l.weight[g*p.maps*k:], k, *bp, 0, out, cols, ep)
-				continue
-			}
-			accel.GemmPacked(p.maps, cols, k, l.filters[g*l.alen:], *bp, 0, out, cols, ep)
+	out := l.maps[(n*p.groups+g)*p.mapsSize():][:p.mapsSize()]
+	for c := lo; c < hi; c++ {
+		q0, q1 := c*l.chunk, min((c+1)*l.chunk, pk.Panels())
+		j0 := q0 * w
+		nc := min(q1*w, cols) - j0
+		pk.Write(*bp, q0, q1)
+		l.post.epilogue(ep, p, n, g)
+		if ep.Add != nil {
+			ep.Add = ep.Add[j0:]
 		}
+		if l.filters == nil {
+			accel.GemmPackedB(false, p.maps, nc, k, l.weight[g*p.maps*k:], k, *bp, 0, out[j0:], cols, ep)
+			continue
+		}
+		accel.GemmPacked(p.maps, nc, k, l.filters[g*l.alen:], *bp, 0, out[j0:], cols, ep)
 	}
+}
+
+// convChunkLoop is convPacked's loop over the chunks of one image.
+type convChunkLoop[T accel.Float] convPackedLoop[T]
+
+func (l *convChunkLoop[T]) Range(lo, hi int) {
+	(*convPackedLoop[T])(l).chunks(l.pk, l.n, l.g, lo, hi)
 }
 
 // packFilters packs each group's filters (maps x colRows, or its

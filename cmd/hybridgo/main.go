@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hybridgo/hybridgo/internal/mpi"
 	"github.com/hybridgo/hybridgo/ops"
 	"github.com/hybridgo/hybridgo/repl/term"
 	"github.com/hybridgo/hybridgo/repl/worker"
@@ -33,7 +34,17 @@ import (
 const version = "0.1.0-dev"
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	// A distributed run (train -kvstore dist_sync, or a script that made
+	// a dist_sync store) ends MPI cleanly on success; on failure the
+	// non-zero exit makes mpirun end the other workers.
+	if code == 0 {
+		if err := mpi.Finalize(); err != nil {
+			fmt.Fprintf(os.Stderr, "hybridgo: %v\n", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
 }
 
 // stdin is what the REPL reads (a variable for the tests).
@@ -171,7 +182,9 @@ func printUsage(w io.Writer) {
                            convert an MXNet model to ONNX (opset 13, dynamic
                            batch N); -shape for inputs the file leaves unshaped
   hybridgo train [flags]   train the LeNet of MXNet's hybridize tutorial on
-                           Fashion-MNIST, hybridized (-h for the flags)
+                           Fashion-MNIST, hybridized (-h for the flags);
+                           data-parallel as mpirun -np N hybridgo train
+                           -kvstore dist_sync (a build with -tags mpi)
   hybridgo run FILE.go     interpret a Go file (package main with func main,
                            or a script of statements) with hybridgo's packages
                            preloaded, as in the REPL

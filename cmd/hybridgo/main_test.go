@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hybridgo/hybridgo/internal/mpi"
 	"github.com/hybridgo/hybridgo/ops"
 )
 
@@ -162,6 +163,16 @@ func TestTrainFlags(t *testing.T) {
 	code, _, errOut = runCmd("train", "-data", t.TempDir(), "-save", "")
 	if code != 1 || !strings.Contains(errOut, "apt-get install dataset-fashion-mnist") {
 		t.Errorf("missing dataset: exit %d %q", code, errOut)
+	}
+	code, _, errOut = runCmd("train", "-kvstore", "dist_async")
+	if code != 1 || !strings.Contains(errOut, "use dist_sync") {
+		t.Errorf("-kvstore dist_async: exit %d %q", code, errOut)
+	}
+	if !mpi.Built {
+		code, _, errOut = runCmd("train", "-kvstore", "dist_sync")
+		if code != 1 || !strings.Contains(errOut, "go build -tags mpi ./cmd/hybridgo") {
+			t.Errorf("-kvstore dist_sync without MPI: exit %d %q", code, errOut)
+		}
 	}
 }
 

@@ -62,20 +62,22 @@ func init() {
 		"ZerosOf":            reflect.ValueOf(eager.ZerosOf),
 
 		// type definitions
-		"Call":        reflect.ValueOf((*eager.Call)(nil)),
-		"Context":     reflect.ValueOf((*eager.Context)(nil)),
-		"GradReq":     reflect.ValueOf((*eager.GradReq)(nil)),
-		"Interpreter": reflect.ValueOf((*eager.Interpreter)(nil)),
-		"NDArray":     reflect.ValueOf((*eager.NDArray)(nil)),
-		"OpCall":      reflect.ValueOf((*eager.OpCall)(nil)),
-		"ProfileMode": reflect.ValueOf((*eager.ProfileMode)(nil)),
-		"Profiler":    reflect.ValueOf((*eager.Profiler)(nil)),
-		"SpanMemory":  reflect.ValueOf((*eager.SpanMemory)(nil)),
-		"State":       reflect.ValueOf((*eager.State)(nil)),
+		"Call":          reflect.ValueOf((*eager.Call)(nil)),
+		"Context":       reflect.ValueOf((*eager.Context)(nil)),
+		"GradReq":       reflect.ValueOf((*eager.GradReq)(nil)),
+		"Interpreter":   reflect.ValueOf((*eager.Interpreter)(nil)),
+		"NDArray":       reflect.ValueOf((*eager.NDArray)(nil)),
+		"OpCall":        reflect.ValueOf((*eager.OpCall)(nil)),
+		"ProfileMode":   reflect.ValueOf((*eager.ProfileMode)(nil)),
+		"Profiler":      reflect.ValueOf((*eager.Profiler)(nil)),
+		"SpanMemory":    reflect.ValueOf((*eager.SpanMemory)(nil)),
+		"State":         reflect.ValueOf((*eager.State)(nil)),
+		"StreamingCall": reflect.ValueOf((*eager.StreamingCall)(nil)),
 
 		// interface wrapper definitions
-		"_Call":     reflect.ValueOf((*_github_com_hybridgo_hybridgo_eager_Call)(nil)),
-		"_Profiler": reflect.ValueOf((*_github_com_hybridgo_hybridgo_eager_Profiler)(nil)),
+		"_Call":          reflect.ValueOf((*_github_com_hybridgo_hybridgo_eager_Call)(nil)),
+		"_Profiler":      reflect.ValueOf((*_github_com_hybridgo_hybridgo_eager_Profiler)(nil)),
+		"_StreamingCall": reflect.ValueOf((*_github_com_hybridgo_hybridgo_eager_StreamingCall)(nil)),
 	}
 }
 
@@ -109,4 +111,22 @@ func (W _github_com_hybridgo_hybridgo_eager_Profiler) End(m eager.SpanMemory) {
 }
 func (W _github_com_hybridgo_hybridgo_eager_Profiler) Op(c *eager.OpCall) {
 	W.WOp(c)
+}
+
+// _github_com_hybridgo_hybridgo_eager_StreamingCall is an interface wrapper for StreamingCall type
+type _github_com_hybridgo_hybridgo_eager_StreamingCall struct {
+	IValue        interface{}
+	WBackward     func(outGrads []*eager.NDArray) ([]*eager.NDArray, error)
+	WBackwardEach func(outGrads []*eager.NDArray, each func(j int, g *eager.NDArray)) ([]*eager.NDArray, error)
+	WRelease      func()
+}
+
+func (W _github_com_hybridgo_hybridgo_eager_StreamingCall) Backward(outGrads []*eager.NDArray) ([]*eager.NDArray, error) {
+	return W.WBackward(outGrads)
+}
+func (W _github_com_hybridgo_hybridgo_eager_StreamingCall) BackwardEach(outGrads []*eager.NDArray, each func(j int, g *eager.NDArray)) ([]*eager.NDArray, error) {
+	return W.WBackwardEach(outGrads, each)
+}
+func (W _github_com_hybridgo_hybridgo_eager_StreamingCall) Release() {
+	W.WRelease()
 }

@@ -5,6 +5,8 @@ package symbols
 import (
 	"github.com/hybridgo/hybridgo/eager"
 	"github.com/hybridgo/hybridgo/nn/optim"
+	"go/constant"
+	"go/token"
 	"reflect"
 )
 
@@ -12,11 +14,16 @@ func init() {
 	Symbols["github.com/hybridgo/hybridgo/nn/optim/optim"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"CosineSchedule":      reflect.ValueOf(optim.CosineSchedule),
+		"DefaultBucketBytes":  reflect.ValueOf(constant.MakeFromLiteral("26214400", token.INT, 0)),
 		"FactorSchedule":      reflect.ValueOf(optim.FactorSchedule),
+		"KVStoreDistSync":     reflect.ValueOf(constant.MakeFromLiteral("\"dist_sync\"", token.STRING, 0)),
+		"KVStoreHorovod":      reflect.ValueOf(constant.MakeFromLiteral("\"horovod\"", token.STRING, 0)),
+		"KVStoreLocal":        reflect.ValueOf(constant.MakeFromLiteral("\"local\"", token.STRING, 0)),
 		"MultiFactorSchedule": reflect.ValueOf(optim.MultiFactorSchedule),
 		"NewAdaGrad":          reflect.ValueOf(optim.NewAdaGrad),
 		"NewAdam":             reflect.ValueOf(optim.NewAdam),
 		"NewAdamW":            reflect.ValueOf(optim.NewAdamW),
+		"NewKVStore":          reflect.ValueOf(optim.NewKVStore),
 		"NewRMSProp":          reflect.ValueOf(optim.NewRMSProp),
 		"NewSGD":              reflect.ValueOf(optim.NewSGD),
 		"NewTrainer":          reflect.ValueOf(optim.NewTrainer),
@@ -27,6 +34,7 @@ func init() {
 		"AdaGradOptions": reflect.ValueOf((*optim.AdaGradOptions)(nil)),
 		"Adam":           reflect.ValueOf((*optim.Adam)(nil)),
 		"AdamOptions":    reflect.ValueOf((*optim.AdamOptions)(nil)),
+		"KVStore":        reflect.ValueOf((*optim.KVStore)(nil)),
 		"LRSchedule":     reflect.ValueOf((*optim.LRSchedule)(nil)),
 		"Optimizer":      reflect.ValueOf((*optim.Optimizer)(nil)),
 		"OptimizerBase":  reflect.ValueOf((*optim.OptimizerBase)(nil)),
@@ -37,11 +45,48 @@ func init() {
 		"Trainer":        reflect.ValueOf((*optim.Trainer)(nil)),
 		"TrainerOptions": reflect.ValueOf((*optim.TrainerOptions)(nil)),
 		"UpdateArgs":     reflect.ValueOf((*optim.UpdateArgs)(nil)),
+		"Waiter":         reflect.ValueOf((*optim.Waiter)(nil)),
 
 		// interface wrapper definitions
+		"_KVStore":    reflect.ValueOf((*_github_com_hybridgo_hybridgo_nn_optim_KVStore)(nil)),
 		"_LRSchedule": reflect.ValueOf((*_github_com_hybridgo_hybridgo_nn_optim_LRSchedule)(nil)),
 		"_Optimizer":  reflect.ValueOf((*_github_com_hybridgo_hybridgo_nn_optim_Optimizer)(nil)),
+		"_Waiter":     reflect.ValueOf((*_github_com_hybridgo_hybridgo_nn_optim_Waiter)(nil)),
 	}
+}
+
+// _github_com_hybridgo_hybridgo_nn_optim_KVStore is an interface wrapper for KVStore type
+type _github_com_hybridgo_hybridgo_nn_optim_KVStore struct {
+	IValue          interface{}
+	WBarrier        func() error
+	WBroadcast      func(data any, root int) error
+	WClose          func() error
+	WNumWorkers     func() int
+	WRank           func() int
+	WStartAllreduce func(data any) optim.Waiter
+	WType           func() string
+}
+
+func (W _github_com_hybridgo_hybridgo_nn_optim_KVStore) Barrier() error {
+	return W.WBarrier()
+}
+func (W _github_com_hybridgo_hybridgo_nn_optim_KVStore) Broadcast(data any, root int) error {
+	return W.WBroadcast(data, root)
+}
+func (W _github_com_hybridgo_hybridgo_nn_optim_KVStore) Close() error {
+	return W.WClose()
+}
+func (W _github_com_hybridgo_hybridgo_nn_optim_KVStore) NumWorkers() int {
+	return W.WNumWorkers()
+}
+func (W _github_com_hybridgo_hybridgo_nn_optim_KVStore) Rank() int {
+	return W.WRank()
+}
+func (W _github_com_hybridgo_hybridgo_nn_optim_KVStore) StartAllreduce(data any) optim.Waiter {
+	return W.WStartAllreduce(data)
+}
+func (W _github_com_hybridgo_hybridgo_nn_optim_KVStore) Type() string {
+	return W.WType()
 }
 
 // _github_com_hybridgo_hybridgo_nn_optim_LRSchedule is an interface wrapper for LRSchedule type
@@ -86,4 +131,14 @@ func (W _github_com_hybridgo_hybridgo_nn_optim_Optimizer) Update(weight *eager.N
 }
 func (W _github_com_hybridgo_hybridgo_nn_optim_Optimizer) WeightDecay() float64 {
 	return W.WWeightDecay()
+}
+
+// _github_com_hybridgo_hybridgo_nn_optim_Waiter is an interface wrapper for Waiter type
+type _github_com_hybridgo_hybridgo_nn_optim_Waiter struct {
+	IValue interface{}
+	WWait  func() error
+}
+
+func (W _github_com_hybridgo_hybridgo_nn_optim_Waiter) Wait() error {
+	return W.WWait()
 }

@@ -28,12 +28,23 @@ type Options struct {
 	Limit       int     // use only the first Limit training samples (0: all)
 	Seed        uint64
 	Save        string // write the parameters here after training ("" for none)
+	// KVStore is the Trainer's store: "dist_sync" trains data-parallel
+	// over the processes mpirun started (BatchSize is then the batch of
+	// all workers together, split evenly between them); "" or "local"
+	// trains in this process alone.
+	KVStore string
+	Overlap bool // with a KVStore: start sending gradients during the backward pass
 }
 
 // Epoch is what one pass over the training set gave.
 type Epoch struct {
 	Loss, TrainAcc, TestAcc float64
 	Time                    time.Duration
+	// Allreduce is the part of Time spent summing gradients over the
+	// workers (0 for one process).
+	Allreduce time.Duration
+	TrainTime time.Duration // Time without the evaluation
+	Steps     int
 }
 
 // NewLeNet builds the tutorial's LeNet as a stack of layers.
@@ -51,6 +62,12 @@ func NewLeNet() *nn.HybridSequential {
 
 // Run trains a LeNet and reports each epoch; progress, when not nil,
 // receives a progress bar and a line per epoch.
+//
+// With a distributed KVStore every worker trains on its shard of each
+// epoch, and the parameters stay the same on all of them. Rank 0 alone
+// writes progress, evaluates on the test set (the others' epochs have
+// TestAcc 0) and saves; loss and training accuracy are over all workers.
+// Run closes the store when it returns, so it runs once per process.
 func Run(o Options, progress io.Writer) ([]Epoch, *nn.HybridSequential, error) {
 	if progress == nil {
 		progress = io.Discard
@@ -58,6 +75,22 @@ func Run(o Options, progress io.Writer) ([]Epoch, *nn.HybridSequential, error) {
 	if o.Epochs <= 0 || o.BatchSize <= 0 || o.LR <= 0 {
 		return nil, nil, fmt.Errorf("train: epochs, batch size and learning rate must be positive (got %d, %d, %v)", o.Epochs, o.BatchSize, o.LR)
 	}
+	store, err := optim.NewKVStore(o.KVStore)
+	if err != nil {
+		return nil, nil, fmt.Errorf("train: %w", err)
+	}
+	rank, workers := 0, 1
+	if store != nil {
+		defer store.Close()
+		rank, workers = store.Rank(), store.NumWorkers()
+		if rank != 0 {
+			progress = io.Discard
+		}
+		if o.BatchSize%workers != 0 {
+			return nil, nil, fmt.Errorf("train: the batch of %d samples does not split evenly between %d workers", o.BatchSize, workers)
+		}
+	}
+	local := o.BatchSize / workers
 	trainImgs, trainLabels, err := data.LoadFashionMNIST(o.Dir, true)
 	if err != nil {
 		return nil, nil, err
@@ -74,7 +107,8 @@ func Run(o Options, progress io.Writer) ([]Epoch, *nn.HybridSequential, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	loader, err := data.NewDataLoader(ds, data.LoaderOptions{BatchSize: o.BatchSize, Shuffle: true, LastBatch: "discard", Seed: o.Seed, Workers: 1})
+	loader, err := data.NewDataLoader(ds, data.LoaderOptions{BatchSize: local, Shuffle: true, LastBatch: "discard", Seed: o.Seed, Workers: 1,
+		NumShards: workers, ShardIndex: rank})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -88,14 +122,14 @@ func Run(o Options, progress io.Writer) ([]Epoch, *nn.HybridSequential, error) {
 		net.Hybridize(nn.HybridizeOptions{StaticAlloc: o.StaticAlloc})
 	}
 	lossFn := loss.NewSoftmaxCrossEntropyLoss()
-	trainer, err := optim.NewTrainer(net.CollectParams(), optim.NewAdam(optim.AdamOptions{LR: o.LR}))
+	trainer, err := optim.NewTrainer(net.CollectParams(), optim.NewAdam(optim.AdamOptions{LR: o.LR}), optim.TrainerOptions{Store: store, Overlap: o.Overlap})
 	if err != nil {
 		return nil, nil, err
 	}
 
 	var epochs []Epoch
 	for e := 1; e <= o.Epochs; e++ {
-		start := time.Now()
+		start, comm := time.Now(), trainer.AllreduceTime()
 		acc := metric.NewAccuracy()
 		total, batches := 0.0, 0
 		n := loader.NumBatches()
@@ -113,7 +147,7 @@ func Run(o Options, progress io.Writer) ([]Epoch, *nn.HybridSequential, error) {
 			if err := l.Backward(); err != nil {
 				return nil, nil, err
 			}
-			if err := trainer.Step(o.BatchSize); err != nil {
+			if err := trainer.Step(local); err != nil {
 				return nil, nil, err
 			}
 			total += eager.F.Mean(l).(*eager.NDArray).Scalar()
@@ -127,16 +161,30 @@ func Run(o Options, progress io.Writer) ([]Epoch, *nn.HybridSequential, error) {
 			}
 		}
 		_, trainAcc := acc.Get()
-		testAcc, err := Evaluate(net, testImgs, testLabels, 500)
-		if err != nil {
-			return nil, nil, err
+		ep := Epoch{Loss: total / float64(max(batches, 1)), TrainAcc: trainAcc, Steps: batches, TrainTime: time.Since(start)}
+		if store != nil {
+			// Loss and accuracy over every worker's shard.
+			sums := []float64{ep.Loss, ep.TrainAcc}
+			if err := store.StartAllreduce(sums).Wait(); err != nil {
+				return nil, nil, err
+			}
+			ep.Loss, ep.TrainAcc = sums[0]/float64(workers), sums[1]/float64(workers)
 		}
-		ep := Epoch{Loss: total / float64(max(batches, 1)), TrainAcc: trainAcc, TestAcc: testAcc, Time: time.Since(start)}
+		if rank == 0 {
+			if ep.TestAcc, err = Evaluate(net, testImgs, testLabels, 500); err != nil {
+				return nil, nil, err
+			}
+		}
+		ep.Time, ep.Allreduce = time.Since(start), trainer.AllreduceTime()-comm
 		epochs = append(epochs, ep)
-		fmt.Fprintf(progress, "\repoch %d/%d: loss %.4f, train accuracy %.4f, test accuracy %.4f, %.1fs%s\n",
-			e, o.Epochs, ep.Loss, ep.TrainAcc, ep.TestAcc, ep.Time.Seconds(), strings.Repeat(" ", 20))
+		dist := ""
+		if store != nil {
+			dist = fmt.Sprintf(" (%d workers, %.1f steps/s, allreduce %.2fs)", workers, float64(ep.Steps)/ep.TrainTime.Seconds(), ep.Allreduce.Seconds())
+		}
+		fmt.Fprintf(progress, "\repoch %d/%d: loss %.4f, train accuracy %.4f, test accuracy %.4f, %.1fs%s%s\n",
+			e, o.Epochs, ep.Loss, ep.TrainAcc, ep.TestAcc, ep.Time.Seconds(), dist, strings.Repeat(" ", 20))
 	}
-	if o.Save != "" {
+	if o.Save != "" && rank == 0 {
 		if err := net.SaveParameters(o.Save); err != nil {
 			return nil, nil, err
 		}

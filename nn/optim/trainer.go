@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/hybridgo/hybridgo/eager"
 	"github.com/hybridgo/hybridgo/nn"
@@ -16,7 +17,33 @@ type TrainerOptions struct {
 	// their global L2 norm (after the 1/batchSize rescaling) is at most
 	// this (Gluon's clip_global_norm).
 	ClipGradient float64
+
+	// KVStore names the store that sums gradients over the workers of a
+	// data-parallel job (Gluon's kvstore argument): "dist_sync" (alias
+	// "horovod") for MPI, "local" or "" for none. Store, when set, is
+	// used instead of the name.
+	KVStore string
+	Store   KVStore
+	// BucketBytes is how many bytes of gradients travel in one allreduce
+	// call: small gradients are packed together up to it (default
+	// DefaultBucketBytes).
+	BucketBytes int
+	// ScaleLR multiplies the learning rate by the number of workers, as
+	// Horovod's examples do (gradients are always averaged over workers).
+	ScaleLR bool
+	// Overlap starts the allreduce of a bucket during the backward pass,
+	// as soon as the last of its gradients is complete (PyTorch DDP,
+	// Horovod), instead of in Step; hybridized blocks hand over each
+	// gradient as their compiled backward computes it. It needs exactly
+	// one Backward per Step, the same on every worker, and a Backward
+	// that is not followed by Step (a saliency map, say) must not run
+	// while it is on.
+	Overlap bool
 }
+
+// DefaultBucketBytes is the default TrainerOptions.BucketBytes (PyTorch
+// DDP's 25 MB).
+const DefaultBucketBytes = 25 << 20
 
 // Trainer applies an optimizer to a set of parameters (Gluon's Trainer).
 // After the gradients are computed (eager.Record, Backward), Step updates
@@ -28,6 +55,22 @@ type Trainer struct {
 	opt    Optimizer
 	clip   float64
 	active []int // reused by Step
+
+	store       KVStore
+	bucketBytes int
+	scaleLR     bool
+	broadcast   bool         // parameters have been broadcast from rank 0
+	buckets     []gradBucket // allreduce plan, remade when active changes
+	planned     []int        // the active list the buckets were made for
+	commTime    time.Duration
+
+	overlap    bool
+	bucketOf   []int            // bucket of each parameter, -1 for none
+	pending    []Waiter         // started allreduce of each bucket in this step
+	ready      []int            // gradients complete in each bucket in this step
+	seen       []bool           // parameters whose gradient hook ran in this step
+	hooked     []*eager.NDArray // the arrays carrying the hooks
+	overlapErr error
 }
 
 // trainerSlot is what the trainer keeps for one parameter.
@@ -53,8 +96,45 @@ func NewTrainer(params *nn.ParameterDict, opt Optimizer, opts ...TrainerOptions)
 	if o.ClipGradient < 0 || math.IsNaN(o.ClipGradient) {
 		return nil, fmt.Errorf("trainer: ClipGradient must be positive (or 0 for none), got %v", o.ClipGradient)
 	}
+	if o.BucketBytes < 0 {
+		return nil, fmt.Errorf("trainer: BucketBytes must be positive (or 0 for the default), got %d", o.BucketBytes)
+	}
+	if o.BucketBytes == 0 {
+		o.BucketBytes = DefaultBucketBytes
+	}
+	store := o.Store
+	if store == nil {
+		var err error
+		if store, err = NewKVStore(o.KVStore); err != nil {
+			return nil, fmt.Errorf("trainer: %w", err)
+		}
+	}
 	ps := params.List()
-	return &Trainer{params: ps, slots: make([]trainerSlot, len(ps)), opt: opt, clip: o.ClipGradient}, nil
+	return &Trainer{params: ps, slots: make([]trainerSlot, len(ps)), opt: opt, clip: o.ClipGradient,
+		store: store, bucketBytes: o.BucketBytes, scaleLR: o.ScaleLR, overlap: o.Overlap}, nil
+}
+
+// AllreduceTime is the time Step has spent summing gradients over the
+// workers so far (packing, sending and unpacking).
+func (t *Trainer) AllreduceTime() time.Duration { return t.commTime }
+
+// KVStore is the trainer's store, nil for a single process.
+func (t *Trainer) KVStore() KVStore { return t.store }
+
+// Rank is this worker's number in a distributed job (0 without a store).
+func (t *Trainer) Rank() int {
+	if t.store == nil {
+		return 0
+	}
+	return t.store.Rank()
+}
+
+// NumWorkers is the number of workers (1 without a store).
+func (t *Trainer) NumWorkers() int {
+	if t.store == nil {
+		return 1
+	}
+	return t.store.NumWorkers()
 }
 
 // Optimizer returns the trainer's optimizer.
@@ -71,6 +151,12 @@ func (t *Trainer) SetLearningRate(lr float64) { t.opt.SetLearningRate(lr) }
 // parameter is updated in place with its learning-rate and weight-decay
 // multipliers. Constants and parameters with grad_req null are skipped.
 // Nothing is updated when a parameter has no values yet; the error names it.
+//
+// With a store, batchSize is this worker's batch: the gradients are
+// summed over the workers and rescaled by 1/(batchSize*NumWorkers), so
+// that N workers each on b samples step as one process on N*b would. The
+// first Step broadcasts the parameters from rank 0 unless
+// BroadcastParameters did already.
 func (t *Trainer) Step(batchSize int) error {
 	if batchSize <= 0 {
 		return fmt.Errorf("trainer: Step needs a positive batch size, got %d", batchSize)
@@ -90,6 +176,27 @@ func (t *Trainer) Step(batchSize int) error {
 	}
 	t.active = active
 	scale := 1 / float64(batchSize)
+	lrScale := 1.0
+	if t.store != nil {
+		if !t.broadcast {
+			if err := t.BroadcastParameters(); err != nil {
+				return err
+			}
+		}
+		if t.store.NumWorkers() > 1 {
+			start := time.Now()
+			err := t.allreduce(active)
+			t.commTime += time.Since(start)
+			if err != nil {
+				return err
+			}
+		}
+		n := float64(t.store.NumWorkers())
+		scale /= n
+		if t.scaleLR {
+			lrScale = n
+		}
+	}
 	if t.clip > 0 {
 		var sum float64
 		for _, i := range active {
@@ -103,7 +210,7 @@ func (t *Trainer) Step(batchSize int) error {
 		}
 	}
 	t.opt.SetNumUpdate(t.opt.NumUpdate() + 1)
-	lr, wd := t.opt.LearningRate(), t.opt.WeightDecay()
+	lr, wd := t.opt.LearningRate()*lrScale, t.opt.WeightDecay()
 	for _, i := range active {
 		p, s := t.params[i], &t.slots[i]
 		w := p.Data()
