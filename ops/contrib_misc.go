@@ -45,6 +45,18 @@ type MultiAllFiniteAttrs struct {
 	InitOutput bool `attr:"init_output" default:"True" doc:"start the output at 1; False (and-ing into an existing output) is not supported"`
 }
 
+// MultiSumSqAttrs are the attributes of multi_sum_sq.
+type MultiSumSqAttrs struct {
+	NumArrays int `attr:"num_arrays" doc:"the number of inputs"`
+}
+
+// IndexArrayAttrs are the attributes of _contrib_index_array.
+type IndexArrayAttrs struct {
+	Axes Tuple `attr:"axes" default:"None" doc:"the axes whose indices are listed, negative ones from the end; None: all"`
+}
+
+var opMultiSumSq, opIndexArray *Op
+
 var opGradientMultiplier, opIndexCopy, opQuadratic, opRoundSTE, opSignSTE, opHistogram, opAllClose, opAllFinite, opMultiAllFinite *Op
 
 func init() {
@@ -101,6 +113,108 @@ func init() {
 		Samples: []Sample{
 			{Inputs: []Shape{{5, 3}, {1}, {1, 3}}, Ints: map[int]int{1: 5}},
 			{Inputs: []Shape{{4}, {3}, {3}}, Ints: map[int]int{1: 4}, NoGradCheck: true}, // repeated indices: the last copy wins
+		},
+	})
+
+	opMultiSumSq = Register(Def[MultiSumSqAttrs]{
+		Name: "multi_sum_sq", Kind: "reduce",
+		Doc: "The sum of the squares of each of the num_arrays inputs (arrays of one dtype, any shapes), as float32 " +
+			"(num_arrays): the squared norms a LARS or LAMB step reads. Input i's gradient is 2·x_i times element i " +
+			"of the incoming one.",
+		InputNames: func(a *MultiSumSqAttrs) []string {
+			names := make([]string, max(a.NumArrays, 0))
+			for i := range names {
+				names[i] = fmt.Sprintf("array_%d", i)
+			}
+			return names
+		},
+		Check: func(a *MultiSumSqAttrs) error {
+			if a.NumArrays < 1 {
+				return Errorf("num_arrays=%d: at least one input is needed", a.NumArrays)
+			}
+			return nil
+		},
+		Shape: func(a *MultiSumSqAttrs, _ []Shape) ([]Shape, error) { return []Shape{{a.NumArrays}}, nil },
+		DType: func(_ *MultiSumSqAttrs, in []DType) ([]DType, error) {
+			d := Unknown
+			for i, t := range in {
+				if t == Unknown {
+					continue
+				}
+				if t != Float32 && t != Float64 {
+					return nil, Errorf("array_%d is %v; float32 or float64 is needed", i, t)
+				}
+				if d != Unknown && t != d {
+					return nil, Errorf("array_%d is %v but array_0 is %v; use Cast to convert one of them", i, t, d)
+				}
+				d = t
+			}
+			return []DType{Float32}, nil
+		},
+		Kernel: func(_ *Env, _ *MultiSumSqAttrs, in, out []Value) error {
+			sums := make([]float64, len(in))
+			for i, v := range in {
+				for _, x := range v.Float64s() {
+					sums[i] += x * x
+				}
+			}
+			CopyData(out[0].Data, FromFloat64s(Float32, sums))
+			return nil
+		},
+		Grad: func(f F, _ *MultiSumSqAttrs, in, _, g []Tensor) []Tensor {
+			gs := make([]Tensor, len(in))
+			for i, x := range in {
+				gi := f.Cast(f.SliceAxis(g[0], 0, i, i+1), x.DType())
+				gs[i] = f.Mul(f.MulScalar(x, 2), gi)
+			}
+			return gs
+		},
+		Samples: []Sample{
+			// The float32 result cannot resolve a float64 central
+			// difference: the gradient is checked in the package's tests.
+			{Attrs: map[string]string{"num_arrays": "3"}, Inputs: []Shape{{2, 3}, {4}, {1, 2, 2}}, NoGradCheck: true},
+			{Attrs: map[string]string{"num_arrays": "1"}, Inputs: []Shape{{5}}, NoGradCheck: true},
+		},
+	})
+
+	opIndexArray = Register(Def[IndexArrayAttrs]{
+		Name: "_contrib_index_array", Aliases: []string{"_npx_index_array"}, Kind: "other",
+		Doc: "The index of each element of data: the result (data's dims..., k), int64, holds at [i0, i1, ...] the " +
+			"coordinates i along the axes listed (all of them, in order, when axes is None).",
+		Inputs: []string{"data"},
+		Shape: func(a *IndexArrayAttrs, in []Shape) ([]Shape, error) {
+			axes, err := a.axes(len(in[0]))
+			if err != nil {
+				return nil, err
+			}
+			return []Shape{append(in[0].Clone(), len(axes))}, nil
+		},
+		DType: func(_ *IndexArrayAttrs, _ []DType) ([]DType, error) { return []DType{Int64}, nil },
+		Kernel: func(_ *Env, a *IndexArrayAttrs, in, out []Value) error {
+			s := in[0].Shape
+			axes, err := a.axes(len(s))
+			if err != nil {
+				return err
+			}
+			strides := make([]int, len(s))
+			st := 1
+			for i := len(s) - 1; i >= 0; i-- {
+				strides[i] = st
+				st *= s[i]
+			}
+			y := make([]float64, 0, out[0].Shape.Size())
+			for i := range s.Size() {
+				for _, ax := range axes {
+					y = append(y, float64(i/strides[ax]%s[ax]))
+				}
+			}
+			CopyData(out[0].Data, FromFloat64s(Int64, y))
+			return nil
+		},
+		NoGrad: true,
+		Samples: []Sample{
+			{Inputs: []Shape{{2, 3}}},
+			{Attrs: map[string]string{"axes": "(-1, 0)"}, Inputs: []Shape{{2, 3, 2}}},
 		},
 	})
 
@@ -349,6 +463,26 @@ func registerSTE(name, of string, fn func(float64) float64) *Op {
 	})
 }
 
+// axes resolves index_array's axes for data of ndim dims.
+func (a *IndexArrayAttrs) axes(ndim int) ([]int, error) {
+	if len(a.Axes) == 0 {
+		all := make([]int, ndim)
+		for i := range all {
+			all[i] = i
+		}
+		return all, nil
+	}
+	out := make([]int, len(a.Axes))
+	for i, ax := range a.Axes {
+		n, err := NormAxis(ax, ndim)
+		if err != nil {
+			return nil, Errorf("axes %v: data has %d dims", a.Axes, ndim)
+		}
+		out[i] = n
+	}
+	return out, nil
+}
+
 // checkInitOutput refuses init_output=False.
 func checkInitOutput(init bool) error {
 	if !init {
@@ -386,6 +520,19 @@ func (a *HistogramAttrs) rangeValues() (lo, hi float64, ok bool, err error) {
 		}
 	}
 	return v[0], v[1], true, nil
+}
+
+// MultiSumSq returns the sum of the squares of each of xs, as float32
+// (len(xs)) (multi_sum_sq).
+func (f F) MultiSumSq(xs ...Tensor) Tensor {
+	return f.callA(opMultiSumSq, &MultiSumSqAttrs{NumArrays: len(xs)}, xs...)
+}
+
+// IndexArray returns the coordinates of each element of x along axes (all
+// axes when none are given), int64 (data's dims..., len(axes))
+// (_contrib_index_array).
+func (f F) IndexArray(x Tensor, axes ...int) Tensor {
+	return f.callA(opIndexArray, &IndexArrayAttrs{Axes: axes}, x)
 }
 
 // IndexCopy returns old with its rows idx[i] replaced by the rows i of

@@ -109,4 +109,20 @@ func TestContribSmallOps(t *testing.T) {
 	}
 	// d/dx of m(x)·x with m's gradient scaled: x·(-0.5) + x.
 	checkArray(t, "gradientmultiplier", g[0], ops.Shape{2}, []float64{0.5, -1}, 1e-12)
+
+	// multi_sum_sq and its gradient; index_array.
+	a1, a2 := eager.Array([]float32{1, -2}, 2), eager.Array([]float32{3}, 1)
+	checkArray(t, "multi_sum_sq", F.MultiSumSq(a1, a2), ops.Shape{2}, []float64{5, 9}, 0)
+	a1.AttachGrad()
+	a2.AttachGrad()
+	eager.Record(func() { y = nd(F.Sum(F.Mul(F.MultiSumSq(a1, a2), eager.Array([]float32{1, 10}, 2)))) })
+	g, err = eager.Grad([]*eager.NDArray{y}, []*eager.NDArray{a1, a2}, nil, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkArray(t, "multi_sum_sq d/da1", g[0], ops.Shape{2}, []float64{2, -4}, 0)
+	checkArray(t, "multi_sum_sq d/da2", g[1], ops.Shape{1}, []float64{60}, 0)
+	grid := eager.Array(make([]float64, 6), 2, 3)
+	checkArray(t, "index_array", F.IndexArray(grid), ops.Shape{2, 3, 2}, []float64{0, 0, 0, 1, 0, 2, 1, 0, 1, 1, 1, 2}, 0)
+	checkArray(t, "index_array axes", F.IndexArray(grid, -1), ops.Shape{2, 3, 1}, []float64{0, 1, 2, 0, 1, 2}, 0)
 }

@@ -1,8 +1,9 @@
 package ops
 
 import (
-	"fmt"
+	"cmp"
 	"math"
+	"strings"
 )
 
 // Optimizer update ops, as scripts call them directly
@@ -112,6 +113,25 @@ type FTMLUpdateAttrs struct {
 	ClipGrad    float64 `attr:"clip_grad" default:"-1" doc:"clip the decayed gradient to [-clip_grad, clip_grad]; < 0: no clipping"`
 }
 
+// LambPhase1Attrs are the attributes of lamb_update_phase1.
+type LambPhase1Attrs struct {
+	Beta1          float64 `attr:"beta1" default:"0.9" doc:"the decay of the mean"`
+	Beta2          float64 `attr:"beta2" default:"0.999" doc:"the decay of the variance"`
+	Epsilon        float64 `attr:"epsilon" default:"1e-06" doc:"added to the root of the variance"`
+	T              int     `attr:"t" doc:"the step number, from 1"`
+	BiasCorrection bool    `attr:"bias_correction" default:"True" doc:"divide the mean and variance by 1 - beta^t"`
+	WD             float64 `attr:"wd" doc:"weight decay, added to the direction"`
+	RescaleGrad    float64 `attr:"rescale_grad" default:"1" doc:"the gradient's scale"`
+	ClipGradient   float64 `attr:"clip_gradient" default:"-1" doc:"clip the scaled gradient to [-clip_gradient, clip_gradient]; < 0: no clipping"`
+}
+
+// LambPhase2Attrs are the attributes of lamb_update_phase2.
+type LambPhase2Attrs struct {
+	LR         float64 `attr:"lr" doc:"the learning rate"`
+	LowerBound float64 `attr:"lower_bound" default:"-1" doc:"the least weight norm r1 counts as; < 0: no bound"`
+	UpperBound float64 `attr:"upper_bound" default:"-1" doc:"the largest weight norm r1 counts as; < 0: no bound"`
+}
+
 // SignSGDUpdateAttrs are the attributes of signsgd_update.
 type SignSGDUpdateAttrs struct {
 	LR           float64 `attr:"lr" doc:"the learning rate"`
@@ -139,17 +159,22 @@ func clipGrad(g, c float64) float64 {
 }
 
 // updateDef is one update op: its inputs after weight and grad are its
-// states, and step returns the new weight of one element from the
-// weight w, the gradient g and the element's states s, which it updates.
+// states and then its scalars (inputs of one value, read only), and step
+// returns the new weight of one element from the weight w, the gradient
+// g, the element's states and the scalars in s; it updates the states.
 type updateDef[A any] struct {
 	name, doc string
+	second    string // the second input's name; "" is grad
+	result    string // what the output is; "" is the new weight
 	states    []string
+	scalars   []string
+	positive  bool // draw the samples' inputs from [0.1, 1.5]
 	step      func(a *A, w, g float64, s []float64) float64
 	samples   []map[string]string
 }
 
 var opSGDUpdate, opSGDMomUpdate, opNAGMomUpdate, opAdamUpdate, opAdamWUpdate, opRMSPropUpdate, opRMSPropAlexUpdate,
-	opFtrlUpdate, opFTMLUpdate, opSignSGDUpdate, opSignumUpdate *Op
+	opLambPhase1, opLambPhase2, opFtrlUpdate, opFTMLUpdate, opSignSGDUpdate, opSignumUpdate *Op
 
 func init() {
 	opSGDUpdate = registerUpdate(updateDef[SGDUpdateAttrs]{
@@ -182,7 +207,7 @@ func init() {
 		samples: []map[string]string{{"lr": "0.1", "momentum": "0.9"}, {"lr": "0.5", "momentum": "0.5", "wd": "0.1", "clip_gradient": "0.3"}},
 	})
 	opAdamUpdate = registerUpdate(updateDef[AdamUpdateAttrs]{
-		name: "adam_update", states: []string{"mean", "var"},
+		name: "adam_update", positive: true, states: []string{"mean", "var"},
 		doc: "Adam, without bias correction (fold it into lr): with d = clip(rescale_grad·g + wd·w), mean = beta1·mean " +
 			"+ (1-beta1)·d, var = beta2·var + (1-beta2)·d², and the new weight is w - lr·mean/(sqrt(var) + epsilon).",
 		step: func(a *AdamUpdateAttrs, w, g float64, s []float64) float64 {
@@ -194,7 +219,7 @@ func init() {
 		samples: []map[string]string{{"lr": "0.01"}, {"lr": "0.1", "wd": "0.01", "clip_gradient": "0.5", "beta1": "0.8"}},
 	})
 	opRMSPropUpdate = registerUpdate(updateDef[RMSPropUpdateAttrs]{
-		name: "rmsprop_update", states: []string{"n"},
+		name: "rmsprop_update", positive: true, states: []string{"n"},
 		doc: "RMSProp: with d = clip(rescale_grad·g + wd·w), n = (1-gamma1)·d² + gamma1·n and the new weight is " +
 			"w - lr·d/sqrt(n + epsilon), clipped to [-clip_weights, clip_weights] when clip_weights >= 0.",
 		step: func(a *RMSPropUpdateAttrs, w, g float64, s []float64) float64 {
@@ -205,7 +230,7 @@ func init() {
 		samples: []map[string]string{{"lr": "0.01"}, {"lr": "0.1", "wd": "0.01", "clip_gradient": "0.5", "clip_weights": "0.8"}},
 	})
 	opRMSPropAlexUpdate = registerUpdate(updateDef[RMSPropAlexUpdateAttrs]{
-		name: "rmspropalex_update", states: []string{"n", "g", "delta"},
+		name: "rmspropalex_update", positive: true, states: []string{"n", "g", "delta"},
 		doc: "Graves' RMSProp: with d = clip(rescale_grad·g + wd·w), n = (1-gamma1)·d² + gamma1·n, g = (1-gamma1)·d + " +
 			"gamma1·g, delta = gamma2·delta - lr·d/sqrt(n - g² + epsilon), and the new weight is w + delta, clipped to " +
 			"[-clip_weights, clip_weights] when clip_weights >= 0.",
@@ -219,7 +244,7 @@ func init() {
 		samples: []map[string]string{{"lr": "0.01"}, {"lr": "0.1", "wd": "0.01", "clip_gradient": "0.5", "clip_weights": "0.8"}},
 	})
 	opFtrlUpdate = registerUpdate(updateDef[FtrlUpdateAttrs]{
-		name: "ftrl_update", states: []string{"z", "n"},
+		name: "ftrl_update", positive: true, states: []string{"z", "n"},
 		doc: "FTRL-proximal: with d = clip(rescale_grad·g), z += d - (sqrt(n + d²) - sqrt(n))·w/lr, n += d², and the " +
 			"new weight is (sign(z)·lamda1 - z)/((beta + sqrt(n))/lr + wd) where |z| > lamda1, 0 elsewhere.",
 		step: func(a *FtrlUpdateAttrs, w, g float64, s []float64) float64 {
@@ -234,7 +259,7 @@ func init() {
 		samples: []map[string]string{{"lr": "0.1"}, {"lr": "0.5", "lamda1": "0.1", "wd": "0.01", "clip_gradient": "0.5"}},
 	})
 	opFTMLUpdate = registerUpdate(updateDef[FTMLUpdateAttrs]{
-		name: "ftml_update", states: []string{"d", "v", "z"},
+		name: "ftml_update", positive: true, states: []string{"d", "v", "z"},
 		doc: "FTML (Zheng and Kwok): with e = clip(rescale_grad·g + wd·w) at step t, v = beta2·v + (1-beta2)·e², " +
 			"d' = (1-beta1^t)/lr·(sqrt(v/(1-beta2^t)) + epsilon), z = beta1·z + (1-beta1)·e - (d' - beta1·d)·w, d = d', " +
 			"and the new weight is -z/d.",
@@ -248,6 +273,44 @@ func init() {
 			return -s[2] / dt
 		},
 		samples: []map[string]string{{"lr": "0.1", "t": "1"}, {"lr": "0.05", "t": "3", "wd": "0.01", "clip_grad": "0.5"}},
+	})
+	opLambPhase1 = registerUpdate(updateDef[LambPhase1Attrs]{
+		name: "lamb_update_phase1", positive: true, states: []string{"mean", "var"}, result: "the direction g",
+		doc: "LAMB's first phase: with d = clip(rescale_grad·grad), mean = beta1·mean + (1-beta1)·d, var = " +
+			"beta2·var + (1-beta2)·d², and g = mean'/(sqrt(var') + epsilon) + wd·w, mean' and var' divided by " +
+			"1 - beta1^t and 1 - beta2^t with bias_correction.",
+		step: func(a *LambPhase1Attrs, w, g float64, s []float64) float64 {
+			d := clipGrad(a.RescaleGrad*g, a.ClipGradient)
+			s[0] = a.Beta1*s[0] + (1-a.Beta1)*d
+			s[1] = a.Beta2*s[1] + (1-a.Beta2)*d*d
+			m, v := s[0], s[1]
+			if a.BiasCorrection {
+				m /= 1 - math.Pow(a.Beta1, float64(a.T))
+				v /= 1 - math.Pow(a.Beta2, float64(a.T))
+			}
+			return m/(math.Sqrt(v)+a.Epsilon) + a.WD*w
+		},
+		samples: []map[string]string{{"t": "1", "wd": "0.01"}, {"t": "3", "wd": "0", "bias_correction": "False", "clip_gradient": "0.5"}},
+	})
+	opLambPhase2 = registerUpdate(updateDef[LambPhase2Attrs]{
+		name: "lamb_update_phase2", second: "g", scalars: []string{"r1", "r2"}, positive: true,
+		doc: "LAMB's second phase: w - lr·(r1/r2)·g, r1 the weight's norm (bounded by lower_bound and upper_bound " +
+			"when they are >= 0) and r2 the norm of lamb_update_phase1's g; the ratio is 1 when either is 0.",
+		step: func(a *LambPhase2Attrs, w, g float64, s []float64) float64 {
+			r1, r2 := s[0], s[1]
+			if a.LowerBound >= 0 {
+				r1 = max(r1, a.LowerBound)
+			}
+			if a.UpperBound >= 0 {
+				r1 = min(r1, a.UpperBound)
+			}
+			lr := a.LR
+			if r1 != 0 && r2 != 0 {
+				lr *= r1 / r2
+			}
+			return w - lr*g
+		},
+		samples: []map[string]string{{"lr": "0.1"}, {"lr": "0.5", "lower_bound": "0.3", "upper_bound": "0.6"}},
 	})
 	opSignSGDUpdate = registerUpdate(updateDef[SignSGDUpdateAttrs]{
 		name: "signsgd_update", doc: "(1 - lr·wd)·w - lr·sign(g).",
@@ -267,7 +330,7 @@ func init() {
 		samples: []map[string]string{{"lr": "0.1", "momentum": "0.9"}, {"lr": "0.5", "momentum": "0.5", "wd": "0.1", "wd_lh": "0.01", "clip_gradient": "0.3"}},
 	})
 	opAdamWUpdate = registerUpdate(updateDef[AdamWUpdateAttrs]{
-		name: "_adamw_update", states: []string{"mean", "var", "rescale_grad"},
+		name: "_adamw_update", states: []string{"mean", "var"}, scalars: []string{"rescale_grad"}, positive: true,
 		doc: "AdamW, decoupled weight decay: with d = clip(rescale_grad·g), mean = beta1·mean + (1-beta1)·d, var = " +
 			"beta2·var + (1-beta2)·d², and the new weight is w - eta·(lr·mean/(sqrt(var) + epsilon) + wd·w). " +
 			"rescale_grad is an input (1,); when it is 0, infinite or NaN nothing is updated and the weight is " +
@@ -287,50 +350,49 @@ func init() {
 }
 
 // registerUpdate registers an optimizer update op. Its states are updated
-// in place; _adamw_update's last "state", rescale_grad, is a scalar input
-// (1,) that is read and not written.
+// in place.
 func registerUpdate[A any](u updateDef[A]) *Op {
-	inputs := append([]string{"weight", "grad"}, u.states...)
-	scalarLast := u.name == "_adamw_update"
+	inputs := append([]string{"weight", cmp.Or(u.second, "grad")}, u.states...)
+	inputs = append(inputs, u.scalars...)
+	ns := len(u.states)
 	var aux []int
 	for i := range u.states {
-		if !(scalarLast && i == len(u.states)-1) {
-			aux = append(aux, 2+i)
-		}
+		aux = append(aux, 2+i)
 	}
 	var samples []Sample
 	for _, attrs := range u.samples {
 		shapes := make([]Shape, len(inputs))
 		for i := range shapes {
 			shapes[i] = Shape{2, 3}
+			if i >= 2+ns {
+				shapes[i] = Shape{1}
+			}
 		}
 		s := Sample{Attrs: attrs, Inputs: shapes}
-		if scalarLast {
-			shapes[len(shapes)-1] = Shape{1}
-			s.Low, s.High = 0.5, 1.5
-		}
-		if u.name == "adam_update" || u.name == "_adamw_update" || u.name == "rmsprop_update" || u.name == "rmspropalex_update" || u.name == "ftrl_update" || u.name == "ftml_update" {
-			// Variances and squared sums are not negative: draw every input from [0.1, 1.5].
+		if u.positive {
+			// Variances and squared sums are not negative.
 			s.Low, s.High = 0.1, 1.5
 		}
 		samples = append(samples, s)
 	}
+	doc := "Optimizer update: " + u.doc
+	if ns > 0 {
+		doc += " The states (" + strings.Join(u.states, ", ") + ") are updated in place."
+	}
 	return Register(Def[A]{
 		Name: u.name, Kind: "other",
-		Doc: "Optimizer update: " + u.doc + " The states (" + fmt.Sprint(u.states) + ") are updated in place; the " +
-			"result is the new weight. Not differentiable.",
+		Doc:    doc + " The result is " + cmp.Or(u.result, "the new weight") + ". Not differentiable.",
 		Inputs: inputs, Aux: aux,
 		Shape: func(_ *A, in []Shape) ([]Shape, error) {
 			w := in[0]
-			n := len(in)
-			if scalarLast {
-				if len(in[n-1]) == 0 {
-					in[n-1] = Shape{1}
+			n := 2 + ns
+			for i := n; i < len(in); i++ {
+				if len(in[i]) == 0 {
+					in[i] = Shape{1}
 				}
-				if in[n-1].Size() != 1 && in[n-1].Known() {
-					return nil, Errorf("rescale_grad %v must hold one value", in[n-1])
+				if in[i].Size() != 1 && in[i].Known() {
+					return nil, Errorf("%s %v must hold one value", inputs[i], in[i])
 				}
-				n--
 			}
 			for i := 1; i < n; i++ {
 				if len(in[i]) == 0 {
@@ -365,25 +427,22 @@ func registerUpdate[A any](u updateDef[A]) *Op {
 		},
 		Kernel: func(_ *Env, a *A, in, out []Value) error {
 			w, g := in[0].Float64s(), in[1].Float64s()
-			states := make([][]float64, len(u.states))
+			states := make([][]float64, ns)
 			for k := range states {
 				states[k] = in[2+k].Float64s()
 			}
 			y := make([]float64, len(w))
-			s := make([]float64, len(states))
+			s := make([]float64, len(in)-2)
+			for k := ns; k < len(s); k++ {
+				s[k] = in[2+k].Float64s()[0]
+			}
 			for i := range w {
 				for k, st := range states {
-					if scalarLast && k == len(states)-1 {
-						s[k] = st[0]
-					} else {
-						s[k] = st[i]
-					}
+					s[k] = st[i]
 				}
 				y[i] = u.step(a, w[i], g[i], s)
 				for k, st := range states {
-					if !(scalarLast && k == len(states)-1) {
-						st[i] = s[k]
-					}
+					st[i] = s[k]
 				}
 			}
 			for _, k := range aux {
@@ -455,6 +514,19 @@ func (f F) FtrlUpdate(weight, grad, z, n Tensor, lr float64, attrs ...Attr) Tens
 // place (ftml_update).
 func (f F) FTMLUpdate(weight, grad, d, v, z Tensor, lr float64, t int, attrs ...Attr) Tensor {
 	return f.update(opFTMLUpdate, lr, append([]Attr{{"t", t}}, attrs...), weight, grad, d, v, z)
+}
+
+// LambUpdatePhase1 returns LAMB's direction for weight at step t,
+// updating mean and variance in place (lamb_update_phase1); wd must be in
+// attrs.
+func (f F) LambUpdatePhase1(weight, grad, mean, variance Tensor, t int, attrs ...Attr) Tensor {
+	return f.call1(opLambPhase1, append([]Attr{{"t", t}}, attrs...), weight, grad, mean, variance)
+}
+
+// LambUpdatePhase2 returns weight after LAMB's step along g, scaled by
+// the norms r1 (of the weight) and r2 (of g) (lamb_update_phase2).
+func (f F) LambUpdatePhase2(weight, g, r1, r2 Tensor, lr float64, attrs ...Attr) Tensor {
+	return f.update(opLambPhase2, lr, attrs, weight, g, r1, r2)
 }
 
 // SignSGDUpdate returns weight after a step of signSGD (signsgd_update).

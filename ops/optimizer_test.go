@@ -50,4 +50,12 @@ func TestOptimizerUpdates(t *testing.T) {
 	out = F.RMSPropAlexUpdate(w, g, n2, g2, delta, 0.1, ops.Attr{"gamma1", 0.5}, ops.Attr{"gamma2", 0.0}, ops.Attr{"epsilon", 0.0})
 	checkArray(t, "rmspropalex_update", out, ops.Shape{2}, []float64{0.8, -2.2}, 1e-12)
 	checkArray(t, "rmspropalex_update g", g2, ops.Shape{2}, []float64{0.25, 2}, 1e-12)
+
+	// LAMB: with bias correction the first step's direction is
+	// sign(g) + wd·w; the second phase scales lr by r1/r2.
+	m3, v3 := eager.Array([]float64{0, 0}, 2), eager.Array([]float64{0, 0}, 2)
+	dir := F.LambUpdatePhase1(w, g, m3, v3, 1, ops.Attr{"wd", 0.1}, ops.Attr{"epsilon", 0.0})
+	checkArray(t, "lamb_update_phase1", dir, ops.Shape{2}, []float64{1.1, 0.8}, 1e-12)
+	out = F.LambUpdatePhase2(w, dir, eager.Array([]float64{2}, 1), eager.Array([]float64{4}, 1), 0.1)
+	checkArray(t, "lamb_update_phase2", out, ops.Shape{2}, []float64{1 - 0.055, -2 - 0.04}, 1e-12)
 }

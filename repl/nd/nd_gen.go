@@ -556,6 +556,25 @@ func Im2col(x ops.Tensor, kernel []int, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.Im2col(x, kernel, attrs...))
 }
 
+// ImageNormalize returns (x - mean[c]) / std[c] per channel of x (C, H, W)
+// or (N, C, H, W) (_image_normalize).
+func ImageNormalize(x ops.Tensor, mean []float64, std []float64) *eager.NDArray {
+	return nd(eager.F.ImageNormalize(x, mean, std))
+}
+
+// ImageToTensor converts images (H, W, C) or (N, H, W, C) in [0, 255] to
+// float32 (C, H, W) or (N, C, H, W) in [0, 1] (_image_to_tensor).
+func ImageToTensor(x ops.Tensor) *eager.NDArray {
+	return nd(eager.F.ImageToTensor(x))
+}
+
+// IndexArray returns the coordinates of each element of x along axes (all
+// axes when none are given), int64 (data's dims..., len(axes))
+// (_contrib_index_array).
+func IndexArray(x ops.Tensor, axes ...int) *eager.NDArray {
+	return nd(eager.F.IndexArray(x, axes...))
+}
+
 // IndexCopy returns old with its rows idx[i] replaced by the rows i of
 // newRows (_contrib_index_copy).
 func IndexCopy(old ops.Tensor, idx ops.Tensor, newRows ops.Tensor) *eager.NDArray {
@@ -591,6 +610,19 @@ func L2Normalization(x ops.Tensor, mode string, attrs ...ops.Attr) *eager.NDArra
 // and 2 (ops.Attr{"beta", 0.5}).
 func LRN(x ops.Tensor, nsize int, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.LRN(x, nsize, attrs...))
+}
+
+// LambUpdatePhase1 returns LAMB's direction for weight at step t,
+// updating mean and variance in place (lamb_update_phase1); wd must be in
+// attrs.
+func LambUpdatePhase1(weight ops.Tensor, grad ops.Tensor, mean ops.Tensor, variance ops.Tensor, t int, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.LambUpdatePhase1(weight, grad, mean, variance, t, attrs...))
+}
+
+// LambUpdatePhase2 returns weight after LAMB's step along g, scaled by
+// the norms r1 (of the weight) and r2 (of g) (lamb_update_phase2).
+func LambUpdatePhase2(weight ops.Tensor, g ops.Tensor, r1 ops.Tensor, r2 ops.Tensor, lr float64, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.LambUpdatePhase2(weight, g, r1, r2, lr, attrs...))
 }
 
 // LayerNorm normalises x along the last axis (or ops.Axis) and applies
@@ -870,6 +902,12 @@ func MultiBoxDetection(clsProb ops.Tensor, locPred ops.Tensor, anchor ops.Tensor
 // offsets.
 func MultiBoxPrior(x ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.MultiBoxPrior(x, attrs...))
+}
+
+// MultiSumSq returns the sum of the squares of each of xs, as float32
+// (len(xs)) (multi_sum_sq).
+func MultiSumSq(xs ...ops.Tensor) *eager.NDArray {
+	return nd(eager.F.MultiSumSq(xs...))
 }
 
 // NAGMomUpdate returns weight after a step of Nesterov's accelerated
@@ -1189,6 +1227,13 @@ func SGDMomUpdate(weight ops.Tensor, grad ops.Tensor, mom ops.Tensor, lr float64
 // wd, rescale_grad and clip_gradient.
 func SGDUpdate(weight ops.Tensor, grad ops.Tensor, lr float64, attrs ...ops.Attr) *eager.NDArray {
 	return nd(eager.F.SGDUpdate(weight, grad, lr, attrs...))
+}
+
+// SVMOutput marks x (..., classes) as SVM scores against label (...): the
+// identity forward, and the hinge loss's gradient backward (attrs: margin,
+// regularization_coefficient, use_linear).
+func SVMOutput(x ops.Tensor, label ops.Tensor, attrs ...ops.Attr) *eager.NDArray {
+	return nd(eager.F.SVMOutput(x, label, attrs...))
 }
 
 // SampleExponential draws from the exponential distributions of rates lam.
