@@ -91,18 +91,32 @@
 // Depthwise3x3 convolves each plane with its own 3x3 filter (MobileNet's
 // depthwise layers) without a column matrix: the plane is copied once
 // into a zero-bordered buffer, split into even and odd columns for a
-// stride of 2, so that each output row is nine contiguous runs scaled and
-// summed in registers (AVX2 for float32). Pooling kernels work on Planes
-// independent planes and follow MXNet's window clipping and averaging
-// rules; 2x2 windows at stride 2, the common case, have a loop of their
-// own (AVX2 for float32).
+// stride of 2, so that each output row is nine contiguous runs scaled,
+// summed in registers and bounded (relu, relu6) before the store (AVX2
+// for float32); a plane narrower than 16 outputs at unit stride is one
+// run. Pooling kernels work on Planes independent planes and follow
+// MXNet's window clipping and averaging rules; 2x2 windows at stride 2
+// and ResNet's 3x3 windows at stride 2 have loops of their own (AVX2 for
+// float32).
+//
+// ConvWinograd computes a 3x3 convolution at unit stride by Winograd's
+// F(4x4, 3x3): filters transformed once by WinogradFilters (one product
+// with G ⊗ G, then PackA per position), each block of 32 output tiles
+// gathered from a zero-bordered frame, transformed, multiplied at its 36
+// positions by the micro-kernel, transformed back and cropped with the
+// epilogue applied, an image at a time so that its frames stay in cache.
+// The gathers, scatters and transforms take eight tiles at a time (AVX2
+// for float32, WinogradFast); it rounds more than the direct product
+// (about 5e-6 of the largest output in float32).
 //
 // # Small products
 //
 // For small convolutions and dense layers the copies around the
 // arithmetic cost more than the arithmetic. Im2colPacked writes a column
 // matrix straight into the packed panel layout of the micro-kernel (and
-// Im2colPackedT its transpose, for the weight gradient), GemmPackedB and
+// Im2colPackedT its transpose, for the weight gradient; Im2colPanels a
+// range of its panels at a time, so that a large matrix is multiplied in
+// pieces that stay in cache), GemmPackedB and
 // GemmPacked take operands packed that way (PackA packs filters once for
 // all images, and GemmPackedA takes them with an unpacked right operand), and an Epilogue finishes each
 // tile of C while it is still in cache: a scale and a bias per row (an

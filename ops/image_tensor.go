@@ -78,17 +78,8 @@ func init() {
 			"hold one value or one per channel.",
 		Inputs: []string{"data"},
 		Check:  func(a *ImageNormalizeAttrs) error { _, _, err := a.values(0); return err },
-		Shape: func(a *ImageNormalizeAttrs, in []Shape) ([]Shape, error) {
-			c, err := imageChannels(in[0])
-			if err != nil {
-				return nil, err
-			}
-			if _, _, err := a.values(c); err != nil {
-				return nil, err
-			}
-			return []Shape{in[0].Clone()}, nil
-		},
-		DType: func(_ *ImageNormalizeAttrs, in []DType) ([]DType, error) { return floatData(in[0]) },
+		Shape:  func(a *ImageNormalizeAttrs, in []Shape) ([]Shape, error) { return a.shape(in[0]) },
+		DType:  func(_ *ImageNormalizeAttrs, in []DType) ([]DType, error) { return floatData(in[0]) },
 		Kernel: func(_ *Env, a *ImageNormalizeAttrs, in, out []Value) error {
 			return a.apply(in[0], out[0], true)
 		},
@@ -107,17 +98,8 @@ func init() {
 		Doc:    "The gradient of _image_normalize: ograd[c] / std[c].",
 		Inputs: []string{"ograd"},
 		Check:  func(a *ImageNormalizeAttrs) error { _, _, err := a.values(0); return err },
-		Shape: func(a *ImageNormalizeAttrs, in []Shape) ([]Shape, error) {
-			c, err := imageChannels(in[0])
-			if err != nil {
-				return nil, err
-			}
-			if _, _, err := a.values(c); err != nil {
-				return nil, err
-			}
-			return []Shape{in[0].Clone()}, nil
-		},
-		DType: func(_ *ImageNormalizeAttrs, in []DType) ([]DType, error) { return floatData(in[0]) },
+		Shape:  func(a *ImageNormalizeAttrs, in []Shape) ([]Shape, error) { return a.shape(in[0]) },
+		DType:  func(_ *ImageNormalizeAttrs, in []DType) ([]DType, error) { return floatData(in[0]) },
 		Kernel: func(_ *Env, a *ImageNormalizeAttrs, in, out []Value) error {
 			return a.apply(in[0], out[0], false)
 		},
@@ -141,6 +123,19 @@ func imageChannels(s Shape) (int, error) {
 		return 0, Errorf("data %v must have 1 or 3 channels", s)
 	}
 	return c, nil
+}
+
+// shape is the shape rule of _image_normalize and its gradient: data's
+// shape, once mean and std are checked against its channels.
+func (a *ImageNormalizeAttrs) shape(data Shape) ([]Shape, error) {
+	c, err := imageChannels(data)
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := a.values(c); err != nil {
+		return nil, err
+	}
+	return []Shape{data.Clone()}, nil
 }
 
 // values parses mean and std, checking them against c channels (0:

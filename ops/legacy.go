@@ -183,12 +183,7 @@ func init() {
 		Name: "Convolution_v1", Kind: "conv",
 		Doc: "MXNet's first Convolution, kept for model files that name it: 2-D (NCHW) convolution with Convolution's " +
 			"arithmetic and attributes; weight is (num_filter, channels/num_group, kh, kw), bias (num_filter).",
-		InputNames: func(a *ConvolutionV1Attrs) []string {
-			if a.NoBias {
-				return []string{"data", "weight"}
-			}
-			return []string{"data", "weight", "bias"}
-		},
+		InputNames: func(a *ConvolutionV1Attrs) []string { return opConvolution.InputNames(a.conv()) },
 		Check: func(a *ConvolutionV1Attrs) error {
 			if len(a.Kernel) != 2 {
 				return Errorf("kernel %v: only 2-D kernels (h, w) are supported", a.Kernel)
