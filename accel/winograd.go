@@ -151,13 +151,15 @@ func newWinoFrame(g ConvGeom) winoFrame {
 // images) with maps filters transformed by WinogradFilters, writing
 // maps x OutH x OutW per image to out, then applies ep (nil for none) to
 // each image's maps x (OutH*OutW) as a product's epilogue would, its Add
-// holding the whole batch's (image n's at Add[n*maps*AddStride:]). The
-// tiles of an image are taken in
-// blocks of PanelWidth: each block's patches are gathered and transformed
-// (Bᵀ d B), multiplied at each of the 36 positions by the filters
-// (GemmPacked), transformed back (Aᵀ m A) and scattered to the output,
-// the transforms vectorised over the tiles of the block. Blocks are
-// spread over the workers.
+// holding the whole batch's (image n's at Add[n*maps*AddStride:]).
+//
+// The tiles of an image are taken in blocks of PanelWidth: each block's
+// patches are gathered and transformed (Bᵀ d B), multiplied at each of
+// the 36 positions by the filters (winoBlocks.products), transformed back
+// (Aᵀ m A) and scattered to the output frame, the transforms vectorised
+// over the tiles of the block. In batches each worker takes whole images;
+// a single image's blocks, or each block's steps when there are fewer
+// blocks than workers, are spread over the workers.
 func ConvWinograd[T Float](g ConvGeom, maps, batch int, images, filters, out []T, ep *Epilogue[T]) {
 	if !WinogradApplies(g) {
 		panic("accel: ConvWinograd of a convolution that is not 3x3 at stride 1")
