@@ -217,6 +217,10 @@ func GemmEpilogue[T Float](transA, transB bool, m, n, k int, a []T, lda int, b [
 		gemmDots(m, n, k, 1, a, lda, b, ldb, 0, c, ldc, ep)
 		return
 	}
+	if columnDots[T](transA, transB, n, k, ldb) {
+		gemmColumn(m, k, 1, a, lda, b, 0, c, ldc, ep)
+		return
+	}
 	if k == 0 {
 		scaleMatrix(m, n, 0, c, ldc)
 		if ep != nil {
@@ -720,6 +724,36 @@ func dotsFor[T Float]() func(x, y []T) T {
 		return f
 	}
 	return nil
+}
+
+// columnDots reports whether a product whose C is a single column (a
+// matrix-vector product: a dense layer's Wx, a 1x1 convolution of a 1x1
+// image) is computed as one dot product per row of A: op(A) not
+// transposed and B's column contiguous. The packed kernel would fill one
+// of its nr columns and waste the rest: MobileNet v2's classifier, a
+// 1000x1280 convolution of a 1x1 image, took 2.3 ms packed.
+func columnDots[T Float](transA, transB bool, n, k, ldb int) bool {
+	return !transA && n == 1 && k > 0 && (transB || ldb == 1) && dotsFor[T]() != nil
+}
+
+// gemmColumn computes C = alpha*A*x + beta*C (then ep) for A m x k,
+// row-major, x the k values of B's one column and C m x 1: one dot
+// product per row of A, the rows spread over the workers.
+func gemmColumn[T Float](m, k int, alpha T, a []T, lda int, x []T, beta T, c []T, ldc int, ep *Epilogue[T]) {
+	dot := dotsFor[T]()
+	x = x[:k]
+	ParallelFor(m, max(1, dotGrain/k), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			v := alpha * dot(a[i*lda:][:k], x)
+			if beta != 0 {
+				v += beta * c[i*ldc]
+			}
+			c[i*ldc] = v
+		}
+		if ep != nil {
+			ep.apply(c[lo*ldc:], ldc, lo, 0, hi-lo, 1)
+		}
+	})
 }
 
 // gemmDots computes C = alpha*A*Bᵀ + beta*C (then ep) as one dot product

@@ -55,6 +55,10 @@ func Gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b 
 		gemmDots(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nil)
 		return
 	}
+	if columnDots[T](transA, transB, n, k, ldb) && alpha != 0 {
+		gemmColumn(m, k, alpha, a, lda, b, beta, c, ldc, nil)
+		return
+	}
 	if k == 0 || alpha == 0 {
 		scaleMatrix(m, n, beta, c, ldc)
 		return

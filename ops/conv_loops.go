@@ -209,9 +209,12 @@ const (
 // lies. The direct kernel, where the CPU has it, was the fastest for
 // most such shapes measured (up to 3 times the Gemm paths on images of
 // 28x28 and more), beyond packedConvMax too, up to pointwiseDirectMax,
-// but not for expansions of 7x7 images (expandsSmallImage); elsewhere
-// the pointwise path, a Gemm on the image with the epilogue fused, saves
-// the blocked path's separate bias pass.
+// but not for expansions of 7x7 images (expandsSmallImage) nor for 1x1
+// images (a classifier's convolution, a matrix-vector product that Gemm
+// computes as dot products: a third of the direct kernel's time for
+// MobileNet v2's 1000x1280); elsewhere the pointwise path, a Gemm on the
+// image with the epilogue fused, saves the blocked path's separate bias
+// pass.
 //
 // A 3x3 convolution at unit stride on a large enough image takes
 // Winograd's algorithm (winogradPays).
@@ -229,7 +232,7 @@ func convAlgoFor[T accel.Float](p convPlan) convAlgo {
 	switch {
 	case p.maps == 1 && p.geom.Channels == 1 && accel.Depthwise3x3Applies(p.geom):
 		return algoDepthwise
-	case p.direct() && k*cols <= pointwiseDirectMax && accel.ConvDirectApplies[T](p.geom, p.maps) && !expandsSmallImage(p):
+	case p.direct() && k*cols <= pointwiseDirectMax && accel.ConvDirectApplies[T](p.geom, p.maps) && !expandsSmallImage(p) && cols > 1:
 		return algoDirect
 	case p.direct():
 		return algoPointwise
