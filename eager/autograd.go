@@ -2,6 +2,7 @@ package eager
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/hybridgo/hybridgo/ops"
 )
@@ -33,7 +34,9 @@ type tapeEntry struct {
 type Call interface {
 	// Backward returns the gradient of each input (nil where none flows),
 	// given the gradient of each output. With retainGraph it may run
-	// again, for another Backward.
+	// again, for another Backward. The gradients may share the call's
+	// own buffers (a compiled graph's frame) until it is released or its
+	// Backward runs again: the tape copies what it keeps longer.
 	Backward(outGrads []*NDArray) ([]*NDArray, error)
 	// Release says that the tape let go of the call (Backward ran without
 	// retainGraph): its Backward will not run again.
@@ -161,12 +164,15 @@ func Backward(heads, headGrads []*NDArray, retainGraph bool) error {
 			v.hook(v)
 		}
 	}
-	grads, err := backprop(heads, headGrads, false, retainGraph, final)
+	grads, order, err := backprop(heads, headGrads, false, final)
 	if err != nil {
 		return err
 	}
 	for v, g := range grads {
-		final(v, g)
+		final(v, g) // while the calls' buffers, which g may share, are held
+	}
+	if !retainGraph {
+		release(order)
 	}
 	return nil
 }
@@ -181,38 +187,50 @@ func Grad(heads, variables, headGrads []*NDArray, createGraph, retainGraph bool)
 			return nil, &ops.Error{Op: "Grad", Msg: fmt.Sprintf("variable %d (shape %v) has no gradient attached: call AttachGrad on it before recording", i, v.shape)}
 		}
 	}
-	grads, err := backprop(heads, headGrads, createGraph, retainGraph || createGraph, nil)
+	grads, order, err := backprop(heads, headGrads, createGraph, nil)
 	if err != nil {
 		return nil, err
 	}
+	lent := slices.ContainsFunc(order, func(e *tapeEntry) bool { return e.call != nil })
 	out := make([]*NDArray, len(variables))
 	for i, v := range variables {
 		g, ok := grads[v]
-		if !ok {
+		switch {
+		case !ok:
 			g = newArray(v.shape, v.dtype)
+		case lent:
+			// g may share a call's buffers, which its next call reuses.
+			c := newArray(g.shape, g.dtype)
+			ops.CopyData(c.data, g.data)
+			g = c
 		}
 		out[i] = g
+	}
+	if !retainGraph && !createGraph {
+		release(order)
 	}
 	return out, nil
 }
 
 // backprop runs the tape backwards from heads and returns the gradient of
-// every array it reached, variables included. final, when not nil, is
-// called for each variable with a gradient hook as soon as the last entry
-// that reads it has been run.
-func backprop(heads, headGrads []*NDArray, createGraph, retainGraph bool, final func(v, g *NDArray)) (grads map[*NDArray]*NDArray, err error) {
+// every array it reached, variables included, and the entries it ran, in
+// order. final, when not nil, is called for each variable with a gradient
+// hook as soon as the last entry that reads it has been run. The
+// gradients may share the buffers of the entries' calls: the caller
+// copies what it keeps before it releases them (release).
+func backprop(heads, headGrads []*NDArray, createGraph bool, final func(v, g *NDArray)) (grads map[*NDArray]*NDArray, order []*tapeEntry, err error) {
 	defer func() { // gradient rules are written with F, which panics on bad input
 		if r := recover(); r != nil {
 			e, ok := r.(error)
 			if !ok {
 				panic(r)
 			}
-			grads, err = nil, e
+			grads, order, err = nil, nil, e
 		}
 	}()
-	order, err := topoOrder(heads)
+	order, err = topoOrder(heads)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	prevRec := SetRecording(createGraph)
 	prevTrain := SetTraining(true)
@@ -247,13 +265,13 @@ func backprop(heads, headGrads []*NDArray, createGraph, retainGraph bool, final 
 	}
 	for i, h := range heads {
 		if !h.requiresGrad() {
-			return nil, &ops.Error{Op: "Backward", Msg: fmt.Sprintf("head %d (shape %v) does not depend on any variable: call AttachGrad on the inputs and compute inside Record", i, h.shape)}
+			return nil, nil, &ops.Error{Op: "Backward", Msg: fmt.Sprintf("head %d (shape %v) does not depend on any variable: call AttachGrad on the inputs and compute inside Record", i, h.shape)}
 		}
 		var g *NDArray
 		if i < len(headGrads) && headGrads[i] != nil {
 			g = headGrads[i]
 			if !g.shape.Equal(h.shape) {
-				return nil, &ops.Error{Op: "Backward", Msg: fmt.Sprintf("head gradient %d has shape %v, the head has %v", i, g.shape, h.shape)}
+				return nil, nil, &ops.Error{Op: "Backward", Msg: fmt.Sprintf("head gradient %d has shape %v, the head has %v", i, g.shape, h.shape)}
 			}
 		} else {
 			g = F.OnesLike(h).(*NDArray)
@@ -293,7 +311,7 @@ func backprop(heads, headGrads []*NDArray, createGraph, retainGraph bool, final 
 		}
 		inGrads, err := e.gradients(outGrads, createGraph, each)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for j, a := range e.inputs {
 			if j >= len(inGrads) || inGrads[j] == nil || !a.requiresGrad() || (streamed != nil && streamed[j]) {
@@ -301,7 +319,7 @@ func backprop(heads, headGrads []*NDArray, createGraph, retainGraph bool, final 
 			}
 			g := inGrads[j]
 			if !g.shape.Equal(a.shape) {
-				return nil, &ops.Error{Op: e.name(), Msg: fmt.Sprintf("gradient rule returned shape %v for input %d of shape %v", g.shape, j, a.shape)}
+				return nil, nil, &ops.Error{Op: e.name(), Msg: fmt.Sprintf("gradient rule returned shape %v for input %d of shape %v", g.shape, j, a.shape)}
 			}
 			accumulate(a, g)
 		}
@@ -311,15 +329,18 @@ func backprop(heads, headGrads []*NDArray, createGraph, retainGraph bool, final 
 			}
 		}
 	}
-	if !retainGraph {
-		for _, e := range order {
-			e.freed = true
-			if e.call != nil {
-				e.call.Release()
-			}
+	return grads, order, nil
+}
+
+// release lets go of the entries a Backward ran without retainGraph: they
+// cannot run again, and their calls' buffers serve later calls.
+func release(order []*tapeEntry) {
+	for _, e := range order {
+		e.freed = true
+		if e.call != nil {
+			e.call.Release()
 		}
 	}
-	return grads, nil
 }
 
 // countOf counts a in list.

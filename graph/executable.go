@@ -379,7 +379,10 @@ type tapeCall struct {
 }
 
 // Backward runs the program's backward part on the call's values and
-// returns copies of the input gradients (the frame serves later calls).
+// returns the input gradients. They lie in the call's frame (graph
+// outputs, which no step overwrites) until the tape releases the call or
+// runs its backward again: the tape copies what it keeps longer, so a
+// training step copies each gradient once, into its Grad buffer.
 func (c *tapeCall) Backward(outGrads []*eager.NDArray) ([]*eager.NDArray, error) {
 	return c.BackwardEach(outGrads, nil)
 }
@@ -401,7 +404,7 @@ func (c *tapeCall) BackwardEach(outGrads []*eager.NDArray, each func(j int, g *e
 	if each != nil && p.gradAt != nil {
 		after = func(step int) {
 			for _, j := range p.gradAt[step] {
-				grads[j] = copyValue(c.frame[p.gradSlot[j]])
+				grads[j] = eager.FromValue(c.frame[p.gradSlot[j]])
 				each(j, grads[j])
 			}
 		}
@@ -411,7 +414,7 @@ func (c *tapeCall) BackwardEach(outGrads []*eager.NDArray, each func(j int, g *e
 	}
 	for i, s := range p.gradSlot {
 		if s >= 0 && grads[i] == nil {
-			grads[i] = copyValue(c.frame[s])
+			grads[i] = eager.FromValue(c.frame[s])
 		}
 	}
 	return grads, nil

@@ -1,6 +1,7 @@
 package nn_test
 
 import (
+	"runtime"
 	"testing"
 
 	"github.com/hybridgo/hybridgo/eager"
@@ -62,5 +63,40 @@ func TestStaticAllocRecordTwice(t *testing.T) {
 	want, got := grads(false), grads(true)
 	if i := optest.FirstDiff(got, want, 1e-5, 1e-6); i >= 0 {
 		t.Fatalf("StaticAlloc gradients differ from the plain ones at %d: %v, want %v", i, got[i], want[i])
+	}
+}
+
+// TestRecordedStepAllocatesLittle: a recorded call of a hybridized block
+// and its Backward allocate less than a quarter of the parameters' size:
+// the gradients go from the graph's frame straight into the Grad
+// buffers, and the frame serves the next step.
+func TestRecordedStepAllocatesLittle(t *testing.T) {
+	x := eager.RandomNormal(16, 256)
+	net := nn.NewHybridSequential(nn.NewDense(512, nn.DenseOptions{Act: "relu"}), nn.NewDense(512, nn.DenseOptions{Act: "relu"}), nn.NewDense(10))
+	if err := net.Initialize(); err != nil {
+		t.Fatal(err)
+	}
+	net.Hybridize()
+	step := func() {
+		var loss ops.Tensor
+		eager.Record(func() { loss = eager.F.Sum(net.Forward(x)) })
+		if err := loss.(*eager.NDArray).Backward(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step()
+	var paramBytes uint64
+	for _, p := range net.CollectParams().List() {
+		paramBytes += uint64(p.Data().Size()) * 4
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const steps = 10
+	for range steps {
+		step()
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / steps; per >= paramBytes/4 {
+		t.Errorf("a recorded step allocates %d bytes, want less than %d (a quarter of the parameters' %d)", per, paramBytes/4, paramBytes)
 	}
 }

@@ -441,6 +441,16 @@ func (b *HybridBlock) compile(args []*eager.NDArray, onTape bool) (*cachedGraph,
 	}
 	bound := make([]*eager.NDArray, len(cg.inputs))
 	cg.bind(bound, args)
+	b.mu.Lock()
+	for _, in := range cg.inputs {
+		if in.param != nil && !slices.Contains(b.params, in.param) {
+			b.params = append(b.params, in.param)
+		}
+	}
+	// The first trace finds the parameters: a call that needs their
+	// gradients goes on the tape even though graphFor could not tell.
+	onTape = b.onTape(args)
+	b.mu.Unlock()
 	exec, err := graph.Compile(cg.sym, graph.SignatureOf(bound, onTape), graph.CompileOptions{StaticAlloc: b.opts.StaticAlloc, Passes: b.opts.Passes, Hooked: cg.hooked})
 	if err != nil {
 		return nil, err
@@ -451,11 +461,6 @@ func (b *HybridBlock) compile(args []*eager.NDArray, onTape bool) (*cachedGraph,
 	cg.exec = exec
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for _, in := range cg.inputs {
-		if in.param != nil && !slices.Contains(b.params, in.param) {
-			b.params = append(b.params, in.param)
-		}
-	}
 	if b.cache == nil {
 		b.cache = map[string]*cachedGraph{}
 	}
