@@ -8,6 +8,16 @@
 // values broadcast into registers. At the end C += alpha * accumulators, or
 // with store C = alpha * accumulators (C is not read).
 
+// PREFETCH_C_ROW asks for the two cache lines of a C tile's row at AX and
+// steps AX to the next row (DX bytes on). Each kernel first asks for its
+// whole tile, so that the tile is in cache by the time the depth loop ends:
+// C's rows lie ldc apart, far outside what the hardware prefetchers follow
+// (square products of 1024 and 2048 ran 3 to 7% faster with it, medians of
+// runs taken in turn with the kernels without it).
+#define PREFETCH_C_ROW PREFETCHT0 (AX); PREFETCHT0 64(AX); ADDQ DX, AX
+#define PREFETCH_C6 MOVQ R8, AX; PREFETCH_C_ROW; PREFETCH_C_ROW; PREFETCH_C_ROW; PREFETCH_C_ROW; PREFETCH_C_ROW; PREFETCH_C_ROW
+#define PREFETCH_C12 PREFETCH_C6; PREFETCH_C_ROW; PREFETCH_C_ROW; PREFETCH_C_ROW; PREFETCH_C_ROW; PREFETCH_C_ROW; PREFETCH_C_ROW
+
 // func sgemm12x32AVX512(kc int, alpha float32, a, b, c *float32, ldc int, store bool)
 TEXT ·sgemm12x32AVX512(SB), NOSPLIT, $0-49
 	MOVQ kc+0(FP), CX
@@ -16,6 +26,7 @@ TEXT ·sgemm12x32AVX512(SB), NOSPLIT, $0-49
 	MOVQ c+32(FP), R8
 	MOVQ ldc+40(FP), DX
 	SHLQ $2, DX
+	PREFETCH_C12
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
@@ -246,6 +257,7 @@ TEXT ·dgemm12x16AVX512(SB), NOSPLIT, $0-49
 	MOVQ c+32(FP), R8
 	MOVQ ldc+40(FP), DX
 	SHLQ $3, DX
+	PREFETCH_C12
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
@@ -479,6 +491,7 @@ TEXT ·sgemm6x32AVX512(SB), NOSPLIT, $0-49
 	MOVQ c+32(FP), R8
 	MOVQ ldc+40(FP), DX
 	SHLQ $2, DX
+	PREFETCH_C6
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
@@ -618,6 +631,7 @@ TEXT ·sgemm12x32RowsAVX512(SB), NOSPLIT, $0-64
 	MOVQ c+32(FP), R8
 	MOVQ ldc+40(FP), DX
 	SHLQ $2, DX
+	PREFETCH_C12
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
@@ -858,6 +872,7 @@ TEXT ·sgemm6x32RowsAVX512(SB), NOSPLIT, $0-64
 	MOVQ c+32(FP), R8
 	MOVQ ldc+40(FP), DX
 	SHLQ $2, DX
+	PREFETCH_C6
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
