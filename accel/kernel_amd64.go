@@ -161,9 +161,9 @@ func conv6x4AVX512(ntaps int, offs *int, x *float32, segs *wgradSeg, w, scale, b
 func conv6x3TwoRowAVX512(ntaps int, offs *int, x *float32, segs *wgradSeg, w, scale, bias *float32, relu int, out *float32, fs int)
 
 // convFwd6 checks that every read and write of the direct forward kernels
-// lies inside its slices, then runs them block by block over the table's
-// segments.
-func convFwd6(t *wgradTable, x, w, scale, bias []float32, relu bool, out []float32, fs int) {
+// lies inside its slices, then runs them block by block over segs, whole
+// blocks of the table's fwdSegs.
+func convFwd6(t *wgradTable, segs []wgradSeg, x, w, scale, bias []float32, relu bool, out []float32, fs int) {
 	taps := t.taps
 	_ = x[t.offs[taps-1]+t.xReach-1] // offsets increase with the tap
 	_ = out[5*fs+t.gyReach-1]
@@ -174,7 +174,13 @@ func convFwd6(t *wgradTable, x, w, scale, bias []float32, relu bool, out []float
 	if relu {
 		r = 1
 	}
-	segs := t.fwdSegs
+	block := 4
+	if t.twoRow {
+		block = 3
+	}
+	if len(segs)%block != 0 {
+		panic("accel: the direct forward's segments are not whole blocks")
+	}
 	if t.twoRow {
 		for i := 0; i < len(segs); i += 3 {
 			conv6x3TwoRowAVX512(taps, &t.offs[0], &x[0], &segs[i], &w[0], &scale[0], &bias[0], r, &out[0], fs)

@@ -166,6 +166,10 @@ func directGeoms() []ConvGeom {
 		{Channels: 3, InH: 5, InW: 5, KernelH: 1, KernelW: 1, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1},
 		{Channels: 1, InH: 1, InW: 20, KernelH: 1, KernelW: 4, StrideH: 1, StrideW: 1, PadW: 3, DilateH: 1, DilateW: 1},
 		{Channels: 2, InH: 11, InW: 7, KernelH: 3, KernelW: 2, StrideH: 2, StrideW: 1, PadH: 1, DilateH: 1, DilateW: 1},
+		// Images the direct forward takes in more than one chunk
+		// (convFwdChunkElems), the last one short.
+		{Channels: 48, InH: 37, InW: 41, KernelH: 1, KernelW: 1, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1},
+		{Channels: 128, InH: 24, InW: 24, KernelH: 3, KernelW: 3, StrideH: 1, StrideW: 1, PadH: 1, PadW: 1, DilateH: 1, DilateW: 1},
 	}
 }
 
