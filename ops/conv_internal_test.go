@@ -116,8 +116,9 @@ func TestConvWeightGradPackedMatchesBlocked(t *testing.T) {
 
 // TestConvWeightGradSmallPlanes checks where the weight gradient takes
 // the direct kernel: not for small output planes with many lane sums (a
-// ResNet's last stages), which take the column matrix and Gemm; either
-// way the gradient equals the direct kernel's where the CPU has it, and a
+// ResNet's last stages), which take the column matrix and Gemm, with
+// images side by side along the product's depth (sideBySide); either way
+// the gradient equals the direct kernel's where the CPU has it, and a
 // naive sum everywhere.
 func TestConvWeightGradSmallPlanes(t *testing.T) {
 	r := rand.New(rand.NewPCG(37, 38))
@@ -126,15 +127,21 @@ func TestConvWeightGradSmallPlanes(t *testing.T) {
 		f      int
 		stride Tuple
 		direct bool // directWeightGradPays
+		kernel int
 	}{
-		{Shape{3, 64, 4, 4}, 64, nil, false},         // 4x4 plane, 2.4 MB of lane sums
-		{Shape{2, 48, 7, 5}, 40, nil, false},         // 7x5
-		{Shape{2, 8, 7, 5}, 7, nil, true},            // few lane sums
-		{Shape{2, 16, 14, 15}, 12, nil, true},        // 14x15 plane
-		{Shape{2, 64, 9, 9}, 64, Tuple{2, 2}, false}, // 5x5
+		{Shape{3, 64, 4, 4}, 64, nil, false, 3},         // 4x4 plane, 2.4 MB of lane sums
+		{Shape{2, 48, 7, 5}, 40, nil, false, 3},         // 7x5
+		{Shape{2, 8, 7, 5}, 7, nil, true, 3},            // few lane sums
+		{Shape{2, 16, 14, 15}, 12, nil, true, 3},        // 14x15 plane
+		{Shape{2, 64, 9, 9}, 64, Tuple{2, 2}, false, 3}, // 5x5
+		{Shape{9, 64, 4, 4}, 64, nil, false, 3},         // several images side by side in each run
+		{Shape{45, 64, 4, 4}, 40, nil, false, 3},        // more than one product's worth in a run
+		{Shape{7, 48, 7, 7}, 64, nil, false, 3},         // 7x7: five images to a product
+		{Shape{6, 320, 5, 5}, 64, nil, false, 1},        // 1x1: the images are their column matrices
 	}
 	for ci, tc := range cases {
-		a := &ConvolutionAttrs{Kernel: Tuple{3, 3}, Stride: tc.stride, Pad: Tuple{1, 1}, NumFilter: tc.f, NumGroup: 1}
+		pad := (tc.kernel - 1) / 2
+		a := &ConvolutionAttrs{Kernel: Tuple{tc.kernel, tc.kernel}, Stride: tc.stride, Pad: Tuple{pad, pad}, NumFilter: tc.f, NumGroup: 1}
 		p := a.plan(tc.data)
 		if got := directWeightGradPays(p.geom, p.maps); got != tc.direct {
 			t.Errorf("case %d: directWeightGradPays = %v, want %v", ci, got, tc.direct)

@@ -721,6 +721,53 @@ func directWeightGradPays(g accel.ConvGeom, maps int) bool {
 	return g.OutH()*g.OutW() >= minPlane || laneSums*4 <= cacheBytes
 }
 
+// sideBySideDepth is the depth of the products of convWeightGrad for small
+// planes: images whose planes are at most half of it go side by side along
+// the depth, as many as fit (sideBySide).
+const sideBySideDepth = 256
+
+// sideBySide sums into dw (group g's filters x taps) the weight gradient
+// of images n0 to n1, several at a time: each product multiplies the
+// output gradients of sideBySideDepth/cols images, side by side, by their
+// column matrices, side by side, so that dw is read and written once per
+// product rather than once per image. At ResNet-18's 4x4 planes (batch
+// 16, 512 filters of 4608 taps) each image's product was 16 deep and dw
+// 9.4 MB: the time went to reading and writing dw.
+func (l *convWeightGradLoop[T]) sideBySide(g, n0, n1 int, dw []T) {
+	p := l.p
+	k, cols := p.colRows(), p.colCols()
+	per := min(sideBySideDepth/cols, n1-n0)
+	gyp := getScratch[T](p.maps * per * cols)
+	defer putScratch(gyp)
+	colp := getScratch[T](k * per * cols)
+	defer putScratch(colp)
+	one := colScratch[T](p) // one image's column matrix
+	defer putCol(one)
+	var beta T
+	for a := n0; a < n1; a += per {
+		b := min(a+per, n1)
+		depth := (b - a) * cols
+		gyAll, colAll := (*gyp)[:p.maps*depth], (*colp)[:k*depth]
+		for n := a; n < b; n++ {
+			src := l.image[(n*p.groups+g)*p.imageSize():][:p.imageSize()]
+			if one != nil {
+				accel.Im2col(p.geom, src, *one)
+				src = *one
+			}
+			gy := l.maps[(n*p.groups+g)*p.mapsSize():][:p.mapsSize()]
+			at := (n - a) * cols
+			for t := range k {
+				copy(colAll[t*depth+at:][:cols], src[t*cols:][:cols])
+			}
+			for m := range p.maps {
+				copy(gyAll[m*depth+at:][:cols], gy[m*cols:][:cols])
+			}
+		}
+		accel.Gemm(false, true, p.maps, k, depth, 1, gyAll, depth, colAll, depth, beta, dw, k)
+		beta = 1
+	}
+}
+
 // maxWeightGradChunks bounds the per-worker buffers of convWeightGrad.
 const maxWeightGradChunks = 16
 
@@ -763,6 +810,10 @@ func (l *convWeightGradLoop[T]) Range(lo, hi int) {
 			if direct {
 				accel.ConvWeightGradDirect(p.geom, p.maps, n1-n0, image[(n0*p.groups+g)*p.imageSize():], p.groups*p.imageSize(),
 					maps[(n0*p.groups+g)*p.mapsSize():], p.groups*p.mapsSize(), dw)
+				continue
+			}
+			if 2*cols <= sideBySideDepth && n1-n0 > 1 {
+				l.sideBySide(g, n0, n1, dw)
 				continue
 			}
 			var beta T
