@@ -301,27 +301,44 @@ func (l *poolLoop[T]) maxBackwardPlane(p int) {
 // geometries: each window's nine elements are scanned in row-major order
 // with the rows and columns clipped away replaced by their in-bounds
 // neighbours (as in maxPool3x3s2), which never move the first maximum.
+// The scan compares the values' orderKeys, integers, which the compiler
+// selects between without branches (conditional moves), unrolled:
+// comparing the floats themselves branched, on random data at random,
+// and took 1.37 times as long (9.7 ms against 7.1 for ResNet's stem at
+// batch 1).
 func maxPool3x3s2Backward[T Float](g PoolGeom, src, gout, gi []T) {
 	clampH := func(h int) int { return min(max(h, 0), g.InH-1) * g.InW }
 	for oh := range g.OutH {
 		h0 := 2*oh - g.PadH
-		rows := [3]int{clampH(h0), clampH(h0 + 1), clampH(h0 + 2)}
+		r0, r1, r2 := clampH(h0), clampH(h0+1), clampH(h0+2)
 		d := gout[oh*g.OutW:][:g.OutW]
 		for ow, grad := range d {
 			w0 := 2*ow - g.PadW
-			cols := [3]int{max(w0, 0), min(max(w0+1, 0), g.InW-1), min(w0+2, g.InW-1)}
-			best := rows[0] + cols[0]
-			m := src[best]
-			for _, r := range rows {
-				for _, c := range cols {
-					if v := src[r+c]; v > m {
-						m, best = v, r+c
-					}
-				}
-			}
+			c0, c1, c2 := max(w0, 0), min(max(w0+1, 0), g.InW-1), min(w0+2, g.InW-1)
+			best := r0 + c0
+			m := firstKey(float64(src[best]))
+			best, m = laterMax(src, r0+c1, best, m)
+			best, m = laterMax(src, r0+c2, best, m)
+			best, m = laterMax(src, r1+c0, best, m)
+			best, m = laterMax(src, r1+c1, best, m)
+			best, m = laterMax(src, r1+c2, best, m)
+			best, m = laterMax(src, r2+c0, best, m)
+			best, m = laterMax(src, r2+c1, best, m)
+			best, _ = laterMax(src, r2+c2, best, m)
 			gi[best] += grad
 		}
 	}
+}
+
+// laterMax is one step of a scan for the first maximum: it returns at and
+// src[at]'s orderKey when that is above m, the maximum so far at best,
+// else best and m.
+func laterMax[T Float](src []T, at, best int, m int64) (int, int64) {
+	v := orderKey(float64(src[at]))
+	if v > m {
+		best = at
+	}
+	return best, max(m, v)
 }
 
 // is2x2 reports whether every window is an unclipped 2x2 block at stride
@@ -487,4 +504,27 @@ func scaleWindow[T Float](s T, count int, sum bool) T {
 	default:
 		return s / T(count)
 	}
+}
+
+// orderKey maps v to an integer that orders as the values do: a larger
+// value has a larger key, and -0 and +0 have the same key. A NaN, which
+// no comparison finds larger, gets the smallest key. Float32 values
+// convert to float64 exactly, in order. It compiles to no branches.
+func orderKey(v float64) int64 {
+	k := int64(math.Float64bits(v))
+	s := k >> 63
+	key := (k ^ (s & math.MaxInt64)) - s
+	if k&math.MaxInt64 > int64(math.Float64bits(math.Inf(1))) {
+		key = math.MinInt64 // NaN
+	}
+	return key
+}
+
+// firstKey is orderKey for the first value of a scan, whose NaN no later
+// value replaces: it gets the largest key.
+func firstKey(v float64) int64 {
+	if v != v {
+		return math.MaxInt64
+	}
+	return orderKey(v)
 }
