@@ -191,10 +191,12 @@ var generalCases = []algoCase{
 	{Shape{1, 3, 15, 15}, Tuple{7, 7}, 17, 1, Tuple{2, 2}, Tuple{3, 3}},
 	{Shape{2, 17, 7, 7}, Tuple{1, 1}, 13, 1, Tuple{2, 2}, nil},
 	{Shape{1, 20, 6, 6}, Tuple{3, 3}, 33, 1, nil, Tuple{1, 1}},
+	{Shape{7, 6, 7, 7}, Tuple{3, 3}, 10, 2, nil, Tuple{1, 1}}, // 7x7 planes: five side by side, then two
+	{Shape{18, 8, 4, 4}, Tuple{3, 3}, 12, 1, nil, Tuple{1, 1}},
 }
 
 func TestConvPostMatchesReference(t *testing.T) {
-	for _, algo := range []convAlgo{algoPacked, algoBlocked, algoDirect} {
+	for _, algo := range []convAlgo{algoPacked, algoBlocked, algoDirect, algoSideBySide} {
 		checkAlgo[float32](t, algo, generalCases, 1e-5)
 		checkAlgo[float64](t, algo, generalCases, 1e-12)
 	}
@@ -326,6 +328,7 @@ func TestConvPostAllocatesNothing(t *testing.T) {
 		{algoBlocked, generalCases[0]},
 		{algoPointwise, pointwiseCases[3]},
 		{algoWinograd, winogradCases[0]},
+		{algoSideBySide, generalCases[5]},
 	} {
 		tc := c.tc
 		p := (&ConvolutionAttrs{Kernel: tc.kernel, Stride: tc.stride, Pad: tc.pad, NumFilter: tc.f, NumGroup: tc.groups}).plan(tc.data)
@@ -393,10 +396,11 @@ func TestWinogradFilterCache(t *testing.T) {
 	}
 }
 
-// TestDeconvWinograd checks the 3x3 deconvolutions at unit stride that
-// take Winograd's algorithm (a convolution's data gradient) against the
+// TestDeconvByConv checks the 3x3 deconvolutions at unit stride that
+// are computed as convolutions (a convolution's data gradient), by
+// Winograd's algorithm and with images side by side, against the
 // products' path, with paddings 0 to 2 and a bias.
-func TestDeconvWinograd(t *testing.T) {
+func TestDeconvByConv(t *testing.T) {
 	r := rand.New(rand.NewPCG(53, 54))
 	for _, tc := range []struct {
 		data     Shape
@@ -408,6 +412,8 @@ func TestDeconvWinograd(t *testing.T) {
 		{Shape{1, 5, 24, 23}, 7, Tuple{2, 2}, true},
 		{Shape{1, 3, 30, 17}, 4, nil, true},
 		{Shape{1, 3, 5, 5}, 4, Tuple{1, 1}, false}, // too few tiles
+		{Shape{9, 6, 4, 4}, 5, Tuple{1, 1}, false},
+		{Shape{5, 4, 3, 5}, 6, nil, false},
 	} {
 		a := &DeconvolutionAttrs{Kernel: Tuple{3, 3}, Pad: tc.pad, NumFilter: tc.filters, NumGroup: 1}
 		p, err := a.plan(tc.data)
@@ -429,10 +435,12 @@ func TestDeconvWinograd(t *testing.T) {
 		size := p.batch * p.geom.Channels * p.geom.InH * p.geom.InW
 		want, got := make([]float32, size), make([]float32, size)
 		deconvGemm(p, x, w, bias, want)
-		deconvWinograd(p, q, x, w, bias, got)
-		for i := range want {
-			if math.Abs(float64(got[i]-want[i])) > 1e-4*(1+math.Abs(float64(want[i]))) {
-				t.Fatalf("%v: [%d] = %v, want %v", tc.data, i, got[i], want[i])
+		for _, algo := range []convAlgo{algoWinograd, algoSideBySide} {
+			deconvByConv(algo, p, q, x, w, bias, got)
+			for i := range want {
+				if math.Abs(float64(got[i]-want[i])) > 1e-4*(1+math.Abs(float64(want[i]))) {
+					t.Fatalf("%v, algorithm %d: [%d] = %v, want %v", tc.data, algo, i, got[i], want[i])
+				}
 			}
 		}
 	}
