@@ -136,8 +136,8 @@ func TestConvWeightGradSmallPlanes(t *testing.T) {
 		{Shape{2, 64, 9, 9}, 64, Tuple{2, 2}, false, 3}, // 5x5
 		{Shape{9, 64, 4, 4}, 64, nil, false, 3},         // several images side by side in each run
 		{Shape{45, 64, 4, 4}, 40, nil, false, 3},        // more than one product's worth in a run
-		{Shape{7, 48, 7, 7}, 64, nil, false, 3},         // 7x7: five images to a product
-		{Shape{6, 320, 5, 5}, 64, nil, false, 1},        // 1x1: the images are their column matrices
+		{Shape{7, 48, 3, 3}, 64, nil, false, 3},         // 3x3: seven images to a product
+		{Shape{6, 320, 4, 4}, 64, nil, false, 1},        // 1x1: the images are their column matrices
 	}
 	for ci, tc := range cases {
 		pad := (tc.kernel - 1) / 2

@@ -259,9 +259,14 @@ func convAlgoFor[T accel.Float](p convPlan) convAlgo {
 // Its 7x7 planes, 49 of 64 columns, took 1.25 times as long: the copies
 // cost more than the empty columns.
 func sideBySidePays[T accel.Float](p convPlan) bool {
-	cols := p.colCols()
-	return p.batch > 1 && 2*cols <= sideBySideDepth && !p.direct() &&
-		float64(cols) < 0.6*float64(roundUp(cols, accel.PanelWidth[T]()))
+	return p.batch > 1 && !p.direct() && fillsPanelsBadly[T](p.colCols())
+}
+
+// fillsPanelsBadly reports whether cols columns (an image's plane) fill
+// less than 0.6 of the product's panels in T, and at least two such
+// planes fit in sideBySideDepth.
+func fillsPanelsBadly[T accel.Float](cols int) bool {
+	return 2*cols <= sideBySideDepth && float64(cols) < 0.6*float64(roundUp(cols, accel.PanelWidth[T]()))
 }
 
 // roundUp is a rounded up to a multiple of b, for positive b.
@@ -818,7 +823,9 @@ const sideBySideDepth = 256
 // column matrices, side by side, so that dw is read and written once per
 // product rather than once per image. At ResNet-18's 4x4 planes (batch
 // 16, 512 filters of 4608 taps) each image's product was 16 deep and dw
-// 9.4 MB: the time went to reading and writing dw.
+// 9.4 MB: side by side took 0.85 of the time. At its 7x7 planes it took
+// 1.15 times as long, so only planes that fill panels badly
+// (fillsPanelsBadly) go side by side.
 func (l *convWeightGradLoop[T]) sideBySide(g, n0, n1 int, dw []T) {
 	p := l.p
 	k, cols := p.colRows(), p.colCols()
@@ -898,7 +905,7 @@ func (l *convWeightGradLoop[T]) Range(lo, hi int) {
 					maps[(n0*p.groups+g)*p.mapsSize():], p.groups*p.mapsSize(), dw)
 				continue
 			}
-			if 2*cols <= sideBySideDepth && n1-n0 > 1 {
+			if n1-n0 > 1 && fillsPanelsBadly[T](cols) {
 				l.sideBySide(g, n0, n1, dw)
 				continue
 			}
