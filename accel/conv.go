@@ -1,6 +1,9 @@
 package accel
 
-import "sync"
+import (
+	"fmt"
+	"sync"
+)
 
 // ConvGeom describes one image's convolution window geometry. A 1-D
 // convolution uses InH=1, KernelH=1, StrideH=1, PadH=0, DilateH=1.
@@ -40,28 +43,38 @@ const im2colGrain = 1 << 15
 // that falls in the padding. The product W*col, with W the filters as a
 // Filters x (Channels*KernelH*KernelW) matrix, is then the convolution.
 func Im2col[T Float](g ConvGeom, img, col []T) {
+	Im2colAt(g, img, col, g.OutH()*g.OutW())
+}
+
+// Im2colAt is Im2col writing row r of the column matrix at col[r*ld:]
+// (ld at least OutH*OutW): the column matrices of several images side by
+// side in one matrix, image i's at col[i*OutH*OutW:] with ld their total
+// width.
+func Im2colAt[T Float](g ConvGeom, img, col []T, ld int) {
 	outH, outW := g.OutH(), g.OutW()
 	rows, cols := g.colRows(), outH*outW
 	if rows <= 0 || outH <= 0 || outW <= 0 {
 		return
 	}
+	if ld < cols || len(col) < (rows-1)*ld+cols {
+		panic(fmt.Sprintf("accel: Im2colAt: col of %d elements with row stride %d cannot hold %d rows of %d", len(col), ld, rows, cols))
+	}
 	img = img[:g.Channels*g.InH*g.InW]
-	col = col[:rows*cols]
 	grain := max(1, im2colGrain/max(1, cols))
-	ParallelRange(rows, grain, im2colLoop[T]{g, outH, outW, img, col})
+	ParallelRange(rows, grain, im2colLoop[T]{g, outH, outW, ld, img, col})
 }
 
-// im2colLoop is Im2col's loop over column-matrix rows.
+// im2colLoop is Im2colAt's loop over column-matrix rows.
 type im2colLoop[T Float] struct {
-	g          ConvGeom
-	outH, outW int
-	img, col   []T
+	g              ConvGeom
+	outH, outW, ld int
+	img, col       []T
 }
 
 func (l *im2colLoop[T]) Range(lo, hi int) {
 	cols := l.outH * l.outW
 	for r := lo; r < hi; r++ {
-		im2colRow(l.g, r, l.outH, l.outW, l.img, l.col[r*cols:(r+1)*cols])
+		im2colRow(l.g, r, l.outH, l.outW, l.img, l.col[r*l.ld:][:cols])
 	}
 }
 

@@ -275,3 +275,31 @@ func TestCol2imSet(t *testing.T) {
 		}
 	}
 }
+
+// TestIm2colAt: two images' column matrices written side by side equal
+// each one's own, and a matrix too short for its stride is refused.
+func TestIm2colAt(t *testing.T) {
+	g := ConvGeom{Channels: 3, InH: 6, InW: 5, KernelH: 3, KernelW: 2, StrideH: 2, StrideW: 1, PadH: 1, PadW: 1, DilateH: 1, DilateW: 1}
+	rows, cols := g.colRows(), g.OutH()*g.OutW()
+	r := rand.New(rand.NewPCG(3, 4))
+	a, b := randSlice[float64](r, 90), randSlice[float64](r, 90)
+	ca, cb := make([]float64, rows*cols), make([]float64, rows*cols)
+	Im2col(g, a, ca)
+	Im2col(g, b, cb)
+	both := make([]float64, rows*2*cols)
+	Im2colAt(g, a, both, 2*cols)
+	Im2colAt(g, b, both[cols:], 2*cols)
+	for i := range rows {
+		for j := range cols {
+			if both[i*2*cols+j] != ca[i*cols+j] || both[i*2*cols+cols+j] != cb[i*cols+j] {
+				t.Fatalf("row %d, column %d: %v and %v, want %v and %v", i, j, both[i*2*cols+j], both[i*2*cols+cols+j], ca[i*cols+j], cb[i*cols+j])
+			}
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a column matrix too short for its stride was written")
+		}
+	}()
+	Im2colAt(g, a, both[cols+1:], 2*cols)
+}

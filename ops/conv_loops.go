@@ -297,8 +297,6 @@ func (l *convSideBySideLoop[T]) Range(lo, hi int) {
 	defer putScratch(colp)
 	prodp := getScratch[T](p.maps * l.per * cols)
 	defer putScratch(prodp)
-	one := getScratch[T](k * cols) // one image's column matrix
-	defer putScratch(one)
 	ep := accel.GetRecycled[accel.Epilogue[T]]() // recycled: Apply hands it to the workers
 	defer accel.Recycle(ep)
 	for r := lo; r < hi; r++ {
@@ -307,11 +305,7 @@ func (l *convSideBySideLoop[T]) Range(lo, hi int) {
 		colAll, prod := (*colp)[:k*width], (*prodp)[:p.maps*width]
 		for g := range p.groups {
 			for n := a; n < b; n++ {
-				accel.Im2col(p.geom, l.image[(n*p.groups+g)*p.imageSize():][:p.imageSize()], *one)
-				at := (n - a) * cols
-				for t := range k {
-					copy(colAll[t*width+at:][:cols], (*one)[t*cols:][:cols])
-				}
+				accel.Im2colAt(p.geom, l.image[(n*p.groups+g)*p.imageSize():][:p.imageSize()], colAll[(n-a)*cols:], width)
 			}
 			accel.Gemm(false, false, p.maps, width, k, 1, l.weight[g*p.maps*k:], k, colAll, width, 0, prod, width)
 			for n := a; n < b; n++ {
@@ -834,24 +828,15 @@ func (l *convWeightGradLoop[T]) sideBySide(g, n0, n1 int, dw []T) {
 	defer putScratch(gyp)
 	colp := getScratch[T](k * per * cols)
 	defer putScratch(colp)
-	one := colScratch[T](p) // one image's column matrix
-	defer putCol(one)
 	var beta T
 	for a := n0; a < n1; a += per {
 		b := min(a+per, n1)
 		depth := (b - a) * cols
 		gyAll, colAll := (*gyp)[:p.maps*depth], (*colp)[:k*depth]
 		for n := a; n < b; n++ {
-			src := l.image[(n*p.groups+g)*p.imageSize():][:p.imageSize()]
-			if one != nil {
-				accel.Im2col(p.geom, src, *one)
-				src = *one
-			}
-			gy := l.maps[(n*p.groups+g)*p.mapsSize():][:p.mapsSize()]
 			at := (n - a) * cols
-			for t := range k {
-				copy(colAll[t*depth+at:][:cols], src[t*cols:][:cols])
-			}
+			accel.Im2colAt(p.geom, l.image[(n*p.groups+g)*p.imageSize():][:p.imageSize()], colAll[at:], depth)
+			gy := l.maps[(n*p.groups+g)*p.mapsSize():][:p.mapsSize()]
 			for m := range p.maps {
 				copy(gyAll[m*depth+at:][:cols], gy[m*cols:][:cols])
 			}
