@@ -350,7 +350,7 @@ func (b *HybridBlock) graphFor(args []*eager.NDArray) (*cachedGraph, error) {
 	if cg != nil {
 		return cg, nil
 	}
-	return b.compile(args, onTape)
+	return b.compile(args)
 }
 
 // onTape reports whether a call on args goes on the autograd tape:
@@ -418,7 +418,7 @@ func arrayFlags(a *eager.NDArray, onTape bool) byte {
 // share the trace), and rescans the block's fields first. With
 // StaticShape one set of data shapes is kept: a call with others replaces
 // the graphs, as MXNet's static_shape re-plans for a new shape.
-func (b *HybridBlock) compile(args []*eager.NDArray, onTape bool) (*cachedGraph, error) {
+func (b *HybridBlock) compile(args []*eager.NDArray) (*cachedGraph, error) {
 	b.rescan()
 	b.mu.Lock()
 	var traced *cachedGraph
@@ -447,9 +447,10 @@ func (b *HybridBlock) compile(args []*eager.NDArray, onTape bool) (*cachedGraph,
 			b.params = append(b.params, in.param)
 		}
 	}
-	// The first trace finds the parameters: a call that needs their
-	// gradients goes on the tape even though graphFor could not tell.
-	onTape = b.onTape(args)
+	// On the tape or not is decided here, after the first trace has found
+	// the parameters: a call that needs their gradients goes on the tape
+	// even where graphFor could not tell.
+	onTape := b.onTape(args)
 	b.mu.Unlock()
 	exec, err := graph.Compile(cg.sym, graph.SignatureOf(bound, onTape), graph.CompileOptions{StaticAlloc: b.opts.StaticAlloc, Passes: b.opts.Passes, Hooked: cg.hooked})
 	if err != nil {
