@@ -331,7 +331,7 @@ func (p *fusedProgram) run(in []ops.Value, out ops.Value) error {
 func fusedLoop[T float32 | float64](p *fusedProgram, in []ops.Value, out ops.Value) {
 	l := accel.GetRecycled[fusedRange[T]]()
 	l.p, l.dst, l.shape, l.plain = p, out.Data.([]T), out.Shape, true
-	l.srcs, l.strides = l.srcBuf[:0], l.strideBuf[:0]
+	l.srcs, l.strides, l.whole = l.srcBuf[:0], l.strideBuf[:0], l.wholeBuf[:0]
 	nd := len(out.Shape)
 	for k, v := range in {
 		l.srcs = append(l.srcs, v.Data.([]T))
@@ -343,7 +343,8 @@ func fusedLoop[T float32 | float64](p *fusedProgram, in []ops.Value, out ops.Val
 		}
 		ops.BroadcastStridesTo(st, v.Shape, out.Shape) // into scratch: the fused loop allocates nothing
 		l.strides = append(l.strides, st)
-		l.plain = l.plain && v.Shape.Equal(out.Shape)
+		l.whole = append(l.whole, v.Shape.Equal(out.Shape))
+		l.plain = l.plain && l.whole[k]
 	}
 	if !l.plain && nd <= len(l.shapeArr) && len(in) <= len(l.strideArr) {
 		l.coalesce()
@@ -399,9 +400,11 @@ type fusedRange[T float32 | float64] struct {
 	dst     []T
 	srcs    [][]T
 	strides [][]int
-	plain   bool
+	whole   []bool // inputs of the output's shape, read as they lie
+	plain   bool   // all of them
 	shape   ops.Shape
 
+	wholeBuf  [8]bool
 	srcBuf    [8][]T
 	strideBuf [8][]int
 	strideArr [8][8]int
@@ -455,6 +458,11 @@ func (l *fusedRange[T]) Range(lo, hi int) {
 			}
 		} else {
 			l.gather(regs[:len(srcs)], idx, offs)
+			for k, src := range srcs {
+				if l.whole[k] {
+					regs[k] = src[base : base+n]
+				}
+			}
 		}
 		for j, ins := range p.instrs {
 			out := regs[p.nIn+j]
@@ -473,10 +481,12 @@ func (l *fusedRange[T]) Range(lo, hi int) {
 	}
 }
 
-// gather reads the next len(regs[0]) elements of every input, at their
-// broadcast offsets, into regs, and moves the odometer on: a run along
-// the last dim at a time, copied (stride 1) or filled (stride 0, a
-// broadcast input).
+// gather reads the next len(regs[0]) elements of every broadcast input,
+// at their offsets, into regs, and moves the odometer on: a run along
+// the last dim at a time, copied (stride 1) or filled (stride 0). The
+// inputs of the output's shape are not copied: Range reads them as they
+// lie (a BatchNorm gradient's loop copied its two whole inputs, a fifth
+// of its work).
 func (l *fusedRange[T]) gather(regs [][]T, idx, offs []int) {
 	srcs, strides, shape := l.srcs, l.strides, l.shape
 	nd := len(shape)
@@ -490,6 +500,9 @@ func (l *fusedRange[T]) gather(regs [][]T, idx, offs []int) {
 	for i, n := 0, len(regs[0]); i < n; {
 		run := min(n-i, shape[last]-idx[last])
 		for k, src := range srcs {
+			if l.whole[k] {
+				continue // read as it lies (Range)
+			}
 			dst, off := regs[k][i:i+run], offs[k]
 			switch st := strides[k][last]; st {
 			case 0:
