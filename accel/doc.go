@@ -71,7 +71,9 @@
 // Convolution is lowered to Gemm: Im2col turns one image into a
 // (Channels*KernelH*KernelW) x (OutH*OutW) matrix, so the filters, viewed
 // as a Filters x (Channels*KernelH*KernelW) matrix, multiply it into the
-// Filters x OutH x OutW output. Col2im is its adjoint and gives the input
+// Filters x OutH x OutW output. Im2colAt writes it at a row stride of its
+// own, beside other images' in one wider matrix: ops multiplies the
+// images of a batch with small planes side by side that way. Col2im is its adjoint and gives the input
 // gradient from the column gradient. Col2imSet computes the same into a
 // fresh image by gathering: each vector of 8 image elements sums masked
 // loads of the column elements that map to it and is stored once, which
@@ -82,7 +84,10 @@
 // once per filter and multiplied by the image rows the taps read; and
 // ConvForwardDirect computes a small convolution's forward the same way,
 // each tap's weights broadcast once against the image vectors of a block
-// of output segments, with the bias and relu applied before the store.
+// of output segments, with the bias and relu applied before the store;
+// it runs every group of six filters over a chunk of the image's output
+// positions before the next chunk, so that the chunk's part of the image
+// is read from cache.
 // ops takes these for column matrices small enough for the packed path,
 // and for 1x1 convolutions (ConvDirectApplies says where they exist); it
 // takes ConvWeightGradDirect only for output planes large enough that its
@@ -122,8 +127,9 @@
 // tile of C while it is still in cache: a scale and a bias per row (an
 // inference BatchNorm folded into a convolution), a bias per column, an
 // added matrix (a residual sum), relu and a cap (relu6). A product with at
-// most a few rows and a transposed B (a dense layer at batch 1) is
-// computed as dot products, with no packing at all, and a product of few
+// most a few rows and a transposed B (a dense layer at batch 1), or with a
+// C of one column (a matrix times a vector), is computed as dot products,
+// with no packing at all, and a product of few
 // rows gets a micro-kernel of fewer rows where the AVX-512 tile would be
 // half empty (6x32 for float32). On amd64 the dot product, the float32
 // epilogue, Relu and ReluGrad, the copies of im2col runs, the 8x8

@@ -201,7 +201,7 @@ func Grad(heads, variables, headGrads []*NDArray, createGraph, retainGraph bool)
 		case lent:
 			// g may share a call's buffers, which its next call reuses.
 			c := newArray(g.shape, g.dtype)
-			ops.CopyData(c.data, g.data)
+			CopyFrom(c, g)
 			g = c
 		}
 		out[i] = g

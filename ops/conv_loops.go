@@ -311,9 +311,7 @@ func (l *convSideBySideLoop[T]) Range(lo, hi int) {
 			for n := a; n < b; n++ {
 				out := l.maps[(n*p.groups+g)*p.mapsSize():][:p.mapsSize()]
 				at := (n - a) * cols
-				for m := range p.maps {
-					copy(out[m*cols:][:cols], prod[m*width+at:][:cols])
-				}
+				copyRows(out, cols, prod[at:], width, p.maps, cols)
 				l.post.epilogue(ep, p, n, g)
 				ep.Apply(out, cols, p.maps, cols)
 			}
@@ -806,10 +804,19 @@ func directWeightGradPays(g accel.ConvGeom, maps int) bool {
 	return g.OutH()*g.OutW() >= minPlane || laneSums*4 <= cacheBytes
 }
 
-// sideBySideDepth is the depth of the products of convWeightGrad for small
-// planes: images whose planes are at most half of it go side by side along
-// the depth, as many as fit (sideBySide).
+// sideBySideDepth is the most columns (in the forward, convSideBySide) or
+// depth (in the weight gradient, sideBySide) that the images of small
+// planes make side by side in one product.
 const sideBySideDepth = 256
+
+// copyRows copies rows rows of n elements from src, whose rows lie
+// srcStride apart, to dst, whose rows lie dstStride apart: one image's
+// maps out of, or into, a matrix of several images side by side.
+func copyRows[T any](dst []T, dstStride int, src []T, srcStride, rows, n int) {
+	for r := range rows {
+		copy(dst[r*dstStride:][:n], src[r*srcStride:][:n])
+	}
+}
 
 // sideBySide sums into dw (group g's filters x taps) the weight gradient
 // of images n0 to n1, several at a time: each product multiplies the
@@ -837,9 +844,7 @@ func (l *convWeightGradLoop[T]) sideBySide(g, n0, n1 int, dw []T) {
 			at := (n - a) * cols
 			accel.Im2colAt(p.geom, l.image[(n*p.groups+g)*p.imageSize():][:p.imageSize()], colAll[at:], depth)
 			gy := l.maps[(n*p.groups+g)*p.mapsSize():][:p.mapsSize()]
-			for m := range p.maps {
-				copy(gyAll[m*depth+at:][:cols], gy[m*cols:][:cols])
-			}
+			copyRows(gyAll[at:], depth, gy, cols, p.maps, cols)
 		}
 		accel.Gemm(false, true, p.maps, k, depth, 1, gyAll, depth, colAll, depth, beta, dw, k)
 		beta = 1
