@@ -38,13 +38,15 @@
 //
 // Gemm follows the Goto/BLIS design: op(B) is packed into kc x nr
 // micro-panels, op(A) into mr x kc micro-panels, blocked so that a panel of
-// B stays in L1 and a block of A in L2, and a register-blocked micro-kernel
-// multiplies one A panel by one B panel into an mr x nr tile of C. Packing
-// absorbs the transpose flags and strides, so the micro-kernel only ever sees
-// contiguous, zero-padded panels. Packing buffers and the call's own state
-// are recycled, so a call allocates nothing.
-// Large products are split into independent tasks (row blocks of C times
-// groups of B panels) and spread with ParallelFor; small ones stay on the
+// A stays in L1 while a block of B (kc x 512) streams from L2, and a
+// register-blocked micro-kernel multiplies one A panel by one B panel into
+// an mr x nr tile of C. Packing absorbs the transpose flags and strides, so
+// the micro-kernel only ever sees contiguous, zero-padded panels. Packing
+// buffers and the call's own state are recycled, so a call allocates
+// nothing. Large products are split into independent tasks and spread with
+// ParallelLoop: blocks of C's columns, each packing its own block of B so
+// that every worker reads B from its own L2, or, when C has few columns,
+// runs of A panels times groups of B panels. Small products stay on the
 // calling goroutine.
 //
 // The micro-kernel is the only architecture-sensitive code, and it is

@@ -300,12 +300,21 @@ func transposePanel32(panel, x []float32, rs, base, cnt, depth, w int) {
 		return
 	}
 	if r8 > 0 && d8 > 0 {
-		_ = x[base+(r8-1)*rs+d8-1]
-		_ = panel[(d8-1)*w+r8-1]
+		_ = x[base+(cnt-1)*rs+d8-1]
+		_ = panel[(d8-1)*w+cnt-1]
 		for r := 0; r < r8; r += 8 {
 			for d := 0; d < d8; d += 8 {
 				transpose8x8AVX(&x[base+r*rs+d], rs, &panel[d*w+r], w)
 			}
+		}
+		if r8 < cnt {
+			// The last rows by one more block that overlaps the ones
+			// before (twelve rows: 0-7, then 4-11).
+			r := cnt - 8
+			for d := 0; d < d8; d += 8 {
+				transpose8x8AVX(&x[base+r*rs+d], rs, &panel[d*w+r], w)
+			}
+			r8 = cnt
 		}
 	}
 	for r := range cnt {

@@ -252,9 +252,18 @@ func TestIm2colPackedT(t *testing.T) {
 // TestGemmPacked checks GemmPacked (both operands packed by the caller)
 // against the plain product, across depth blocks and row blocks, with an
 // epilogue.
-func TestGemmPacked(t *testing.T) {
+func TestGemmPacked(t *testing.T) { testGemmPacked(t) }
+
+// TestGemmPackedParallel is TestGemmPacked split over the worker pool:
+// products with many columns give each task a block of columns.
+func TestGemmPackedParallel(t *testing.T) {
+	forceParallel(t)
+	testGemmPacked(t)
+}
+
+func testGemmPacked(t *testing.T) {
 	r := rand.New(rand.NewPCG(29, 30))
-	for _, s := range [][3]int{{1, 1, 1}, {6, 70, 25}, {16, 64, 150}, {gemmMC + 5, 40, gemmKC + 9}, {3, 5, 0}} {
+	for _, s := range [][3]int{{1, 1, 1}, {6, 70, 25}, {16, 64, 150}, {gemmMC + 5, 40, gemmKC + 9}, {3, 5, 0}, {40, 2*gemmNC + 37, gemmKC + 3}} {
 		m, n, k := s[0], s[1], s[2]
 		for _, transA := range []bool{false, true} {
 			lda := k
@@ -287,6 +296,12 @@ func TestGemmPacked(t *testing.T) {
 // given, plain or transposed, against the reference, with beta 0 on a C
 // that holds NaN and with beta 1, in float32 and float64.
 func TestGemmPackedA(t *testing.T) {
+	testGemmPackedA[float32](t, 1e-5)
+	testGemmPackedA[float64](t, 1e-12)
+}
+
+func TestGemmPackedAParallel(t *testing.T) {
+	forceParallel(t)
 	testGemmPackedA[float32](t, 1e-5)
 	testGemmPackedA[float64](t, 1e-12)
 }

@@ -5,21 +5,35 @@ import (
 	"unsafe"
 )
 
-// Gemm blocking, in the classic Goto/BLIS arrangement. For one call:
+// Gemm blocking, in the Goto/BLIS arrangement with the operands' roles
+// suited to row-major C (the kernel broadcasts A's values and loads B's
+// rows as vectors). For one call:
 //
-//	for jc over columns of C in steps of gemmNC     (B block: kc x nc, shared)
+//	for ic over rows of C in steps of gemmMC        (A block: mc x kc)
 //	  for pc over the k dimension in steps of gemmKC
-//	    pack op(B)[pc:pc+kc, jc:jc+nc] into nr-wide micro-panels
-//	    for ic over rows of C in steps of gemmMC   (parallel tasks)
-//	      pack op(A)[ic:ic+mc, pc:pc+kc] into mr-tall micro-panels
-//	      for jr over the nr-wide panels of B      (one panel stays in L1)
-//	        for ir over the mr-tall panels of A    (the A block stays in L2)
+//	    pack op(A)[ic:ic+mc, pc:pc+kc] into mr-tall micro-panels
+//	    for jc over columns of C in steps of gemmNC   (B block: kc x nc, in L2)
+//	      pack op(B)[pc:pc+kc, jc:jc+nc] into nr-wide micro-panels
+//	      for ir over the mr-tall panels of A
+//	        for jr over the nr-wide panels of B        (the A panel stays in L1)
 //	          micro-kernel: C[mr x nr] += alpha * Apanel * Bpanel
+//
+// Each A panel is multiplied by the whole B block before the next, so it
+// is read from L1 while B's panels stream from L2; A is packed once per
+// depth block whatever n is, B once per A block. The other order, a B
+// panel against a column of A panels, read both from L2: with blocks of
+// 96 rows of A, square products of 512 to 2048 ran 10 to 16% slower on
+// one thread (the micro-kernel alone, fed as in a product of 1024, ran at
+// 117 GFLOP/s that way and 127 this way, on a core whose FMA peak is 150).
+//
+// A parallel product gives each task a block of C's columns (the jc loop,
+// see columnTasks); one with few columns splits the ir and jr loops.
 //
 // C is first multiplied by beta once, so every kc step only accumulates.
 // Packing makes the micro-kernel's loads contiguous and unit-stride whatever
 // the transpose flags and leading dimensions, and zero-pads the ragged edges
 // so the kernel always sees full mr x nr tiles.
+
 // gemmParallelMin is the number of multiply-adds (m*n*k) from which Gemm
 // spreads its work over the worker pool; smaller products stay on the
 // calling goroutine. Measured on two cores (medians): a 128x128x128
@@ -29,15 +43,21 @@ import (
 var gemmParallelMin = 1 << 21
 
 const (
-	gemmMC = 96   // rows of op(A) per packed block (rounded to a multiple of mr)
-	gemmKC = 256  // depth of one packed block
-	gemmNC = 3072 // columns of op(B) per packed block (rounded to a multiple of nr)
+	// gemmMC is the rows of op(A) per packed block (rounded to a
+	// multiple of mr): every B block is multiplied by the whole A block,
+	// so a larger one packs B fewer times; 3 MiB at full depth.
+	gemmMC = 3072
+	gemmKC = 256 // depth of one packed block
+	// gemmNC is the columns of op(B) per packed block (rounded to a
+	// multiple of nr): 512 KiB of B at full depth, half of the L2 cache
+	// (768 columns ran at two thirds of the speed).
+	gemmNC = 512
 
 	// gemmTasksPerWorker is how many tasks Gemm aims for per worker so that
 	// uneven blocks still balance.
 	gemmTasksPerWorker = 3
-	// gemmMinGroupPanels is the fewest B micro-panels a task handles when a
-	// row block is split by columns; it keeps re-packing A cheap.
+	// gemmMinGroupPanels is the fewest B micro-panels a task handles when
+	// a run of A panels is split by columns too.
 	gemmMinGroupPanels = 4
 )
 
@@ -166,71 +186,126 @@ type gemmCall[T Float] struct {
 	// The bodies of the two parallel loops, kept here so that running
 	// them allocates nothing.
 	pack  gemmPackB[T]
+	packa gemmPackA[T]
 	tasks gemmTasks[T]
+	cols  gemmColumns[T]
 }
 
 // run performs the blocked multiplication described at the top of the file.
 func (g *gemmCall[T]) run() {
 	mr, nr := g.kern.mr, g.kern.nr
-	// Spread the rows evenly over the row blocks so parallel tasks match.
 	mc := max(mr, gemmMC/mr*mr)
-	mc = roundUp(ceilDiv(g.m, ceilDiv(g.m, mc)), mr)
 	nc := max(nr, gemmNC/nr*nr)
 	kcMax := min(gemmKC, g.k)
 	parallel := numWorkers > 1 && g.m*g.n*g.k >= gemmParallelMin
-	if parallel {
-		mc = balancedRowBlock(g.m, mc, mr, numWorkers)
+	byRows := g.aPre == nil && g.readsARows(ceilDiv(g.n, nr))
+
+	colWidth, colTasks := g.columnTasks(nc, parallel)
+	var aBuf, bBuf *[]T
+	if g.aPre == nil {
+		aBuf = getBuf[T](roundUp(min(mc, g.m), mr) * kcMax)
+		defer putBuf(aBuf)
 	}
-
-	if g.bPre != nil {
-		// op(B) is packed already, as panels of the full depth: the kb-deep
-		// slice of panel jp at depth pc starts at jp*nr*k + pc*nr.
-		for jc := 0; jc < g.n; jc += nc {
-			nb := min(nc, g.n-jc)
-			for pc := 0; pc < g.k; pc += gemmKC {
-				kb := min(gemmKC, g.k-pc)
-				panels := g.bPre[jc*g.k:]
-				g.multiplyBlock(panels, nr*g.k, pc*nr, jc, nb, pc, kb, mc, parallel)
-			}
-		}
-		return
+	if g.bPre == nil && colTasks == 0 { // column tasks pack their own blocks
+		bBuf = getBuf[T](kcMax * roundUp(min(nc, g.n), nr))
+		defer putBuf(bBuf)
 	}
-
-	bBuf := getBuf[T](kcMax * roundUp(min(nc, g.n), nr))
-	defer putBuf(bBuf)
-
-	for jc := 0; jc < g.n; jc += nc {
-		nb := min(nc, g.n-jc)
+	for ic := 0; ic < g.m; ic += mc {
+		mb := min(mc, g.m-ic)
 		for pc := 0; pc < g.k; pc += gemmKC {
 			kb := min(gemmKC, g.k-pc)
-			bPack := (*bBuf)[:kb*roundUp(nb, nr)]
-			g.packB(bPack, jc, nb, pc, kb, parallel)
-			g.multiplyBlock(bPack, nr*kb, 0, jc, nb, pc, kb, mc, parallel)
+			var aPack, aRows []T
+			switch {
+			case g.aPre != nil: // packed by the caller (see PackA)
+				aPack = g.aPre[pc*roundUp(g.m, mr)+ic*kb:][:roundUp(mb, mr)*kb]
+			case byRows:
+				// A is read as it lies; only a ragged last panel is packed.
+				aPack = (*aBuf)[:roundUp(mb, mr)*kb]
+				aRows = g.a[ic*g.ars+pc:]
+				if full := mb / mr * mr; full < mb {
+					packPanels(aPack[full*kb:], g.a, g.ars, g.ads, ic+full, mb-full, pc, kb, mr)
+				}
+			default:
+				aPack = (*aBuf)[:roundUp(mb, mr)*kb]
+				g.packA(aPack, ic, mb, pc, kb, parallel)
+			}
+			if colTasks > 0 {
+				g.cols = gemmColumns[T]{g: g, aPack: aPack, aRows: aRows, i0: ic, mb: mb, pc: pc, kb: kb, width: colWidth}
+				ParallelLoop(colTasks, 1, &g.cols)
+				continue
+			}
+			for jc := 0; jc < g.n; jc += nc {
+				nb := min(nc, g.n-jc)
+				var bPack []T
+				var bStride, bOff int
+				if g.bPre != nil {
+					bPack, bStride, bOff = g.bPanels(jc, pc)
+				} else {
+					bPack, bStride, bOff = (*bBuf)[:kb*roundUp(nb, nr)], nr*kb, 0
+					g.packB(bPack, jc, nb, pc, kb, parallel)
+				}
+				g.multiplyBlock(aPack, aRows, ic, mb, bPack, bStride, bOff, jc, nb, pc, kb, parallel)
+			}
 		}
 	}
 }
 
-// balancedRowBlock returns the rows per block, a multiple of mr near mc
-// (at most twice it), for which the workers' shares of m rows differ
-// least: blocks go round the workers, so with three blocks on two
-// workers one worker does two (ResNet-18's 256 filters at batch 1 scaled
-// 1.58 times on two threads with blocks of 96 rows; 2 blocks of 132 make
-// the shares 132 and 124).
-func balancedRowBlock(m, mc, mr, workers int) int {
-	best, worst := mc, ceilDiv(ceilDiv(m, mc), workers)*mc
-	for rb := workers; rb <= 4*workers*ceilDiv(m, mc); rb += workers {
-		c := roundUp(ceilDiv(m, rb), mr)
-		if c > 2*mc {
-			continue
-		}
-		if c < mr || ceilDiv(m, c) < workers {
-			break
-		}
-		if w := ceilDiv(ceilDiv(m, c), workers) * c; w < worst {
-			best, worst = c, w
-		}
+// bPanels returns where the B panels of columns from jc and depths from
+// pc lie in the B packed by the caller as panels of the full depth: the
+// kb-deep slice of panel jp starts at jp*nr*k + pc*nr.
+func (g *gemmCall[T]) bPanels(jc, pc int) (panels []T, stride, off int) {
+	nr := g.kern.nr
+	return g.bPre[jc*g.k:], nr * g.k, pc * nr
+}
+
+// columnTasks returns how a parallel product splits C's columns when
+// each task takes a block of columns of its own, packs that block of B
+// and multiplies all of A's rows by it: the width of a block and the
+// number of blocks, a multiple of the workers; no blocks when the
+// product is not parallel or has too few columns, and its tasks split
+// A's rows instead. Then every worker reads the B block that it packed,
+// from its own L2 cache, and A's panels are read by all.
+func (g *gemmCall[T]) columnTasks(nc int, parallel bool) (width, tasks int) {
+	nr := g.kern.nr
+	if !parallel || ceilDiv(g.n, nr) < numWorkers*gemmMinGroupPanels {
+		return 0, 0
 	}
-	return best
+	tasks = roundUp(ceilDiv(g.n, nc), numWorkers)
+	width = roundUp(ceilDiv(g.n, tasks), nr)
+	return width, ceilDiv(g.n, width)
+}
+
+// gemmColumns is the loop over the column blocks of columnTasks for one
+// block of A's rows and depths.
+type gemmColumns[T Float] struct {
+	g            *gemmCall[T]
+	aPack, aRows []T
+	i0, mb       int
+	pc, kb       int
+	width        int
+}
+
+func (l *gemmColumns[T]) Range(lo, hi int) {
+	g, nr, kb := l.g, l.g.kern.nr, l.kb
+	var bBuf *[]T
+	if g.bPre == nil {
+		bBuf = getBuf[T](kb * roundUp(l.width, nr))
+		defer putBuf(bBuf)
+	}
+	for t := lo; t < hi; t++ {
+		jc := t * l.width
+		nb := min(l.width, g.n-jc)
+		var bPack []T
+		var bStride, bOff int
+		if g.bPre != nil {
+			bPack, bStride, bOff = g.bPanels(jc, l.pc)
+		} else {
+			bPack, bStride, bOff = (*bBuf)[:kb*roundUp(nb, nr)], nr*kb, 0
+			packPanels(bPack, g.b, g.brs, g.bds, jc, nb, l.pc, kb, nr)
+		}
+		tasks := g.blockTasks(l.aPack, l.aRows, l.i0, l.mb, bPack, bStride, bOff, jc, nb, l.pc, kb)
+		tasks.Range(0, 1)
+	}
 }
 
 // packB packs op(B)[pc:pc+kb, jc:jc+nb] into nr-wide micro-panels, splitting
@@ -259,77 +334,127 @@ func (p *gemmPackB[T]) Range(lo, hi int) {
 	packPanels(p.dst[j0*kb:hi*nr*kb], g.b, g.brs, g.bds, p.jc+j0, cols, p.pc, kb, nr)
 }
 
-// multiplyBlock accumulates alpha*op(A)[:, pc:pc+kb]*B into C[:, jc:jc+nb],
-// where the kb x nr panel jp of B starts at bPack[jp*bStride+bOff].
-// The work is cut into tasks, each one mc-row block of C times a group of B
-// panels; a task packs its own block of A into a pooled buffer.
-func (g *gemmCall[T]) multiplyBlock(bPack []T, bStride, bOff, jc, nb, pc, kb, mc int, parallel bool) {
-	nr := g.kern.nr
-	rowBlocks := ceilDiv(g.m, mc)
-	panels := ceilDiv(nb, nr)
-	groups := 1
-	if parallel {
-		want := gemmTasksPerWorker * numWorkers
-		groups = max(1, min(ceilDiv(want, rowBlocks), panels/gemmMinGroupPanels))
-	}
-	tasks := rowBlocks * groups
-	g.tasks = gemmTasks[T]{g: g, bPack: bPack, bStride: bStride, bOff: bOff, jc: jc, nb: nb, pc: pc, kb: kb, mc: mc, groups: groups, panels: panels}
+// packA packs op(A)[i0:i0+mb, pc:pc+kb] into mr-tall micro-panels,
+// splitting the panels over the worker pool when the multiplication is
+// parallel.
+func (g *gemmCall[T]) packA(dst []T, i0, mb, pc, kb int, parallel bool) {
+	panels := ceilDiv(mb, g.kern.mr)
+	g.packa = gemmPackA[T]{g: g, dst: dst, i0: i0, mb: mb, pc: pc, kb: kb}
 	if !parallel {
-		g.tasks.Range(0, tasks)
+		g.packa.Range(0, panels)
 		return
 	}
-	ParallelLoop(tasks, 1, &g.tasks)
+	ParallelLoop(panels, gemmMinGroupPanels, &g.packa)
+}
+
+// gemmPackA is the loop of packA over A micro-panels.
+type gemmPackA[T Float] struct {
+	g              *gemmCall[T]
+	dst            []T
+	i0, mb, pc, kb int
+}
+
+func (p *gemmPackA[T]) Range(lo, hi int) {
+	g, mr, kb := p.g, p.g.kern.mr, p.kb
+	i := lo * mr
+	rows := min(hi*mr, p.mb) - i
+	packPanels(p.dst[i*kb:hi*mr*kb], g.a, g.ars, g.ads, p.i0+i, rows, p.pc, kb, mr)
+}
+
+// multiplyBlock accumulates alpha*op(A)[i0:i0+mb, pc:pc+kb]*B into
+// C[i0:i0+mb, jc:jc+nb]. A's micro-panel ip is aPack[ip*mr*kb:], or row
+// i0+i of op(A) lies at aRows[i*ars:] when aRows is not nil (full panels
+// are then read from there); the kb x nr panel jp of B starts at
+// bPack[jp*bStride+bOff]. The work is cut into tasks, each a run of A
+// panels times a group of B panels.
+func (g *gemmCall[T]) multiplyBlock(aPack, aRows []T, i0, mb int, bPack []T, bStride, bOff, jc, nb, pc, kb int, parallel bool) {
+	g.tasks = g.blockTasks(aPack, aRows, i0, mb, bPack, bStride, bOff, jc, nb, pc, kb)
+	if !parallel {
+		g.tasks.Range(0, 1)
+		return
+	}
+	l := &g.tasks
+	want := gemmTasksPerWorker * numWorkers
+	l.runs = min(l.aPanels, want)
+	if l.runs < want {
+		l.groups = max(1, min(ceilDiv(want, l.runs), l.bPanels/gemmMinGroupPanels))
+	}
+	ParallelLoop(l.runs*l.groups, 1, l)
+}
+
+// blockTasks returns the loop of multiplyBlock as one task.
+func (g *gemmCall[T]) blockTasks(aPack, aRows []T, i0, mb int, bPack []T, bStride, bOff, jc, nb, pc, kb int) gemmTasks[T] {
+	return gemmTasks[T]{g: g, aPack: aPack, aRows: aRows, i0: i0, mb: mb, bPack: bPack, bStride: bStride, bOff: bOff,
+		jc: jc, nb: nb, kb: kb, first: pc == 0 && g.overwrite, last: pc+kb == g.k,
+		runs: 1, groups: 1, aPanels: ceilDiv(mb, g.kern.mr), bPanels: ceilDiv(nb, g.kern.nr)}
 }
 
 // gemmTasks is the loop of multiplyBlock over its tasks.
 type gemmTasks[T Float] struct {
-	g                  *gemmCall[T]
-	bPack              []T
-	bStride, bOff      int // panel jp of B starts at bPack[jp*bStride+bOff]
-	jc, nb, pc, kb, mc int
-	groups, panels     int
+	g                *gemmCall[T]
+	aPack, aRows     []T
+	i0, mb           int
+	bPack            []T
+	bStride, bOff    int // panel jp of B starts at bPack[jp*bStride+bOff]
+	jc, nb, kb       int
+	first, last      bool
+	runs, groups     int
+	aPanels, bPanels int
 }
 
 func (l *gemmTasks[T]) Range(lo, hi int) {
-	g, mc, kb := l.g, l.mc, l.kb
-	var aBuf *[]T // A's packed block, when A is not packed already
-	if g.aPre == nil {
-		aBuf = getBuf[T](mc * kb)
-		defer putBuf(aBuf)
-	}
-	// The scratch tile for ragged edges comes from the pool too: a
-	// local array would escape (it is passed to the kernel function
-	// value) and be allocated on every call.
+	g := l.g
+	// The scratch tile for ragged edges comes from the pool: a local
+	// array would escape (it is passed to the kernel function value) and
+	// be allocated on every call.
 	eBuf := getBuf[T](maxTile)
 	defer putBuf(eBuf)
-	packedRow := -1
-	mr := g.kern.mr
+	tile := (*eBuf)[:g.kern.mr*g.kern.nr]
 	for t := lo; t < hi; t++ {
-		rb, grp := t/l.groups, t%l.groups
-		i0 := rb * mc
-		mb := min(mc, g.m-i0)
-		p0, p1 := grp*l.panels/l.groups, (grp+1)*l.panels/l.groups
-		var aPack []T
-		var aRows []T // A as it lies, from row i0 and depth pc, when it is read so
-		switch {
-		case g.aPre != nil: // packed by the caller (see PackA)
-			aPack = g.aPre[l.pc*roundUp(g.m, mr)+i0*kb:][:roundUp(mb, mr)*kb]
-		case g.readsARows(p1 - p0):
-			aPack = (*aBuf)[:roundUp(mb, mr)*kb]
-			aRows = g.a[i0*g.ars+l.pc:]
-			if full := mb / mr * mr; full < mb && rb != packedRow {
-				// Only the ragged last panel is packed.
-				packPanels(aPack[full*kb:], g.a, g.ars, g.ads, i0+full, mb-full, l.pc, kb, mr)
-				packedRow = rb
-			}
-		default:
-			aPack = (*aBuf)[:roundUp(mb, mr)*kb]
-			if rb != packedRow { // consecutive tasks share a row block
-				packPanels(aPack, g.a, g.ars, g.ads, i0, mb, l.pc, kb, mr)
-				packedRow = rb
+		run, grp := t/l.groups, t%l.groups
+		ip0, ip1 := run*l.aPanels/l.runs, (run+1)*l.aPanels/l.runs
+		p0, p1 := grp*l.bPanels/l.groups, (grp+1)*l.bPanels/l.groups
+		for ip := ip0; ip < ip1; ip++ {
+			for jp := p0; jp < p1; jp++ {
+				l.tile(ip, jp, tile)
 			}
 		}
-		g.macroKernel(aPack, aRows, mb, i0, l.bPack, l.bStride, l.bOff, l.nb, l.jc, p0, p1, kb, l.pc == 0 && g.overwrite, l.pc+kb == g.k, (*eBuf)[:mr*g.kern.nr])
+	}
+}
+
+// tile multiplies A's panel ip by B's panel jp into their tile of C, then
+// applies the epilogue when the tile is final. scratch is mr x nr, for
+// the ragged edges.
+func (l *gemmTasks[T]) tile(ip, jp int, scratch []T) {
+	g := l.g
+	mr, nr, kb := g.kern.mr, g.kern.nr, l.kb
+	i, j := ip*mr, jp*nr
+	rows, cols := min(mr, l.mb-i), min(nr, l.nb-j)
+	bp := l.bPack[jp*l.bStride+l.bOff:][:nr*kb]
+	ap := l.aPack[ip*mr*kb : (ip+1)*mr*kb]
+	off := (l.i0+i)*g.ldc + l.jc + j
+	byRows := l.aRows != nil && rows == mr // a full panel of A as it lies
+	switch {
+	case byRows && cols == nr:
+		g.kern.rows(kb, g.alpha, l.aRows[i*g.ars:], g.ars, bp, g.c[off:], g.ldc, l.first)
+	case rows == mr && cols == nr:
+		g.kern.fn(kb, g.alpha, ap, bp, g.c[off:], g.ldc, l.first)
+	default:
+		if byRows {
+			g.kern.rows(kb, g.alpha, l.aRows[i*g.ars:], g.ars, bp, scratch, nr, true)
+		} else {
+			g.kern.fn(kb, g.alpha, ap, bp, scratch, nr, true)
+		}
+		if l.first {
+			for r := range rows {
+				copy(g.c[off+r*g.ldc:][:cols], scratch[r*nr:][:cols])
+			}
+		} else {
+			addTile(g.c[off:], g.ldc, scratch, nr, rows, cols)
+		}
+	}
+	if l.last && g.ep != nil {
+		g.ep.apply(g.c[off:], g.ldc, l.i0+i, l.jc+j, rows, cols)
 	}
 }
 
@@ -371,62 +496,16 @@ func ReadsARows[T Float](m, n, lda int) bool {
 	return k.rows != nil && ceilDiv(n, k.nr) <= aRowsMaxPanels && rowsStrideFits[T](lda)
 }
 
-// macroKernel multiplies a packed block of A (mb rows starting at row i0 of C)
-// by the B panels [p0, p1) of a packed block of B (nb columns starting at
-// column jc of C, panel jp at bPack[jp*bStride+bOff]), adding alpha times
-// the product into C, or with first storing it there (C's old values are
-// not read). last says that this is the final depth block, after which
-// each finished tile gets the epilogue.
-// tile is mr x nr scratch for the ragged edges.
-func (g *gemmCall[T]) macroKernel(aPack, aRows []T, mb, i0 int, bPack []T, bStride, bOff, nb, jc, p0, p1, kb int, first, last bool, tile []T) {
-	mr, nr := g.kern.mr, g.kern.nr
-	kernel, rowsKernel := g.kern.fn, g.kern.rows
-	ep := g.ep
-	if !last {
-		ep = nil
-	}
-	for jp := p0; jp < p1; jp++ {
-		bp := bPack[jp*bStride+bOff:][:nr*kb]
-		j := jp * nr
-		cols := min(nr, nb-j)
-		for ip := 0; ip*mr < mb; ip++ {
-			ap := aPack[ip*mr*kb : (ip+1)*mr*kb]
-			i := ip * mr
-			rows := min(mr, mb-i)
-			off := (i0+i)*g.ldc + jc + j
-			byRows := aRows != nil && rows == mr // a full panel of A as it lies
-			switch {
-			case byRows && cols == nr:
-				rowsKernel(kb, g.alpha, aRows[i*g.ars:], g.ars, bp, g.c[off:], g.ldc, first)
-			case rows == mr && cols == nr:
-				kernel(kb, g.alpha, ap, bp, g.c[off:], g.ldc, first)
-			default:
-				if byRows {
-					rowsKernel(kb, g.alpha, aRows[i*g.ars:], g.ars, bp, tile, nr, true)
-				} else {
-					kernel(kb, g.alpha, ap, bp, tile, nr, true)
-				}
-				if first {
-					for r := range rows {
-						copy(g.c[off+r*g.ldc:][:cols], tile[r*nr:][:cols])
-					}
-				} else {
-					addTile(g.c[off:], g.ldc, tile, nr, rows, cols)
-				}
-			}
-			if ep != nil {
-				ep.apply(g.c[off:], g.ldc, i0+i, jc+j, rows, cols)
-			}
-		}
-	}
-}
-
 // packPanels copies the rows x depth submatrix X[r0:r0+rows, d0:d0+depth] of
 // X(r, d) = x[r*rs + d*ds] into dst as w-row micro-panels: panel q holds rows
 // r0+q*w ... r0+q*w+w-1, stored depth-major (element (r, d) of the panel at
 // d*w + r). Rows past the end are zero-filled. Exactly one of rs and ds is 1
 // for row-major operands; the loop order follows the unit stride.
 func packPanels[T Float](dst, x []T, rs, ds, r0, rows, d0, depth, w int) {
+	if rs == 1 && ds != 1 {
+		packRunPanels(dst, x, ds, r0, rows, d0, depth, w)
+		return
+	}
 	for q := 0; q*w < rows; q++ {
 		panel := dst[q*w*depth : (q+1)*w*depth]
 		cnt := min(w, rows-q*w)
@@ -439,12 +518,6 @@ func packPanels[T Float](dst, x []T, rs, ds, r0, rows, d0, depth, w int) {
 				for d, v := range src {
 					panel[d*w+r] = v
 				}
-			}
-		} else if rs == 1 {
-			// The panel's rows are runs of x: whole copies.
-			for d := range depth {
-				at := base + d*ds
-				copy(panel[d*w:d*w+cnt], x[at:at+cnt])
 			}
 		} else {
 			for d := range depth {
@@ -459,6 +532,26 @@ func packPanels[T Float](dst, x []T, rs, ds, r0, rows, d0, depth, w int) {
 			for d := range depth {
 				clear(panel[d*w+cnt : d*w+w])
 			}
+		}
+	}
+}
+
+// packRunPanels is packPanels for an X whose rows are runs of x (rs 1):
+// it copies x one run of depth d at a time into every panel, so that x is
+// read in order rather than a panel's width at a time down its depth (a
+// 512x512 B packed a panel at a time took half as long as its products).
+func packRunPanels[T Float](dst, x []T, ds, r0, rows, d0, depth, w int) {
+	panels := ceilDiv(rows, w)
+	for d := range depth {
+		run := x[r0+(d0+d)*ds:][:rows]
+		for q := range panels {
+			copy(dst[q*w*depth+d*w:][:w], run[q*w:min(rows, q*w+w)])
+		}
+	}
+	if cnt := rows - (panels-1)*w; cnt < w {
+		last := dst[(panels-1)*w*depth:]
+		for d := range depth {
+			clear(last[d*w+cnt : d*w+w])
 		}
 	}
 }

@@ -152,6 +152,8 @@ func TestGemmLarge(t *testing.T) {
 	// Larger than gemmNC in n, several kc blocks, parallel path.
 	checkOneGemm[float32](t, r, "wide", gemmCase{20, gemmNC + 5, 2*gemmKC + 3, 1, 0.5, 0}, false, true, 1e-5)
 	checkOneGemm[float64](t, r, "tall", gemmCase{3*gemmMC + 1, 70, 100, -1, 0, 2}, true, true, 1e-12)
+	// Several row blocks of A and many column blocks of C.
+	checkOneGemm[float32](t, r, "both", gemmCase{gemmMC + 13, 3*gemmNC + 70, 40, 1, 1, 1}, false, false, 1e-5)
 }
 
 func TestGemmShortSlicePanics(t *testing.T) {
