@@ -188,12 +188,13 @@ func (e *Epilogue[T]) apply32(c []float32, ldc, r0, c0, rows, cols int) {
 
 // epilogueWholeMax is the size of C, in elements, up to which the
 // epilogue runs once over the whole of C after the product (C is still in
-// cache, and long rows make fewer, longer vector loops) rather than tile
-// by tile.
+// cache, and long rows make fewer, longer vector loops) rather than strip
+// by strip.
 const epilogueWholeMax = 1 << 14
 
-// tileEpilogue returns ep when it is to be applied tile by tile, nil when
-// C is small enough to take it whole afterwards.
+// tileEpilogue returns ep when it is to be applied strip by strip (the
+// rows of C that one panel of A makes, see gemmTasks), nil when C is small
+// enough to take it whole afterwards.
 func tileEpilogue[T Float](ep *Epilogue[T], m, n int) *Epilogue[T] {
 	if m*n <= epilogueWholeMax {
 		return nil
@@ -202,7 +203,7 @@ func tileEpilogue[T Float](ep *Epilogue[T], m, n int) *Epilogue[T] {
 }
 
 // GemmEpilogue computes C = op(A)*op(B) and then applies ep to every
-// element of C, tile by tile while the tile is in cache. The arguments are
+// element of C, strip by strip while the strip is in cache. The arguments are
 // those of Gemm with alpha 1 and beta 0; ep may be nil.
 func GemmEpilogue[T Float](transA, transB bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int, ep *Epilogue[T]) {
 	checkGemm(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
@@ -367,7 +368,7 @@ func GemmPackedA[T Float](transB bool, m, n, k int, aPacked, b []T, ldb int, bet
 }
 
 // runWith runs g, applies ep to the whole of C when g did not apply it
-// tile by tile, and recycles g.
+// strip by strip, and recycles g.
 func (g *gemmCall[T]) runWith(ep *Epilogue[T]) {
 	g.run()
 	tiled := g.ep != nil

@@ -210,14 +210,13 @@ const (
 //
 // A 1x1 convolution at unit stride without padding reads the image as it
 // lies. The direct kernel, where the CPU has it, was the fastest for
-// most such shapes measured (up to 3 times the Gemm paths on images of
-// 28x28 and more), beyond packedConvMax too, up to pointwiseDirectMax,
-// but not for expansions of 7x7 images (expandsSmallImage) nor for 1x1
-// images (a classifier's convolution, a matrix-vector product that Gemm
-// computes as dot products: a third of the direct kernel's time for
-// MobileNet v2's 1000x1280); elsewhere the pointwise path, a Gemm on the
-// image with the epilogue fused, saves the blocked path's separate bias
-// pass.
+// most such shapes measured, beyond packedConvMax too, up to
+// pointwiseDirectMax, but not for images of 7x7 and expansions of up to
+// 28x28 (pointwiseProductPays) nor for 1x1 images (a classifier's
+// convolution, a matrix-vector product that Gemm computes as dot
+// products: a third of the direct kernel's time for MobileNet v2's
+// 1000x1280); elsewhere the pointwise path, a Gemm on the image with the
+// epilogue fused, saves the blocked path's separate bias pass.
 //
 // A 3x3 convolution at unit stride on a large enough image takes
 // Winograd's algorithm (winogradPays).
@@ -235,7 +234,7 @@ func convAlgoFor[T accel.Float](p convPlan) convAlgo {
 	switch {
 	case p.maps == 1 && p.geom.Channels == 1 && accel.Depthwise3x3Applies(p.geom):
 		return algoDepthwise
-	case p.direct() && k*cols <= pointwiseDirectMax && accel.ConvDirectApplies[T](p.geom, p.maps) && !expandsSmallImage(p) && cols > 1:
+	case p.direct() && k*cols <= pointwiseDirectMax && accel.ConvDirectApplies[T](p.geom, p.maps) && !pointwiseProductPays(p) && cols > 1:
 		return algoDirect
 	case p.direct():
 		return algoPointwise
@@ -362,13 +361,19 @@ func convWinograd[T accel.Float](p convPlan, image, weight, maps []T, post convP
 	accel.ConvWinograd(p.geom, p.maps, p.batch, image, u, maps, ep)
 }
 
-// expandsSmallImage reports whether 1x1 convolution p multiplies the
-// channels of an image of at most 7x7 by four or more (MobileNet v2's
-// last expansions, 160 to 960 and 320 to 1280 channels at 7x7): there the
-// pointwise product took 0.58 to 0.69 of the direct kernel's time on one
-// thread and on two.
-func expandsSmallImage(p convPlan) bool {
-	return p.colCols() <= 49 && p.maps >= 4*p.colRows()
+// pointwiseProductPays reports whether 1x1 convolution p takes the
+// pointwise product rather than the direct kernel: on an image of at most
+// 7x7, or when it multiplies the channels by four or more on an image of
+// at most 28x28. Measured at MobileNet v2's shapes with Gemm keeping A's
+// panels in L1: 0.48 to 0.80 of the direct kernel's time for all of its
+// 7x7 ones (expansions, reductions and 320 to 1280), 0.73 to 0.87 for its
+// expansions of 14x14 and 28x28 (96 to 576, 64 to 384, 32 to 192), on one
+// thread and on two. Reductions of larger images were as fast or faster
+// direct, on two threads up to twice as fast; so were expansions of 56x56
+// and more.
+func pointwiseProductPays(p convPlan) bool {
+	cols := p.colCols()
+	return cols <= 49 || cols <= 28*28 && p.maps >= 4*p.colRows()
 }
 
 // directColsMin is the most output positions for which a small
