@@ -221,9 +221,10 @@ const (
 // A 3x3 convolution at unit stride on a large enough image takes
 // Winograd's algorithm (winogradPays).
 //
-// The rest is packed, and direct where the CPU has the kernel, the
-// column matrix has at most packedConvMax elements and the image more
-// than directColsMin output positions. The packed path
+// The rest is packed, and direct where the CPU has the kernel and the
+// image has more than directColsMin output positions, and either at most
+// directColsAnyDepth or a column matrix of at most packedConvMax
+// elements. The packed path
 // writes the column matrix once, in the micro-kernel's layout, where
 // the blocked one writes it and then packs it again, and packs the
 // filters once for all images where the blocked one packs them per
@@ -242,9 +243,8 @@ func convAlgoFor[T accel.Float](p convPlan) convAlgo {
 		return algoSideBySide
 	case winogradPays[T](p):
 		return algoWinograd
-	case accel.PackedBLen[T](k, cols) > packedConvMax:
-		return algoPacked
-	case accel.ConvDirectApplies[T](p.geom, p.maps) && cols > directColsMin:
+	case accel.ConvDirectApplies[T](p.geom, p.maps) && cols > directColsMin &&
+		(cols <= directColsAnyDepth || accel.PackedBLen[T](k, cols) <= packedConvMax):
 		return algoDirect
 	}
 	return algoPacked
@@ -381,6 +381,14 @@ func pointwiseProductPays(p convPlan) bool {
 // ResNet-18's 7x7 and 4x4 layers (its training step at 112x112, batch 16)
 // the packed path took 0.6 of the direct kernel's time; at 14x14, 1.08.
 const directColsMin = 49
+
+// directColsAnyDepth is the most output positions for which a
+// convolution takes the direct kernel whatever the size of its column
+// matrix. At 14x14 (ResNet-18's third stage at 224x224, where Winograd's
+// tiles are too few) the direct kernel took 0.81 to 0.95 of the packed
+// path's time for 128 to 512 channels, at batch 1 and 16, on one thread
+// and on two.
+const directColsAnyDepth = 14 * 14
 
 // pointwiseDirectMax is the largest image, in elements, whose 1x1
 // convolution takes the direct kernel.
