@@ -808,13 +808,18 @@ func convWeightGrad[T accel.Float](p convPlan, maps, image, dw []T) {
 // writes all of them once per image, which outweighs the image's
 // multiply-adds where the output plane is small (a ResNet's last stages:
 // 7x7 and 4x4 planes with 256 and 512 filters, five to eight times
-// slower than Gemm), unless the lane sums fit in a core's cache.
+// slower than Gemm), unless the lane sums fit in a core's cache; on
+// larger planes too once the lane sums outgrow a few MB: at batch 16 and
+// 14x14, 128 filters of 3x3x128 taps (9.7 MB of lane sums) took 0.56 to
+// 0.75 of the direct kernel's time with Gemm, one and two threads, where
+// 64 filters of 3x3x64 (2.4 MB) took 1.2 to 1.25 times as long.
 func directWeightGradPays(g accel.ConvGeom, maps int) bool {
 	const minPlane = 14 * 14 // from timings: Gemm wins at 12x12 with 128 filters, the direct kernel at 14x14
 	const cacheBytes = 1 << 20
+	const planeBytes = 4 << 20
 	taps := g.Channels * g.KernelH * g.KernelW
 	laneSums := (maps + 5) / 6 * ((taps + 3) &^ 3) * 96 // as the kernel lays them out
-	return g.OutH()*g.OutW() >= minPlane || laneSums*4 <= cacheBytes
+	return laneSums*4 <= cacheBytes || g.OutH()*g.OutW() >= minPlane && laneSums*4 <= planeBytes
 }
 
 // sideBySideDepth is the most columns (in the forward, convSideBySide) or
