@@ -251,21 +251,23 @@ func convAlgoFor[T accel.Float](p convPlan) convAlgo {
 }
 
 // sideBySidePays reports whether plan p in T multiplies images side by
-// side (algoSideBySide): a batch of images whose planes fill less than
-// 0.6 of the product's panels of columns alone. ResNet-18's 4x4 planes
-// fill half of one: its training step's convolutions of them, and their
-// data gradients (deconvByConv), took 0.7 of their time side by side.
-// Its 7x7 planes, 49 of 64 columns, took 1.25 times as long: the copies
-// cost more than the empty columns.
+// side (algoSideBySide): a batch of images with small planes
+// (sideBySidePlane). ResNet-18's 4x4 planes fill half of a product's
+// panel of columns: its training step's convolutions of them, and their
+// data gradients (deconvByConv), took 0.3 of the packed path's time side
+// by side. Its 7x7 planes, 49 of 64 columns, took 0.6 of it on one
+// thread and 0.8 on two (measured once Im2colAt gathered small planes;
+// before, side by side took 0.7 and 1.25).
 func sideBySidePays[T accel.Float](p convPlan) bool {
-	return p.batch > 1 && !p.direct() && fillsPanelsBadly[T](p.colCols())
+	return p.batch > 1 && !p.direct() && sideBySidePlane[T](p.colCols())
 }
 
-// fillsPanelsBadly reports whether cols columns (an image's plane) fill
-// less than 0.6 of the product's panels in T, and at least two such
-// planes fit in sideBySideDepth.
-func fillsPanelsBadly[T accel.Float](cols int) bool {
-	return 2*cols <= sideBySideDepth && float64(cols) < 0.6*float64(roundUp(cols, accel.PanelWidth[T]()))
+// sideBySidePlane reports whether cols columns (an image's plane) are
+// multiplied side by side with other images' in T: at least two such
+// planes fit in sideBySideDepth, and the plane is at most 7x7 or fills
+// less than 0.6 of the product's panels.
+func sideBySidePlane[T accel.Float](cols int) bool {
+	return 2*cols <= sideBySideDepth && (cols <= 7*7 || float64(cols) < 0.6*float64(roundUp(cols, accel.PanelWidth[T]())))
 }
 
 // roundUp is a rounded up to a multiple of b, for positive b.
@@ -842,9 +844,8 @@ func copyRows[T any](dst []T, dstStride int, src []T, srcStride, rows, n int) {
 // column matrices, side by side, so that dw is read and written once per
 // product rather than once per image. At ResNet-18's 4x4 planes (batch
 // 16, 512 filters of 4608 taps) each image's product was 16 deep and dw
-// 9.4 MB: side by side took 0.85 of the time. At its 7x7 planes it took
-// 1.15 times as long, so only planes that fill panels badly
-// (fillsPanelsBadly) go side by side.
+// 9.4 MB: side by side took half of the time; at its 7x7 planes, 0.8 on
+// one thread (sideBySidePlane).
 func (l *convWeightGradLoop[T]) sideBySide(g, n0, n1 int, dw []T) {
 	p := l.p
 	k, cols := p.colRows(), p.colCols()
@@ -913,7 +914,7 @@ func (l *convWeightGradLoop[T]) Range(lo, hi int) {
 					maps[(n0*p.groups+g)*p.mapsSize():], p.groups*p.mapsSize(), dw)
 				continue
 			}
-			if n1-n0 > 1 && fillsPanelsBadly[T](cols) {
+			if n1-n0 > 1 && sideBySidePlane[T](cols) {
 				l.sideBySide(g, n0, n1, dw)
 				continue
 			}
