@@ -112,6 +112,7 @@ func init() {
 		col2imRowKernel = col2imRow32
 		maxPool2x2BackKernel = maxPool2x2BackRow32
 		reluKernel = relu32
+		arithKernel = arith32
 		transposeKernel = transposePanel32
 		reluGradKernel = reluGrad32
 		gatherRunsKernel = gatherRuns32
@@ -326,6 +327,22 @@ func transposePanel32(panel, x []float32, rs, base, cnt, depth, w int) {
 			panel[d*w+r] = x[base+r*rs+d]
 		}
 	}
+}
+
+// arithAVX2 sets out[i] = a[i] op b[i] for n a positive multiple of 8.
+//
+//go:noescape
+func arithAVX2(op ArithOp, n int, out, a, b *float32)
+
+// arith32 is Arith for float32: the assembly kernel for the multiple-of-8
+// head, then the tail in Go.
+func arith32(op ArithOp, out, a, b []float32) {
+	a, b = a[:len(out)], b[:len(out)]
+	n := len(out) &^ 7
+	if n > 0 && op <= ArithDiv {
+		arithAVX2(op, n, &out[0], &a[0], &b[0])
+	}
+	arithGo(op, out[n:], a[n:], b[n:])
 }
 
 // relu32 is Relu for float32: the assembly kernel for the multiple-of-8

@@ -338,6 +338,70 @@ TEXT ·transpose8x8AVX(SB), NOSPLIT, $0-32
 	VZEROUPPER
 	RET
 
+// func arithAVX2(op ArithOp, n int, out, a, b *float32)
+// out[i] = a[i] op b[i] for n a positive multiple of 8; op is 0 (add),
+// 1 (subtract), 2 (multiply) or 3 (divide).
+TEXT ·arithAVX2(SB), NOSPLIT, $0-40
+	MOVBLZX op+0(FP), AX
+	MOVQ n+8(FP), CX
+	MOVQ out+16(FP), DI
+	MOVQ a+24(FP), SI
+	MOVQ b+32(FP), DX
+	CMPQ AX, $1
+	JEQ arith_sub
+	CMPQ AX, $2
+	JEQ arith_mul
+	CMPQ AX, $3
+	JEQ arith_div
+
+arith_add:
+	VMOVUPS (SI), Y0
+	VADDPS (DX), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JNZ arith_add
+	VZEROUPPER
+	RET
+
+arith_sub:
+	VMOVUPS (SI), Y0
+	VSUBPS (DX), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JNZ arith_sub
+	VZEROUPPER
+	RET
+
+arith_mul:
+	VMOVUPS (SI), Y0
+	VMULPS (DX), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JNZ arith_mul
+	VZEROUPPER
+	RET
+
+arith_div:
+	VMOVUPS (SI), Y0
+	VDIVPS (DX), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JNZ arith_div
+	VZEROUPPER
+	RET
+
 // func reluAVX2(n int, x, y *float32)
 // y[i] = x[i] if x[i] is not below 0, else 0 (NaN stays NaN), for n a
 // positive multiple of 8.

@@ -183,6 +183,53 @@ func reluGradGo[T Float](g, y, out []T) {
 	}
 }
 
+// ArithOp is one of the four operations of Arith.
+type ArithOp uint8
+
+const (
+	ArithAdd ArithOp = iota // a + b
+	ArithSub                // a - b
+	ArithMul                // a * b
+	ArithDiv                // a / b
+)
+
+// Arith sets out[i] = a[i] op b[i] for i < len(out), each result the
+// operation's correctly rounded value in T, as Go's operators give it (no
+// fused multiply-add), so that a loop of them equals the unfused one bit
+// for bit. a and b are at least as long as out. It runs on the calling
+// goroutine: it is the step of loops that are already spread, such as
+// the fused element-wise loop's blocks.
+func Arith[T Float](op ArithOp, out, a, b []T) {
+	a, b = a[:len(out)], b[:len(out)]
+	if k, ok := any(arithKernel).(func(op ArithOp, out, a, b []T)); ok && k != nil {
+		k(op, out, a, b)
+		return
+	}
+	arithGo(op, out, a, b)
+}
+
+func arithGo[T Float](op ArithOp, out, a, b []T) {
+	a, b = a[:len(out)], b[:len(out)]
+	switch op {
+	case ArithAdd:
+		for i := range out {
+			out[i] = a[i] + b[i]
+		}
+	case ArithSub:
+		for i := range out {
+			out[i] = a[i] - b[i]
+		}
+	case ArithMul:
+		for i := range out {
+			out[i] = a[i] * b[i]
+		}
+	case ArithDiv:
+		for i := range out {
+			out[i] = a[i] / b[i]
+		}
+	}
+}
+
 // Relu sets y[i] = max(x[i], 0) over len(x) elements; a NaN stays NaN.
 // x and y may be the same slice. Large slices are spread over the workers.
 func Relu[T Float](x, y []T) {

@@ -546,26 +546,11 @@ func (l *fusedRange[T]) gather(regs [][]T, idx, offs []int) {
 
 // fusedBinary is one typed instruction over a block: out = a op b.
 func fusedBinary[T float32 | float64](kind fusedKind, out, a, b []T) {
-	a, b = a[:len(out)], b[:len(out)]
-	switch kind {
-	case fusedAdd:
-		for i := range out {
-			out[i] = a[i] + b[i]
-		}
-	case fusedSub:
-		for i := range out {
-			out[i] = a[i] - b[i]
-		}
-	case fusedMul:
-		for i := range out {
-			out[i] = a[i] * b[i]
-		}
-	case fusedDiv:
-		for i := range out {
-			out[i] = a[i] / b[i]
-		}
-	}
+	accel.Arith(fusedArith[kind], out, a, b)
 }
+
+// fusedArith is the accel operation of each typed instruction.
+var fusedArith = [...]accel.ArithOp{fusedAdd: accel.ArithAdd, fusedSub: accel.ArithSub, fusedMul: accel.ArithMul, fusedDiv: accel.ArithDiv}
 
 // scratchOf returns buf[:n] cleared, or a new slice when buf is too short.
 func scratchOf[E float64 | int](buf []E, n int) []E {
