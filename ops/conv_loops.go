@@ -720,8 +720,11 @@ func deconvByConv[T accel.Float](algo convAlgo, p, q convPlan, maps, weight, bia
 	wp := getScratch[T](k * c * 9)
 	defer putScratch(wp)
 	turned := *wp
-	for ki := range k {
-		for ci := range c {
+	// Written in order, read in nine-element pieces: the other order
+	// wrote them scattered over the whole of turned, 2% of ResNet-18's
+	// training step.
+	for ci := range c {
+		for ki := range k {
 			src := weight[(ki*c+ci)*9:][:9]
 			dst := turned[(ci*k+ki)*9:][:9]
 			for t := range 9 {
