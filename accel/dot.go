@@ -79,6 +79,9 @@ func transposePanel[T Float](panel, x []T, rs, base, cnt, depth, w int) bool {
 	return true
 }
 
+// fillKernel is Fill for float32, or nil when there is no vector kernel.
+var fillKernel func(dst []float32, v float32)
+
 // arithKernel is Arith for float32, or nil when there is no vector kernel.
 var arithKernel func(op ArithOp, out, a, b []float32)
 

@@ -113,6 +113,7 @@ func init() {
 		maxPool2x2BackKernel = maxPool2x2BackRow32
 		reluKernel = relu32
 		arithKernel = arith32
+		fillKernel = fill32
 		transposeKernel = transposePanel32
 		reluGradKernel = reluGrad32
 		gatherRunsKernel = gatherRuns32
@@ -326,6 +327,23 @@ func transposePanel32(panel, x []float32, rs, base, cnt, depth, w int) {
 		for d := lo; d < depth; d++ {
 			panel[d*w+r] = x[base+r*rs+d]
 		}
+	}
+}
+
+// fillAVX2 sets dst[i] = v for n a positive multiple of 8.
+//
+//go:noescape
+func fillAVX2(n int, dst *float32, v float32)
+
+// fill32 is Fill for float32: the assembly kernel for the multiple-of-8
+// head, then the tail in Go.
+func fill32(dst []float32, v float32) {
+	n := len(dst) &^ 7
+	if n > 0 {
+		fillAVX2(n, &dst[0], v)
+	}
+	for i := n; i < len(dst); i++ {
+		dst[i] = v
 	}
 }
 

@@ -338,6 +338,21 @@ TEXT ·transpose8x8AVX(SB), NOSPLIT, $0-32
 	VZEROUPPER
 	RET
 
+// func fillAVX2(n int, dst *float32, v float32)
+// dst[i] = v for n a positive multiple of 8.
+TEXT ·fillAVX2(SB), NOSPLIT, $0-20
+	MOVQ n+0(FP), CX
+	MOVQ dst+8(FP), DI
+	VBROADCASTSS v+16(FP), Y0
+
+fill_loop:
+	VMOVUPS Y0, (DI)
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JNZ fill_loop
+	VZEROUPPER
+	RET
+
 // func arithAVX2(op ArithOp, n int, out, a, b *float32)
 // out[i] = a[i] op b[i] for n a positive multiple of 8; op is 0 (add),
 // 1 (subtract), 2 (multiply) or 3 (divide).

@@ -183,6 +183,19 @@ func reluGradGo[T Float](g, y, out []T) {
 	}
 }
 
+// Fill sets every element of dst to v. It runs on the calling goroutine:
+// it is the step of loops that are already spread, such as the fused
+// element-wise loop's broadcast inputs.
+func Fill[T Float](dst []T, v T) {
+	if k, ok := any(fillKernel).(func(dst []T, v T)); ok && k != nil {
+		k(dst, v)
+		return
+	}
+	for i := range dst {
+		dst[i] = v
+	}
+}
+
 // ArithOp is one of the four operations of Arith.
 type ArithOp uint8
 

@@ -267,3 +267,21 @@ func testArith[T Float](t *testing.T) {
 		}
 	}
 }
+
+// TestFill checks Fill at lengths around the vector width, in both types.
+func TestFill(t *testing.T) {
+	for _, n := range []int{0, 1, 7, 8, 9, 33} {
+		f32 := make([]float32, n+1)
+		Fill(f32[:n], -2.5)
+		f64 := make([]float64, n)
+		Fill(f64, 3)
+		for i := range n {
+			if f32[i] != -2.5 || f64[i] != 3 {
+				t.Fatalf("n %d, element %d: %v and %v", n, i, f32[i], f64[i])
+			}
+		}
+		if f32[n] != 0 {
+			t.Fatalf("n %d: Fill wrote past its slice", n)
+		}
+	}
+}

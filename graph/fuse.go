@@ -506,10 +506,7 @@ func (l *fusedRange[T]) gather(regs [][]T, idx, offs []int) {
 			dst, off := regs[k][i:i+run], offs[k]
 			switch st := strides[k][last]; st {
 			case 0:
-				v := src[off]
-				for m := range dst {
-					dst[m] = v
-				}
+				accel.Fill(dst, src[off])
 			case 1:
 				copy(dst, src[off:off+run])
 			default:
