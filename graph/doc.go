@@ -46,7 +46,7 @@
 // the product while it is in cache) and FuseElementwise (a chain of
 // element-wise ops becomes one loop with no intermediate buffers beyond
 // a block of registers: each op runs over a block of elements in turn,
-// arithmetic as typed loops; BatchNorm's gradient in a hybridized
+// arithmetic and relu as vector loops; BatchNorm's gradient in a hybridized
 // backward is such a chain). FoldBatchNorm, for graphs that run outside
 // training only (PassOptions.Inference), makes a Convolution and the
 // BatchNorm of its channels one node whose product's epilogue applies the

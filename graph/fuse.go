@@ -36,9 +36,10 @@ type fusedInstr struct {
 }
 
 // fusedKind names the instructions the fused loop runs as a typed loop
-// over a block of elements instead of calling fn per element. Their
-// result in T equals fn's rounded to T: a sum, difference, product or
-// quotient of two float32 values is correctly rounded either way.
+// over a block of elements (accel's vector kernels) instead of calling fn
+// per element. Their result in T equals fn's rounded to T: a sum,
+// difference, product or quotient of two float32 values is correctly
+// rounded either way, and relu only picks values.
 type fusedKind uint8
 
 const (
@@ -47,10 +48,14 @@ const (
 	fusedSub
 	fusedMul
 	fusedDiv
+	fusedRelu // max(x, 0), one argument
 )
 
 // fusedKindOf returns the typed loop of a member, or fusedCall.
 func fusedKindOf(n *Node) fusedKind {
+	if len(n.Inputs) == 1 && ops.IsRelu(n.Op, n.Attrs) {
+		return fusedRelu
+	}
 	if len(n.Inputs) != 2 {
 		return fusedCall
 	}
@@ -321,8 +326,10 @@ func (p *fusedProgram) run(in []ops.Value, out ops.Value) error {
 // fusionBlock elements at a time: the inputs' values for the block are
 // read (at their broadcast offsets, kept by an odometer over the output's
 // index, a run along the last dim at a time; equal-shape inputs in
-// place), then each instruction runs over the whole block, add, sub, mul
-// and div as typed loops, the last one into the output. Registers hold T,
+// place), then each instruction runs over the whole block, add, sub,
+// mul, div and relu as typed loops, the last one into the output; an
+// instruction whose arguments hold one value over the block (terms of
+// per-channel inputs) runs once and fills its block. Registers hold T,
 // so each step's result is rounded to T, as the unfused kernel's output
 // is.
 //
@@ -425,6 +432,12 @@ func (l *fusedRange[T]) Range(lo, hi int) {
 		regs = make([][]T, 0, nReg)
 	}
 	regs = regs[:nReg]
+	var constBuf [32]bool
+	isConst := constBuf[:0] // per register: one value over the whole block
+	if nReg > len(constBuf) {
+		isConst = make([]bool, nReg)
+	}
+	isConst = isConst[:nReg]
 	// Every register but the result has a block of its own.
 	blocksBuf := accel.GetScratch[T]((nReg - 1) * fusionBlock)
 	defer accel.PutScratch(blocksBuf)
@@ -452,6 +465,19 @@ func (l *fusedRange[T]) Range(lo, hi int) {
 			regs[r] = blocks[r*fusionBlock : r*fusionBlock+n]
 		}
 		regs[nReg-1] = dst[base : base+n]
+		// An input broadcast along the last dim holds one value over the
+		// block when the block stays within one run of it: then so do
+		// the instructions on such inputs alone (a BatchNorm gradient's
+		// per-channel terms), which are computed once and filled.
+		anyConst := false
+		if plain || nd == 0 || idx[nd-1]+n > shape[nd-1] {
+			clear(isConst[:len(srcs)])
+		} else {
+			for k := range srcs {
+				isConst[k] = !l.whole[k] && strides[k][nd-1] == 0
+				anyConst = anyConst || isConst[k]
+			}
+		}
 		if plain {
 			for k, src := range srcs {
 				regs[k] = src[base : base+n]
@@ -466,8 +492,17 @@ func (l *fusedRange[T]) Range(lo, hi int) {
 		}
 		for j, ins := range p.instrs {
 			out := regs[p.nIn+j]
+			c := anyConst
+			for _, r := range ins.args {
+				c = c && isConst[r]
+			}
+			isConst[p.nIn+j] = c
+			if c {
+				fusedConst(ins, regs, args, out)
+				continue
+			}
 			if ins.kind != fusedCall {
-				fusedBinary(ins.kind, out, regs[ins.args[0]], regs[ins.args[1]])
+				fusedTyped(ins, regs, out)
 				continue
 			}
 			a := args[:len(ins.args)]
@@ -479,6 +514,22 @@ func (l *fusedRange[T]) Range(lo, hi int) {
 			}
 		}
 	}
+}
+
+// fusedConst runs instruction ins, all of whose arguments hold one value
+// over the block, for the first element and fills out with the result:
+// the value that each element would get.
+func fusedConst[T float32 | float64](ins fusedInstr, regs [][]T, args []float64, out []T) {
+	if ins.kind != fusedCall {
+		fusedTyped(ins, regs, out[:1])
+	} else {
+		a := args[:len(ins.args)]
+		for m, r := range ins.args {
+			a[m] = float64(regs[r][0])
+		}
+		out[0] = T(ins.fn(a))
+	}
+	accel.Fill(out[1:], out[0])
 }
 
 // gather reads the next len(regs[0]) elements of every broadcast input,
@@ -541,9 +592,15 @@ func (l *fusedRange[T]) gather(regs [][]T, idx, offs []int) {
 	}
 }
 
-// fusedBinary is one typed instruction over a block: out = a op b.
-func fusedBinary[T float32 | float64](kind fusedKind, out, a, b []T) {
-	accel.Arith(fusedArith[kind], out, a, b)
+// fusedTyped is one typed instruction over a block: out = a op b, or
+// relu(a).
+func fusedTyped[T float32 | float64](ins fusedInstr, regs [][]T, out []T) {
+	a := regs[ins.args[0]][:len(out)]
+	if ins.kind == fusedRelu {
+		accel.Relu(a, out)
+		return
+	}
+	accel.Arith(fusedArith[ins.kind], out, a, regs[ins.args[1]])
 }
 
 // fusedArith is the accel operation of each typed instruction.
