@@ -190,6 +190,7 @@ var generalCases = []algoCase{
 	{Shape{1, 4, 11, 13}, Tuple{3, 3}, 6, 2, nil, Tuple{1, 1}},
 	{Shape{1, 3, 15, 15}, Tuple{7, 7}, 17, 1, Tuple{2, 2}, Tuple{3, 3}},
 	{Shape{2, 17, 7, 7}, Tuple{1, 1}, 13, 1, Tuple{2, 2}, nil},
+	{Shape{3, 8, 9, 11}, Tuple{1, 1}, 6, 2, Tuple{3, 2}, nil}, // subsampled, then at unit stride
 	{Shape{1, 20, 6, 6}, Tuple{3, 3}, 33, 1, nil, Tuple{1, 1}},
 	{Shape{7, 6, 7, 7}, Tuple{3, 3}, 10, 2, nil, Tuple{1, 1}}, // 7x7 planes: five side by side, then two
 	{Shape{18, 8, 4, 4}, Tuple{3, 3}, 12, 1, nil, Tuple{1, 1}},

@@ -399,7 +399,63 @@ const pointwiseDirectMax = 1 << 20
 // convForward computes, per image and group, maps = W * im2col(image),
 // then applies post, with the algorithm convAlgoFor chooses.
 func convForward[T accel.Float](p convPlan, image, weight, maps []T, post convPost[T]) {
+	if q, ok := subsampledPlan(p); ok {
+		sp := getScratch[T](p.batch * p.groups * q.imageSize())
+		defer putScratch(sp)
+		sub := (*sp)[:p.batch*p.groups*q.imageSize()]
+		planes := p.batch * p.groups * p.geom.Channels
+		accel.ParallelRange(planes, max(1, subsampleGrain/(q.geom.InH*q.geom.InW)), subsampleLoop[T]{p.geom, image, sub})
+		convForwardWith(convAlgoFor[T](q), q, sub, weight, maps, post)
+		return
+	}
 	convForwardWith(convAlgoFor[T](p), p, image, weight, maps, post)
+}
+
+// subsampledPlan returns, for a 1x1 convolution at a stride above 1
+// without padding (a ResNet's downsampling shortcut), the plan of the
+// same convolution at unit stride on the image's subsampled pixels, the
+// only ones it reads: that one reads the image as it lies (direct or
+// pointwise) where p would write a column matrix. ResNet-18's three
+// shortcuts at batch 1, subsampled first, took 0.5 to 0.8 of their time
+// on one thread and on two.
+func subsampledPlan(p convPlan) (convPlan, bool) {
+	g := p.geom
+	if g.KernelH != 1 || g.KernelW != 1 || g.PadH != 0 || g.PadW != 0 || g.StrideH == 1 && g.StrideW == 1 {
+		return convPlan{}, false
+	}
+	q := p
+	q.geom.InH, q.geom.InW = g.OutH(), g.OutW()
+	q.geom.StrideH, q.geom.StrideW = 1, 1
+	return q, true
+}
+
+// subsampleGrain is the number of elements from which the subsampling of
+// subsampledPlan spreads its planes over the workers.
+const subsampleGrain = 1 << 15
+
+// subsampleLoop copies the pixels that 1x1 geometry g reads from each
+// plane of img into a plane of g.OutH() x g.OutW() in sub.
+type subsampleLoop[T accel.Float] struct {
+	g        accel.ConvGeom
+	img, sub []T
+}
+
+func (l *subsampleLoop[T]) Range(lo, hi int) {
+	g := l.g
+	outH, outW := g.OutH(), g.OutW()
+	for pl := lo; pl < hi; pl++ {
+		src := l.img[pl*g.InH*g.InW:][:g.InH*g.InW]
+		dst := l.sub[pl*outH*outW:][:outH*outW]
+		for oh := range outH {
+			row := src[oh*g.StrideH*g.InW:][:(outW-1)*g.StrideW+1]
+			out := dst[oh*outW:][:outW]
+			j := 0
+			for ow := range out {
+				out[ow] = row[j]
+				j += g.StrideW
+			}
+		}
+	}
 }
 
 // convForwardWith is convForward with algorithm algo, which must apply to p.
