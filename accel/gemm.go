@@ -185,8 +185,7 @@ type gemmCall[T Float] struct {
 
 	// The bodies of the two parallel loops, kept here so that running
 	// them allocates nothing.
-	pack  gemmPackB[T]
-	packa gemmPackA[T]
+	pack  gemmPack[T]
 	tasks gemmTasks[T]
 	cols  gemmColumns[T]
 }
@@ -311,8 +310,21 @@ func (l *gemmColumns[T]) Range(lo, hi int) {
 // packB packs op(B)[pc:pc+kb, jc:jc+nb] into nr-wide micro-panels, splitting
 // the panels over the worker pool when the multiplication is parallel.
 func (g *gemmCall[T]) packB(dst []T, jc, nb, pc, kb int, parallel bool) {
-	panels := ceilDiv(nb, g.kern.nr)
-	g.pack = gemmPackB[T]{g: g, dst: dst, jc: jc, nb: nb, pc: pc, kb: kb}
+	g.packPanelsOf(gemmPack[T]{dst: dst, x: g.b, rs: g.brs, ds: g.bds, r0: jc, rows: nb, d0: pc, depth: kb, w: g.kern.nr}, parallel)
+}
+
+// packA packs op(A)[i0:i0+mb, pc:pc+kb] into mr-tall micro-panels,
+// splitting the panels over the worker pool when the multiplication is
+// parallel.
+func (g *gemmCall[T]) packA(dst []T, i0, mb, pc, kb int, parallel bool) {
+	g.packPanelsOf(gemmPack[T]{dst: dst, x: g.a, rs: g.ars, ds: g.ads, r0: i0, rows: mb, d0: pc, depth: kb, w: g.kern.mr}, parallel)
+}
+
+// packPanelsOf runs p, over the worker pool when parallel. (A and B are
+// packed one after the other, so one loop value in g serves both.)
+func (g *gemmCall[T]) packPanelsOf(p gemmPack[T], parallel bool) {
+	g.pack = p
+	panels := ceilDiv(p.rows, p.w)
 	if !parallel {
 		g.pack.Range(0, panels)
 		return
@@ -320,45 +332,19 @@ func (g *gemmCall[T]) packB(dst []T, jc, nb, pc, kb int, parallel bool) {
 	ParallelLoop(panels, gemmMinGroupPanels, &g.pack)
 }
 
-// gemmPackB is the loop of packB over B micro-panels.
-type gemmPackB[T Float] struct {
-	g              *gemmCall[T]
-	dst            []T
-	jc, nb, pc, kb int
+// gemmPack is the loop of packPanels over the w-wide micro-panels of
+// X(r, d) = x[r*rs + d*ds], rows r0 to r0+rows and depths d0 to d0+depth.
+type gemmPack[T Float] struct {
+	dst, x       []T
+	rs, ds       int
+	r0, rows, d0 int
+	depth, w     int
 }
 
-func (p *gemmPackB[T]) Range(lo, hi int) {
-	g, nr, kb := p.g, p.g.kern.nr, p.kb
-	j0 := lo * nr
-	cols := min(hi*nr, p.nb) - j0
-	packPanels(p.dst[j0*kb:hi*nr*kb], g.b, g.brs, g.bds, p.jc+j0, cols, p.pc, kb, nr)
-}
-
-// packA packs op(A)[i0:i0+mb, pc:pc+kb] into mr-tall micro-panels,
-// splitting the panels over the worker pool when the multiplication is
-// parallel.
-func (g *gemmCall[T]) packA(dst []T, i0, mb, pc, kb int, parallel bool) {
-	panels := ceilDiv(mb, g.kern.mr)
-	g.packa = gemmPackA[T]{g: g, dst: dst, i0: i0, mb: mb, pc: pc, kb: kb}
-	if !parallel {
-		g.packa.Range(0, panels)
-		return
-	}
-	ParallelLoop(panels, gemmMinGroupPanels, &g.packa)
-}
-
-// gemmPackA is the loop of packA over A micro-panels.
-type gemmPackA[T Float] struct {
-	g              *gemmCall[T]
-	dst            []T
-	i0, mb, pc, kb int
-}
-
-func (p *gemmPackA[T]) Range(lo, hi int) {
-	g, mr, kb := p.g, p.g.kern.mr, p.kb
-	i := lo * mr
-	rows := min(hi*mr, p.mb) - i
-	packPanels(p.dst[i*kb:hi*mr*kb], g.a, g.ars, g.ads, p.i0+i, rows, p.pc, kb, mr)
+func (p *gemmPack[T]) Range(lo, hi int) {
+	r := lo * p.w
+	rows := min(hi*p.w, p.rows) - r
+	packPanels(p.dst[r*p.depth:hi*p.w*p.depth], p.x, p.rs, p.ds, p.r0+r, rows, p.d0, p.depth, p.w)
 }
 
 // multiplyBlock accumulates alpha*op(A)[i0:i0+mb, pc:pc+kb]*B into
