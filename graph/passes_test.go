@@ -430,23 +430,8 @@ func TestFuseBatchNormGradShape(t *testing.T) {
 			xhat := F.Mul(F.Sub(x, mean), scale)
 			inner := F.Sub(F.Sub(gy, m), F.Mul(xhat, F.Div(m, scale)))
 			r := F.Add(F.Mul(F.Sub(inner, mean), scale), F.Tanh(F.Div(row, F.PlusScalar(F.Abs(m), 1))))
-			g := r.(*graph.Symbol).Graph()
-			out, rep := graph.FuseElementwise(g)
-			if len(rep.Changes) != 1 {
-				t.Fatalf("%v %v: not one fused node: %s", dt, shape, rep)
-			}
-			bind := map[string]*eager.NDArray{}
-			for i, v := range []struct {
-				name  string
-				shape ops.Shape
-			}{{"x", shape}, {"gy", shape}, {"mean", c}, {"scale", c}, {"m", c}, {"row", ops.Shape{shape[3]}}} {
-				vals := make([]float64, v.shape.Size())
-				for j := range vals {
-					vals[j] = float64((j*13+i*5)%29)/7 - 2 + 0.1*float64(i)
-				}
-				bind[v.name] = eager.Array(ops.FromFloat64s(dt, vals), v.shape...)
-			}
-			evalSame(t, fmt.Sprint("batchnorm grad ", dt, shape), g, out, bind)
+			checkFusedOnce(t, fmt.Sprint("batchnorm grad ", dt, shape), r, dt, []fuseInput{
+				{"x", shape}, {"gy", shape}, {"mean", c}, {"scale", c}, {"m", c}, {"row", ops.Shape{shape[3]}}})
 		}
 	}
 }
@@ -465,23 +450,35 @@ func TestFuseBlockConstants(t *testing.T) {
 			mean := graph.Var("mean", c, dt)
 			v := graph.Var("v", c, dt)
 			r := F.Add(F.Mul(F.Sub(x, mean), F.Rsqrt(F.PlusScalar(F.Mul(v, v), 0.5))), F.Mul(mean, v))
-			g := r.(*graph.Symbol).Graph()
-			out, rep := graph.FuseElementwise(g)
-			if len(rep.Changes) != 1 {
-				t.Fatalf("%v %v: not one fused node: %s", dt, shape, rep)
-			}
-			bind := map[string]*eager.NDArray{}
-			for i, in := range []struct {
-				name  string
-				shape ops.Shape
-			}{{"x", shape}, {"mean", c}, {"v", c}} {
-				vals := make([]float64, in.shape.Size())
-				for j := range vals {
-					vals[j] = float64((j*13+i*5)%29)/7 - 2 + 0.1*float64(i)
-				}
-				bind[in.name] = eager.Array(ops.FromFloat64s(dt, vals), in.shape...)
-			}
-			evalSame(t, fmt.Sprint("block constants ", dt, shape), g, out, bind)
+			checkFusedOnce(t, fmt.Sprint("block constants ", dt, shape), r, dt, []fuseInput{{"x", shape}, {"mean", c}, {"v", c}})
 		}
 	}
+}
+
+// fuseInput names a variable of a graph checkFusedOnce evaluates, and
+// its shape.
+type fuseInput struct {
+	name  string
+	shape ops.Shape
+}
+
+// checkFusedOnce fuses the graph of r, checks that it became one fused
+// node, and evaluates both graphs on the same values of inputs: they must
+// agree exactly.
+func checkFusedOnce(t *testing.T, what string, r ops.Tensor, dt ops.DType, inputs []fuseInput) {
+	t.Helper()
+	g := r.(*graph.Symbol).Graph()
+	out, rep := graph.FuseElementwise(g)
+	if len(rep.Changes) != 1 {
+		t.Fatalf("%s: not one fused node: %s", what, rep)
+	}
+	bind := map[string]*eager.NDArray{}
+	for i, in := range inputs {
+		vals := make([]float64, in.shape.Size())
+		for j := range vals {
+			vals[j] = float64((j*13+i*5)%29)/7 - 2 + 0.1*float64(i)
+		}
+		bind[in.name] = eager.Array(ops.FromFloat64s(dt, vals), in.shape...)
+	}
+	evalSame(t, what, g, out, bind)
 }
