@@ -66,7 +66,9 @@
 // lies, broadcasting from its rows (microKernel.rows): a product of few
 // columns (a convolution of a 7x7 or 14x14 output at batch 1) then skips
 // packing A, which would cost about what the multiplication does
-// (ReadsARows says where).
+// (ReadsARows says where). Products of whole 7x7 planes, 49 to 196
+// columns, take a 7x49 kernel of that form whose every lane is used
+// (planes.go, TakesPlanes).
 //
 // # Convolution and pooling
 //

@@ -192,6 +192,10 @@ type gemmCall[T Float] struct {
 
 // run performs the blocked multiplication described at the top of the file.
 func (g *gemmCall[T]) run() {
+	if g.takesPlanes() {
+		g.runPlanes()
+		return
+	}
 	mr, nr := g.kern.mr, g.kern.nr
 	mc := max(mr, gemmMC/mr*mr)
 	nc := max(nr, gemmNC/nr*nr)

@@ -37,6 +37,11 @@ func sgemm12x32RowsAVX512(kc int, alpha float32, a, b, c *float32, ldc int, stor
 //go:noescape
 func sgemm6x32RowsAVX512(kc int, alpha float32, a, b, c *float32, ldc int, store bool, lda int)
 
+// sgemm7x49RowsAVX512 is plane7Kernel (kernel49_amd64.s).
+//
+//go:noescape
+func sgemm7x49RowsAVX512(kc int, alpha float32, a, b, c *float32, ldc int, store bool, lda int, next *float32)
+
 // rowsFit checks, as panelsFit, the reads of a kernel that takes A as it
 // lies: the last element of its last row.
 func rowsFit[T Float](mr, nr, kc int, a []T, lda int, b, c []T, ldc int) bool {
@@ -55,6 +60,12 @@ func sgemm12x32Rows(kc int, alpha float32, a []float32, lda int, b, c []float32,
 	}
 }
 
+func sgemm7x49Rows(kc int, alpha float32, a []float32, lda int, b, c []float32, ldc int, store bool, next []float32) {
+	if rowsFit(planeRows, planeCols, kc, a, lda, b, c, ldc) {
+		sgemm7x49RowsAVX512(kc, alpha, &a[0], &b[0], &c[0], ldc, store, lda, &next[0])
+	}
+}
+
 func sgemm6x32Rows(kc int, alpha float32, a []float32, lda int, b, c []float32, ldc int, store bool) {
 	if rowsFit(6, 32, kc, a, lda, b, c, ldc) {
 		sgemm6x32RowsAVX512(kc, alpha, &a[0], &b[0], &c[0], ldc, store, lda)
@@ -68,6 +79,7 @@ func init() {
 	case cpu.X86.HasAVX512F && !noAVX512:
 		sgemmKernel = microKernel[float32]{mr: 12, nr: 32, fn: sgemm12x32, rows: sgemm12x32Rows}
 		sgemmKernelFew = microKernel[float32]{mr: 6, nr: 32, fn: sgemm6x32, rows: sgemm6x32Rows}
+		plane7Kernel = sgemm7x49Rows
 		dgemmKernel = microKernel[float64]{mr: 12, nr: 16, fn: dgemm12x16}
 		kernelName = "avx512"
 	case cpu.X86.HasAVX2 && cpu.X86.HasFMA:

@@ -237,6 +237,49 @@ func TestConvWinogradMatchesReference(t *testing.T) {
 	}
 }
 
+// planesCases are convolutions whose output maps are whole 7x7 planes
+// (49 or 196 positions): filters not a multiple of seven, groups, a
+// batch, stride 2, paddings 0 to 3, a 7x7 kernel and a depth past one
+// block of the product.
+var planesCases = []algoCase{
+	{Shape{1, 13, 7, 7}, Tuple{3, 3}, 9, 1, nil, Tuple{1, 1}},
+	{Shape{1, 5, 14, 14}, Tuple{3, 3}, 8, 1, Tuple{2, 2}, Tuple{1, 1}},
+	{Shape{1, 6, 28, 28}, Tuple{3, 3}, 15, 1, Tuple{2, 2}, Tuple{1, 1}},
+	{Shape{1, 4, 9, 9}, Tuple{3, 3}, 7, 1, nil, nil},
+	{Shape{2, 8, 7, 7}, Tuple{3, 3}, 14, 2, nil, Tuple{1, 1}},
+	{Shape{1, 3, 13, 13}, Tuple{7, 7}, 10, 1, Tuple{2, 2}, Tuple{3, 3}},
+	{Shape{1, 60, 28, 28}, Tuple{3, 3}, 9, 1, Tuple{2, 2}, Tuple{1, 1}},
+}
+
+func TestConvPlanesMatchesReference(t *testing.T) {
+	checkAlgo[float32](t, algoPlanes, planesCases, 1e-5)
+	checkAlgo[float64](t, algoPlanes, planesCases, 1e-12)
+}
+
+// TestConvAlgoForResNet checks the algorithms chosen for ResNet-18's
+// layers with 7x7 and 14x14 outputs at batch 1: whole planes where the
+// CPU has their kernel, except the 3x3 convolutions of 14x14 at unit
+// stride, which the direct kernel computes faster.
+func TestConvAlgoForResNet(t *testing.T) {
+	for _, tc := range []struct {
+		data   Shape
+		a      ConvolutionAttrs
+		planes bool
+	}{
+		{Shape{1, 512, 7, 7}, ConvolutionAttrs{Kernel: Tuple{3, 3}, Pad: Tuple{1, 1}, NumFilter: 512, NumGroup: 1}, true},
+		{Shape{1, 256, 14, 14}, ConvolutionAttrs{Kernel: Tuple{3, 3}, Stride: Tuple{2, 2}, Pad: Tuple{1, 1}, NumFilter: 512, NumGroup: 1}, true},
+		{Shape{1, 128, 28, 28}, ConvolutionAttrs{Kernel: Tuple{3, 3}, Stride: Tuple{2, 2}, Pad: Tuple{1, 1}, NumFilter: 256, NumGroup: 1}, true},
+		{Shape{1, 256, 14, 14}, ConvolutionAttrs{Kernel: Tuple{3, 3}, Pad: Tuple{1, 1}, NumFilter: 256, NumGroup: 1}, false},
+	} {
+		p := tc.a.plan(tc.data)
+		got := convAlgoFor[float32](p)
+		want := tc.planes && accel.TakesPlanes[float32](p.maps, p.colCols(), p.colRows())
+		if (got == algoPlanes) != want {
+			t.Errorf("%v %v stride %v: algorithm %d, planes wanted: %v", tc.data, tc.a.Kernel, tc.a.Stride, got, want)
+		}
+	}
+}
+
 func TestConvPointwiseMatchesReference(t *testing.T) {
 	checkAlgo[float32](t, algoPointwise, pointwiseCases, 1e-5)
 	checkAlgo[float32](t, algoDirect, pointwiseCases, 1e-5) // the path chosen for 1x1 where the CPU has it
@@ -330,6 +373,8 @@ func TestConvPostAllocatesNothing(t *testing.T) {
 		{algoPointwise, pointwiseCases[3]},
 		{algoWinograd, winogradCases[0]},
 		{algoSideBySide, generalCases[5]},
+		{algoPlanes, planesCases[0]},
+		{algoPlanes, planesCases[2]},
 	} {
 		tc := c.tc
 		p := (&ConvolutionAttrs{Kernel: tc.kernel, Stride: tc.stride, Pad: tc.pad, NumFilter: tc.f, NumGroup: tc.groups}).plan(tc.data)

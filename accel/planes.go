@@ -1,0 +1,182 @@
+package accel
+
+// Products of whole 7x7 planes.
+//
+// A convolution of one image with 7x7 output maps (the last stage of a
+// network for 224x224 images: ResNet's 512 channels, MobileNet's 160 to
+// 960) is a product of few columns: 49, or 196 for 14x14 maps. Gemm's
+// 32-wide panels then leave 15 of every 64 columns empty, and their
+// multiply-adds are wasted. plane7Kernel takes 49 columns at a time,
+// three vectors of 16 and one more column that it sums along the depth,
+// so that no lane is idle (see kernel49_amd64.s). Its B panels are split
+// to suit: for each depth block, 48 columns depth-major, then the 49th
+// along the depth (packSplitPanels). A is read as it lies, seven rows at
+// a time, as the rows kernels read it.
+
+// planeCols is the width of a split panel.
+const planeCols = 49
+
+// planeRows is the height of plane7Kernel's tile.
+const planeRows = 7
+
+// planesMaxPanels is the most split panels (of 49 columns) a product
+// may have to take plane7Kernel: the A panel is read from memory for the
+// first and from L1 for the rest.
+const planesMaxPanels = 4
+
+// planesBlock is the number of elements of B's split panels for one
+// block of depth: 392 KiB, which stay in L2 while A's rows stream past
+// (2048 depths of 49 columns, 512 of 196). Against blocks of 256 depths,
+// ResNet-18's 512x512 7x7 convolutions took 0.8 of their time; those
+// with 196 columns took 0.9 of it at 512 depths against 2048.
+const planesBlock = 2048 * planeCols
+
+// planesKC is the depth of a block of a product of planes of n columns:
+// planesBlock elements, in whole steps of 16.
+func planesKC(n int) int { return max(16, planesBlock/n/16*16) }
+
+// plane7Kernel multiplies seven rows of A, row i at a[i*lda:], by a
+// split panel b of kc depths into a 7 x 49 tile of C: C += alpha*A*B,
+// or with store C = alpha*A*B, asking the cache for the rows of the next
+// tile's A at next (same lda) on the way. nil where the CPU has no such
+// kernel.
+var plane7Kernel func(kc int, alpha float32, a []float32, lda int, b, c []float32, ldc int, store bool, next []float32)
+
+// TakesPlanes reports whether Gemm and GemmEpilogue multiply an m-row
+// op(A), not transposed and of row stride lda, by n columns as whole 7x7
+// planes: in float32 on a CPU with the kernel, n a multiple of 49 of at
+// most planesMaxPanels panels, and at least seven rows. A caller with a
+// convolution's column matrix then writes it as it lies rather than
+// packed.
+func TakesPlanes[T Float](m, n, lda int) bool {
+	var zero T
+	_, f32 := any(zero).(float32)
+	return f32 && plane7Kernel != nil && n%planeCols == 0 && n/planeCols <= planesMaxPanels &&
+		m >= planeRows && rowsStrideFits[T](lda)
+}
+
+// takesPlanes reports whether g is a product of planes (TakesPlanes),
+// with neither operand packed by the caller.
+func (g *gemmCall[T]) takesPlanes() bool {
+	return g.aPre == nil && g.bPre == nil && g.ads == 1 && TakesPlanes[T](g.m, g.n, g.ars)
+}
+
+// runPlanes is run for a product of planes: for each depth block, B is
+// packed into split panels, then each run of seven rows of A is
+// multiplied by them, the runs spread over the workers.
+func (g *gemmCall[T]) runPlanes() {
+	panels := g.n / planeCols
+	kc := planesKC(g.n)
+	kcMax := min(kc, g.k)
+	bBuf := getBuf[float32](panels * planeCols * kcMax)
+	defer putBuf(bBuf)
+	l := getObj[planeTasks]() // recycled: the workers are handed it
+	defer putObj(l)
+	*l = planeTasks{
+		a: any(g.a).([]float32), c: any(g.c).([]float32), lda: g.ars, ldc: g.ldc,
+		m: g.m, n: g.n, alpha: any(g.alpha).(float32),
+	}
+	if g.ep != nil {
+		l.ep = any(g.ep).(*Epilogue[float32])
+	}
+	b := any(g.b).([]float32)
+	runs := ceilDiv(g.m, planeRows)
+	parallel := numWorkers > 1 && g.m*g.n*g.k >= gemmParallelMin
+	for pc := 0; pc < g.k; pc += kc {
+		kb := min(kc, g.k-pc)
+		l.b = (*bBuf)[:panels*planeCols*kb]
+		packSplitPanels(l.b, b, g.brs, g.bds, pc, kb, panels)
+		l.pc, l.kb = pc, kb
+		l.first, l.last = pc == 0 && g.overwrite, pc+kb == g.k
+		if parallel {
+			ParallelLoop(runs, 1, l)
+		} else {
+			l.Range(0, runs)
+		}
+	}
+}
+
+// packSplitPanels packs op(B)[pc:pc+kb, 0:panels*49], element (p, j) at
+// x[j*rs + p*ds], into split panels (see plane7Kernel) in dst.
+func packSplitPanels(dst, x []float32, rs, ds, pc, kb, panels int) {
+	for q := range panels {
+		panel := dst[q*planeCols*kb:][:planeCols*kb]
+		last := panel[(planeCols-1)*kb:]
+		for d := range kb {
+			row := panel[d*(planeCols-1):][:planeCols-1]
+			at := (q*planeCols)*rs + (pc+d)*ds
+			if rs == 1 {
+				copy(row, x[at:][:planeCols-1])
+			} else {
+				for j := range row {
+					row[j] = x[at+j*rs]
+				}
+			}
+			last[d] = x[at+(planeCols-1)*rs]
+		}
+	}
+}
+
+// planeTasks is runPlanes' loop over the runs of seven rows of A for one
+// depth block.
+type planeTasks struct {
+	a, b, c     []float32
+	lda, ldc    int
+	m, n        int
+	alpha       float32
+	pc, kb      int
+	first, last bool
+	ep          *Epilogue[float32]
+}
+
+func (l *planeTasks) Range(lo, hi int) {
+	for run := lo; run < hi; run++ {
+		i := run * planeRows
+		rows := min(planeRows, l.m-i)
+		if rows < planeRows {
+			l.ragged(i, rows)
+		} else {
+			next := l.a[i*l.lda+l.pc:]
+			if i+2*planeRows <= l.m {
+				next = l.a[(i+planeRows)*l.lda+l.pc:]
+			}
+			for q := range l.n / planeCols {
+				l.tile(l.a[i*l.lda+l.pc:], l.lda, q, l.c[i*l.ldc+q*planeCols:], l.ldc, l.first, next)
+			}
+		}
+		if l.last && l.ep != nil {
+			l.ep.apply(l.c[i*l.ldc:], l.ldc, i, 0, rows, l.n)
+		}
+	}
+}
+
+// tile multiplies seven rows of A at a by split panel q into C at c.
+func (l *planeTasks) tile(a []float32, lda, q int, c []float32, ldc int, store bool, next []float32) {
+	plane7Kernel(l.kb, l.alpha, a, lda, l.b[q*planeCols*l.kb:][:planeCols*l.kb], c, ldc, store, next)
+}
+
+// ragged multiplies the last rows < 7 of A, from row i: copied, with rows
+// of zeros after them, into a block of seven, their products go through
+// a tile of scratch into C.
+func (l *planeTasks) ragged(i, rows int) {
+	ap := getBuf[float32](planeRows * l.kb)
+	defer putBuf(ap)
+	tp := getBuf[float32](planeRows * planeCols)
+	defer putBuf(tp)
+	a, tile := (*ap)[:planeRows*l.kb], (*tp)[:planeRows*planeCols]
+	clear(a[rows*l.kb:])
+	for r := range rows {
+		copy(a[r*l.kb:][:l.kb], l.a[(i+r)*l.lda+l.pc:])
+	}
+	for q := range l.n / planeCols {
+		l.tile(a, l.kb, q, tile, planeCols, true, a)
+		c := l.c[i*l.ldc+q*planeCols:]
+		if l.first {
+			for r := range rows {
+				copy(c[r*l.ldc:][:planeCols], tile[r*planeCols:][:planeCols])
+			}
+		} else {
+			addTile(c, l.ldc, tile, planeCols, rows, planeCols)
+		}
+	}
+}
