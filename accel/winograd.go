@@ -228,15 +228,23 @@ type winoWork[T Float] struct {
 }
 
 // border copies image n into the framed planes in (Channels planes of
-// bh x bw).
+// bh x bw) and clears the border around it, as far as the tiles' patches
+// reach: the columns past them, which only lanes past a run of tiles
+// read, are left as they are (clearing whole planes took a tenth of the
+// convolution's time at 64x56x56).
 func (wk *winoWork[T]) border(n int, in []T) {
 	g, f := wk.g, wk.f
+	right := winoTile*f.tilesW + 2 // the patches' last column, plus one
 	for ch := range g.Channels {
 		src := wk.images[(n*g.Channels+ch)*g.InH*g.InW:][:g.InH*g.InW]
 		dst := in[ch*f.bh*f.bw:][:f.bh*f.bw]
-		clear(dst)
+		clear(dst[:g.PadH*f.bw])
+		clear(dst[(g.PadH+g.InH)*f.bw:])
 		for h := range g.InH {
-			copy(dst[(h+g.PadH)*f.bw+g.PadW:][:g.InW], src[h*g.InW:][:g.InW])
+			row := dst[(h+g.PadH)*f.bw:][:right]
+			clear(row[:g.PadW])
+			copy(row[g.PadW:], src[h*g.InW:][:g.InW])
+			clear(row[g.PadW+g.InW:])
 		}
 	}
 }
