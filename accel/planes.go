@@ -10,7 +10,7 @@ package accel
 // three vectors of 16 and one more column that it sums along the depth,
 // so that no lane is idle (see kernel49_amd64.s). Its B panels are split
 // to suit: for each depth block, 48 columns depth-major, then the 49th
-// along the depth (packSplitPanels). A is read as it lies, seven rows at
+// along the depth (splitPack). A is read as it lies, seven rows at
 // a time, as the rows kernels read it.
 
 // planeCols is the width of a split panel.
@@ -85,34 +85,43 @@ func (g *gemmCall[T]) runPlanes() {
 	for pc := 0; pc < g.k; pc += kc {
 		kb := min(kc, g.k-pc)
 		l.b = (*bBuf)[:panels*planeCols*kb]
-		packSplitPanels(l.b, b, g.brs, g.bds, pc, kb, panels)
+		pack := splitPack{dst: l.b, x: b, rs: g.brs, ds: g.bds, pc: pc, kb: kb, panels: panels}
 		l.pc, l.kb = pc, kb
 		l.first, l.last = pc == 0 && g.overwrite, pc+kb == g.k
 		if parallel {
+			ParallelRange(kb, 64, pack)
 			ParallelLoop(runs, 1, l)
 		} else {
+			pack.Range(0, kb)
 			l.Range(0, runs)
 		}
 	}
 }
 
-// packSplitPanels packs op(B)[pc:pc+kb, 0:panels*49], element (p, j) at
-// x[j*rs + p*ds], into split panels (see plane7Kernel) in dst.
-func packSplitPanels(dst, x []float32, rs, ds, pc, kb, panels int) {
-	for q := range panels {
-		panel := dst[q*planeCols*kb:][:planeCols*kb]
-		last := panel[(planeCols-1)*kb:]
-		for d := range kb {
+// splitPack packs op(B)[pc:pc+kb, 0:panels*49], element (p, j) at
+// x[j*rs + p*ds], into split panels (see plane7Kernel) in dst; Range
+// packs depths lo to hi-1 of every panel.
+type splitPack struct {
+	dst, x         []float32
+	rs, ds, pc, kb int
+	panels         int
+}
+
+func (l *splitPack) Range(lo, hi int) {
+	for q := range l.panels {
+		panel := l.dst[q*planeCols*l.kb:][:planeCols*l.kb]
+		last := panel[(planeCols-1)*l.kb:]
+		for d := lo; d < hi; d++ {
 			row := panel[d*(planeCols-1):][:planeCols-1]
-			at := (q*planeCols)*rs + (pc+d)*ds
-			if rs == 1 {
-				copy(row, x[at:][:planeCols-1])
+			at := (q*planeCols)*l.rs + (l.pc+d)*l.ds
+			if l.rs == 1 {
+				copy(row, l.x[at:][:planeCols-1])
 			} else {
 				for j := range row {
-					row[j] = x[at+j*rs]
+					row[j] = l.x[at+j*l.rs]
 				}
 			}
-			last[d] = x[at+(planeCols-1)*rs]
+			last[d] = l.x[at+(planeCols-1)*l.rs]
 		}
 	}
 }
