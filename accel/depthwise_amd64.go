@@ -11,6 +11,12 @@ import "golang.org/x/sys/cpu"
 //go:noescape
 func dw3x3RowAVX2(n int, src *float32, offs *[9]int, w *[9]float32, bias, lo, hi float32, out *float32, mask *int32)
 
+// dw3x3PlaneAVX512 is dw3x3Plane32's kernel (depthwise512_amd64.s): a
+// whole plane of h x w at unit stride and padding 1.
+//
+//go:noescape
+func dw3x3PlaneAVX512(src *float32, h, w int, w9 *[9]float32, bias, lo, hi float32, dst *float32)
+
 // deinterleaveAVX2 is deinterleave's vector loop on float32: n a positive
 // multiple of 8.
 //
@@ -22,6 +28,19 @@ func init() {
 		dw3x3RowKernel = dw3x3Row32
 		deinterleaveKernel = deinterleave32
 	}
+	if cpu.X86.HasAVX512F && !noAVX512 {
+		dw3x3PlaneKernel = dw3x3Plane32
+	}
+}
+
+// dw3x3Plane32 is dw3x3PlaneKernel: src and dst hold h x w, w9 nine
+// weights.
+func dw3x3Plane32(src, dst, w9 []float32, h, w int, b, lo, hi float32) {
+	if h < 1 || w < 1 {
+		panic("accel: dw3x3Plane32 of a plane it does not handle")
+	}
+	_, _, _ = src[h*w-1], dst[h*w-1], w9[8]
+	dw3x3PlaneAVX512(&src[0], h, w, (*[9]float32)(w9), b, lo, hi, &dst[0])
 }
 
 // deinterleave32 is deinterleave's pairs loop on float32.

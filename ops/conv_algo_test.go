@@ -78,6 +78,14 @@ var depthwiseCases = []algoCase{
 	{Shape{1, 3, 7, 9}, Tuple{3, 3}, 3, 3, Tuple{2, 2}, nil},
 	{Shape{2, 3, 8, 10}, Tuple{3, 3}, 3, 3, Tuple{2, 2}, Tuple{2, 2}},
 	{Shape{1, 2, 5, 3}, Tuple{3, 3}, 2, 2, Tuple{3, 2}, Tuple{0, 1}},
+	// planes read as they lie (unit stride, padding 1), rows of one to
+	// three vectors of sixteen with and without a partial one
+	{Shape{2, 6, 16, 16}, Tuple{3, 3}, 6, 6, nil, Tuple{1, 1}},
+	{Shape{1, 4, 1, 16}, Tuple{3, 3}, 4, 4, nil, Tuple{1, 1}},
+	{Shape{1, 3, 17, 2}, Tuple{3, 3}, 3, 3, nil, Tuple{1, 1}},
+	{Shape{1, 5, 4, 17}, Tuple{3, 3}, 5, 5, nil, Tuple{1, 1}},
+	{Shape{1, 2, 3, 32}, Tuple{3, 3}, 2, 2, nil, Tuple{1, 1}},
+	{Shape{1, 3, 5, 47}, Tuple{3, 3}, 3, 3, nil, Tuple{1, 1}},
 }
 
 // pointwiseCases are 1x1 convolutions of odd shapes.
