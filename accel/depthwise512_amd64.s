@@ -108,3 +108,92 @@ dw3x3PlaneAVX512_store:
 	JLT dw3x3PlaneAVX512_row
 	VZEROUPPER
 	RET
+
+// TAPROW2 adds the three taps of one filter row (weights in wl, wc, wr) at
+// the input row at AX for sixteen outputs at stride 2: the input's columns
+// from the segment's first output's left one (K1, K2: 32 of them from
+// R10 bytes in, less one column) are split into the even ones (the left
+// taps) and the odd ones (the middle taps) by Z18 and Z19; those from the
+// right one (K3, K4) give the right taps. The masks stand for the padding.
+#define TAPROW2(wl, wc, wr) \
+	VMOVUPS.Z -4(AX)(R10*1), K1, Z1; VMOVUPS.Z 60(AX)(R10*1), K2, Z2; VMOVAPS Z1, Z3; \
+	VPERMT2PS Z2, Z18, Z1; VPERMT2PS Z2, Z19, Z3; \
+	VMOVUPS.Z 4(AX)(R10*1), K3, Z4; VMOVUPS.Z 68(AX)(R10*1), K4, Z5; VPERMT2PS Z5, Z18, Z4; \
+	VFMADD231PS Z1, wl, Z0; VFMADD231PS Z3, wc, Z0; VFMADD231PS Z4, wr, Z0
+
+// dw3x3PlaneS2AVX512 is dw3x3PlaneAVX512 at stride 2 in both directions:
+// an oh x ow output plane, sixteen columns at a time, each segment's five
+// masks (its loads' four and its store's) at masks, ten bytes a segment;
+// idx holds the even lane indices 0, 2, ... 30, then the odd ones.
+//
+// func dw3x3PlaneS2AVX512(src *float32, h, w int, w9 *[9]float32, bias, lo, hi float32, dst *float32, oh, ow int, masks *uint16, idx *int32)
+TEXT ·dw3x3PlaneS2AVX512(SB), NOSPLIT, $0-88
+	MOVQ src+0(FP), SI
+	MOVQ w9+24(FP), AX
+	MOVQ dst+48(FP), DI
+	VBROADCASTSS 0(AX), Z20
+	VBROADCASTSS 4(AX), Z21
+	VBROADCASTSS 8(AX), Z22
+	VBROADCASTSS 12(AX), Z23
+	VBROADCASTSS 16(AX), Z24
+	VBROADCASTSS 20(AX), Z25
+	VBROADCASTSS 24(AX), Z26
+	VBROADCASTSS 28(AX), Z27
+	VBROADCASTSS 32(AX), Z28
+	VBROADCASTSS bias+32(FP), Z29
+	VBROADCASTSS lo+36(FP), Z30
+	VBROADCASTSS hi+40(FP), Z31
+	MOVQ idx+80(FP), AX
+	VMOVDQU32 (AX), Z18
+	VMOVDQU32 64(AX), Z19
+	MOVQ w+16(FP), DX
+	SHLQ $2, DX // input row bytes
+	MOVQ ow+64(FP), R13
+	SHLQ $2, R13 // output row bytes
+	MOVQ h+8(FP), R8
+	MOVQ oh+56(FP), R9
+	XORQ BX, BX // the output row's index
+
+s2_row:
+	XORQ R10, R10 // the segment's first input column, less one, in bytes
+	XORQ R11, R11 // its first output column, in bytes
+	MOVQ masks+72(FP), R14
+	LEAQ 1(BX)(BX*1), CX // the last input row it reads
+
+s2_seg:
+	KMOVW 0(R14), K1
+	KMOVW 2(R14), K2
+	KMOVW 4(R14), K3
+	KMOVW 6(R14), K4
+	KMOVW 8(R14), K5
+	VMOVAPS Z29, Z0
+	TESTQ BX, BX
+	JZ s2_mid
+	MOVQ SI, AX
+	SUBQ DX, AX
+	TAPROW2(Z20, Z21, Z22)
+
+s2_mid:
+	MOVQ SI, AX
+	TAPROW2(Z23, Z24, Z25)
+	CMPQ CX, R8
+	JGE s2_store
+	ADDQ DX, AX
+	TAPROW2(Z26, Z27, Z28)
+
+s2_store:
+	VMAXPS Z0, Z30, Z0
+	VMINPS Z0, Z31, Z0
+	VMOVUPS Z0, K5, (DI)(R11*1)
+	ADDQ $128, R10
+	ADDQ $64, R11
+	ADDQ $10, R14
+	CMPQ R11, R13
+	JLT s2_seg
+	LEAQ (SI)(DX*2), SI
+	ADDQ R13, DI
+	INCQ BX
+	CMPQ BX, R9
+	JLT s2_row
+	VZEROUPPER
+	RET

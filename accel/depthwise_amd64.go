@@ -17,6 +17,19 @@ func dw3x3RowAVX2(n int, src *float32, offs *[9]int, w *[9]float32, bias, lo, hi
 //go:noescape
 func dw3x3PlaneAVX512(src *float32, h, w int, w9 *[9]float32, bias, lo, hi float32, dst *float32)
 
+// dw3x3PlaneS2AVX512 is dw3x3PlaneS2's kernel (depthwise512_amd64.s).
+//
+//go:noescape
+func dw3x3PlaneS2AVX512(src *float32, h, w int, w9 *[9]float32, bias, lo, hi float32, dst *float32, oh, ow int, masks *uint16, idx *int32)
+
+// dwS2Index holds the even lane indices of two vectors, then the odd ones.
+var dwS2Index = func() (x [32]int32) {
+	for i := range 16 {
+		x[i], x[16+i] = int32(2*i), int32(2*i+1)
+	}
+	return x
+}()
+
 // deinterleaveAVX2 is deinterleave's vector loop on float32: n a positive
 // multiple of 8.
 //
@@ -30,6 +43,7 @@ func init() {
 	}
 	if cpu.X86.HasAVX512F && !noAVX512 {
 		dw3x3PlaneKernel = dw3x3Plane32
+		dw3x3PlaneS2Kernel = dw3x3PlaneS2
 	}
 }
 
@@ -71,4 +85,14 @@ func dw3x3Row32(out, src []float32, offs *[9]int, w *[9]float32, b, lo, hi float
 		_ = src[o : o+n] // bounds of every run the kernel reads
 	}
 	dw3x3RowAVX2(n, &src[0], offs, w, b, lo, hi, &out[0], &tailMasks[(8-n%8)%8])
+}
+
+// dw3x3PlaneS2 is dw3x3PlaneS2Kernel: src holds h x w, dst the output
+// plane of oh x ow at stride 2, masks the segments' masks (dwS2Masks).
+func dw3x3PlaneS2(src, dst, w9 []float32, h, w, oh, ow int, masks []uint16, b, lo, hi float32) {
+	if h < 1 || w < 1 || oh != (h-1)/2+1 || ow != (w-1)/2+1 || len(masks) < 5*ceilDiv(ow, 16) {
+		panic("accel: dw3x3PlaneS2 of a plane it does not handle")
+	}
+	_, _, _ = src[h*w-1], dst[oh*ow-1], w9[8]
+	dw3x3PlaneS2AVX512(&src[0], h, w, (*[9]float32)(w9), b, lo, hi, &dst[0], oh, ow, &masks[0], &dwS2Index[0])
 }

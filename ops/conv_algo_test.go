@@ -86,6 +86,14 @@ var depthwiseCases = []algoCase{
 	{Shape{1, 5, 4, 17}, Tuple{3, 3}, 5, 5, nil, Tuple{1, 1}},
 	{Shape{1, 2, 3, 32}, Tuple{3, 3}, 2, 2, nil, Tuple{1, 1}},
 	{Shape{1, 3, 5, 47}, Tuple{3, 3}, 3, 3, nil, Tuple{1, 1}},
+	// and at stride 2: odd and even sizes, rows of one to three segments
+	// of sixteen outputs
+	{Shape{2, 4, 14, 14}, Tuple{3, 3}, 4, 4, Tuple{2, 2}, Tuple{1, 1}},
+	{Shape{1, 3, 7, 7}, Tuple{3, 3}, 3, 3, Tuple{2, 2}, Tuple{1, 1}},
+	{Shape{1, 2, 1, 1}, Tuple{3, 3}, 2, 2, Tuple{2, 2}, Tuple{1, 1}},
+	{Shape{1, 3, 6, 33}, Tuple{3, 3}, 3, 3, Tuple{2, 2}, Tuple{1, 1}},
+	{Shape{1, 2, 9, 64}, Tuple{3, 3}, 2, 2, Tuple{2, 2}, Tuple{1, 1}},
+	{Shape{1, 2, 4, 70}, Tuple{3, 3}, 2, 2, Tuple{2, 2}, Tuple{1, 1}},
 }
 
 // pointwiseCases are 1x1 convolutions of odd shapes.
