@@ -210,6 +210,32 @@ func BenchmarkSgemm(b *testing.B) {
 	}
 }
 
+// BenchmarkGemmPlanes times products of whole 7x7 planes (planes.go) at
+// the shapes of ResNet-18's convolutions at batch 1: 512 filters of 4608
+// weights times 49 positions, 512 of 2304 (its stride-2 convolution to
+// 7x7) and 256 of 1152 times 196 (to 14x14). Eight copies of the filters
+// take turns, so that they come from memory as in a network.
+func BenchmarkGemmPlanes(b *testing.B) {
+	for _, s := range [][3]int{{512, 49, 4608}, {512, 49, 2304}, {256, 196, 1152}} {
+		m, n, k := s[0], s[1], s[2]
+		r := rand.New(rand.NewPCG(9, 10))
+		var as [8][]float32
+		for i := range as {
+			as[i] = randSlice[float32](r, m*k)
+		}
+		x := randSlice[float32](r, k*n)
+		c := make([]float32, m*n)
+		b.Run(fmt.Sprintf("%dx%dx%d", m, n, k), func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				Gemm(false, false, m, n, k, 1, as[i%len(as)], k, x, n, 0, c, n)
+				i++
+			}
+			reportGFLOPS(b, 2*float64(m*n*k))
+		})
+	}
+}
+
 func BenchmarkDgemm(b *testing.B) {
 	b.Run("n=256", func(b *testing.B) { benchGemm[float64](b, 256) })
 }
