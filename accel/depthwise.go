@@ -16,10 +16,12 @@ package accel
 // no vector kernel for it.
 var dw3x3RowKernel func(out, src []float32, offs *[9]int, w *[9]float32, bias, lo, hi float32)
 
-// dw3x3PlaneKernel computes a whole plane of h x w at unit stride with
-// padding 1, reading src as it lies: dst = bias + the 3x3 filter w9 over
-// src, bounded to [lo, hi]. nil where the CPU has no such kernel.
-var dw3x3PlaneKernel func(src, dst, w9 []float32, h, w int, b, lo, hi float32)
+// dw3x3PlanesKernel computes planes whole planes of h x w, one after
+// another in src and dst, at unit stride with padding 1, reading src as
+// it lies: plane i of dst = bias[i] (0 for a nil bias) + the 3x3 filter
+// w9[9i:] over plane i of src, bounded to [lo, hi]. nil where the CPU
+// has no such kernel.
+var dw3x3PlanesKernel func(src, dst, w9, bias []float32, h, w, planes int, lo, hi float32)
 
 // dw3x3PlaneS2Kernel is dw3x3PlaneKernel at stride 2 in both directions:
 // src holds h x w, dst the oh x ow output, masks the masks of its loads
@@ -191,7 +193,8 @@ func (l *depthwiseLoop[T]) Range(lo, hi int) {
 	}
 }
 
-// wholePlanes computes planes lo to hi-1 with dw3x3PlaneKernel, each read
+// wholePlanes computes planes lo to hi-1 with dw3x3PlanesKernel (runs of
+// planes of consecutive channels in one call) or dw3x3PlaneS2Kernel, each read
 // as it lies, and reports true; or reports false, doing nothing, where
 // the kernels do not apply: other types than float32, a padding other
 // than 1, a stride other than 1 or 2 (the same in both directions), or
@@ -201,24 +204,31 @@ func (l *depthwiseLoop[T]) Range(lo, hi int) {
 func (l *depthwiseLoop[T]) wholePlanes(lo, hi int) bool {
 	g := l.g
 	l32, ok := any(l).(*depthwiseLoop[float32])
-	s1 := g.StrideH == 1 && g.StrideW == 1 && dw3x3PlaneKernel != nil
+	s1 := g.StrideH == 1 && g.StrideW == 1 && dw3x3PlanesKernel != nil
 	s2 := g.StrideH == 2 && g.StrideW == 2 && dw3x3PlaneS2Kernel != nil && ceilDiv(g.OutW(), 16) <= dwS2MaxSegs
 	if !ok || !(s1 || s2) || g.PadH != 1 || g.PadW != 1 {
 		return false
 	}
 	n, on := g.InH*g.InW, g.OutH()*g.OutW()
-	for p := lo; p < hi; p++ {
+	for p := lo; p < hi; {
 		c := p % l.channels
+		if s1 {
+			// A run of planes of consecutive channels in one call.
+			run := min(hi-p, l.channels-c)
+			var bias []float32
+			if l32.bias != nil {
+				bias = l32.bias[c:][:run]
+			}
+			dw3x3PlanesKernel(l32.img[p*n:][:run*n], l32.out[p*n:][:run*n], l32.weight[c*9:][:run*9], bias, g.InH, g.InW, run, l32.lo, l32.hi)
+			p += run
+			continue
+		}
 		var b float32
 		if l32.bias != nil {
 			b = l32.bias[c]
 		}
-		src, dst, w9 := l32.img[p*n:][:n], l32.out[p*on:][:on], l32.weight[c*9:][:9]
-		if s1 {
-			dw3x3PlaneKernel(src, dst, w9, g.InH, g.InW, b, l32.lo, l32.hi)
-		} else {
-			dw3x3PlaneS2Kernel(src, dst, w9, g.InH, g.InW, g.OutH(), g.OutW(), l.s2Masks[:], b, l32.lo, l32.hi)
-		}
+		dw3x3PlaneS2Kernel(l32.img[p*n:][:n], l32.out[p*on:][:on], l32.weight[c*9:][:9], g.InH, g.InW, g.OutH(), g.OutW(), l.s2Masks[:], b, l32.lo, l32.hi)
+		p++
 	}
 	return true
 }

@@ -2,13 +2,11 @@
 
 #include "textflag.h"
 
-// DWCONSTS broadcasts the nine weights at AX into Z20..Z28, and the
-// bias and the bounds (the kernels' arguments) into Z29..Z31.
-#define DWCONSTS \
+// DWWEIGHTS broadcasts the nine weights at AX into Z20..Z28.
+#define DWWEIGHTS \
 	VBROADCASTSS 0(AX), Z20; VBROADCASTSS 4(AX), Z21; VBROADCASTSS 8(AX), Z22; \
 	VBROADCASTSS 12(AX), Z23; VBROADCASTSS 16(AX), Z24; VBROADCASTSS 20(AX), Z25; \
-	VBROADCASTSS 24(AX), Z26; VBROADCASTSS 28(AX), Z27; VBROADCASTSS 32(AX), Z28; \
-	VBROADCASTSS bias+32(FP), Z29; VBROADCASTSS lo+36(FP), Z30; VBROADCASTSS hi+40(FP), Z31
+	VBROADCASTSS 24(AX), Z26; VBROADCASTSS 28(AX), Z27; VBROADCASTSS 32(AX), Z28
 
 // TAPROW adds the three taps of one filter row (weights in wl, wc, wr) at
 // the input row at AX: its columns shifted one right (K2: the first lane
@@ -18,27 +16,36 @@
 	VMOVUPS.Z -4(AX), K2, Z1; VMOVUPS.Z (AX), K1, Z2; VMOVUPS.Z 4(AX), K3, Z3; \
 	VFMADD231PS Z1, wl, Z0; VFMADD231PS Z2, wc, Z0; VFMADD231PS Z3, wr, Z0
 
-// dw3x3PlaneAVX512 computes one plane of a depthwise 3x3 convolution at
-// unit stride with one column and one row of zero padding on each side:
-// each output row, sixteen columns at a time, is bias plus the filter's
-// three rows times input rows i-1, i and i+1 (those that lie in the
-// plane), bounded to [lo, hi] (NaN stays NaN: VMAXPS and VMINPS return
-// their second source when either is NaN). The plane is read as it lies,
-// without a bordered copy: masks keep the loads inside each row, and
-// stand for the padding at its ends.
+// dw3x3PlanesAVX512 computes planes planes of a depthwise 3x3 convolution
+// at unit stride with one column and one row of zero padding on each
+// side, one after another in src and dst (h x w each): plane i takes the
+// nine weights at w9+9i and the bias at bias+i*biasStep. Each output row,
+// sixteen columns at a time, is bias plus the filter's three rows times
+// input rows i-1, i and i+1 (those that lie in the plane), bounded to
+// [lo, hi] (NaN stays NaN: VMAXPS and VMINPS return their second source
+// when either is NaN). The planes are read as they lie, without a
+// bordered copy: masks keep the loads inside each row, and stand for the
+// padding at its ends.
 //
-// func dw3x3PlaneAVX512(src *float32, h, w int, w9 *[9]float32, bias, lo, hi float32, dst *float32)
-TEXT ·dw3x3PlaneAVX512(SB), NOSPLIT, $0-56
+// func dw3x3PlanesAVX512(src *float32, h, w, planes int, w9, bias *float32, biasStep int, lo, hi float32, dst *float32)
+TEXT ·dw3x3PlanesAVX512(SB), NOSPLIT, $0-72
 	MOVQ src+0(FP), SI
 	MOVQ h+8(FP), R8
 	MOVQ w+16(FP), R13
-	MOVQ w9+24(FP), AX
-	MOVQ dst+48(FP), DI
-	DWCONSTS
+	MOVQ w9+32(FP), R14
+	MOVQ dst+64(FP), DI
+	VBROADCASTSS lo+56(FP), Z30
+	VBROADCASTSS hi+60(FP), Z31
 	MOVQ R13, DX
 	SHLQ $2, DX // row bytes
 	MOVQ R8, R9
 	DECQ R9 // the last row's index
+
+dw3x3PlaneAVX512_plane:
+	MOVQ R14, AX
+	DWWEIGHTS
+	MOVQ bias+40(FP), AX
+	VBROADCASTSS (AX), Z29
 	XORQ BX, BX
 
 dw3x3PlaneAVX512_row:
@@ -103,6 +110,13 @@ dw3x3PlaneAVX512_store:
 	INCQ BX
 	CMPQ BX, R8
 	JLT dw3x3PlaneAVX512_row
+	// SI and DI have reached the next plane.
+	ADDQ $36, R14
+	MOVQ biasStep+48(FP), AX
+	SHLQ $2, AX
+	ADDQ AX, bias+40(FP)
+	DECQ planes+24(FP)
+	JNZ dw3x3PlaneAVX512_plane
 	VZEROUPPER
 	RET
 
@@ -128,7 +142,10 @@ TEXT ·dw3x3PlaneS2AVX512(SB), NOSPLIT, $0-88
 	MOVQ src+0(FP), SI
 	MOVQ w9+24(FP), AX
 	MOVQ dst+48(FP), DI
-	DWCONSTS
+	DWWEIGHTS
+	VBROADCASTSS bias+32(FP), Z29
+	VBROADCASTSS lo+36(FP), Z30
+	VBROADCASTSS hi+40(FP), Z31
 	MOVQ idx+80(FP), AX
 	VMOVDQU32 (AX), Z18
 	VMOVDQU32 64(AX), Z19

@@ -11,11 +11,11 @@ import "golang.org/x/sys/cpu"
 //go:noescape
 func dw3x3RowAVX2(n int, src *float32, offs *[9]int, w *[9]float32, bias, lo, hi float32, out *float32, mask *int32)
 
-// dw3x3PlaneAVX512 is dw3x3Plane32's kernel (depthwise512_amd64.s): a
-// whole plane of h x w at unit stride and padding 1.
+// dw3x3PlanesAVX512 is dw3x3Planes32's kernel (depthwise512_amd64.s):
+// whole planes of h x w at unit stride and padding 1.
 //
 //go:noescape
-func dw3x3PlaneAVX512(src *float32, h, w int, w9 *[9]float32, bias, lo, hi float32, dst *float32)
+func dw3x3PlanesAVX512(src *float32, h, w, planes int, w9, bias *float32, biasStep int, lo, hi float32, dst *float32)
 
 // dw3x3PlaneS2AVX512 is dw3x3PlaneS2's kernel (depthwise512_amd64.s).
 //
@@ -42,19 +42,23 @@ func init() {
 		deinterleaveKernel = deinterleave32
 	}
 	if cpu.X86.HasAVX512F && !noAVX512 {
-		dw3x3PlaneKernel = dw3x3Plane32
+		dw3x3PlanesKernel = dw3x3Planes32
 		dw3x3PlaneS2Kernel = dw3x3PlaneS2
 	}
 }
 
-// dw3x3Plane32 is dw3x3PlaneKernel: src and dst hold h x w, w9 nine
-// weights.
-func dw3x3Plane32(src, dst, w9 []float32, h, w int, b, lo, hi float32) {
-	if h < 1 || w < 1 {
-		panic("accel: dw3x3Plane32 of a plane it does not handle")
+// dw3x3Planes32 is dw3x3PlanesKernel.
+func dw3x3Planes32(src, dst, w9, bias []float32, h, w, planes int, lo, hi float32) {
+	if h < 1 || w < 1 || planes < 1 {
+		panic("accel: dw3x3Planes32 of planes it does not handle")
 	}
-	_, _, _ = src[h*w-1], dst[h*w-1], w9[8]
-	dw3x3PlaneAVX512(&src[0], h, w, (*[9]float32)(w9), b, lo, hi, &dst[0])
+	_, _, _ = src[planes*h*w-1], dst[planes*h*w-1], w9[9*planes-1]
+	b, step := &zeroBias[0], 0 // a missing bias: 0 for every plane
+	if bias != nil {
+		_ = bias[planes-1]
+		b, step = &bias[0], 1
+	}
+	dw3x3PlanesAVX512(&src[0], h, w, planes, &w9[0], b, step, lo, hi, &dst[0])
 }
 
 // deinterleave32 is deinterleave's pairs loop on float32.
