@@ -16,21 +16,29 @@ package accel
 // no vector kernel for it.
 var dw3x3RowKernel func(out, src []float32, offs *[9]int, w *[9]float32, bias, lo, hi float32)
 
-// dw3x3PlanesKernel computes planes whole planes of h x w, one after
-// another in src and dst, at unit stride with padding 1, reading src as
-// it lies: plane i of dst = bias[i] (0 for a nil bias) + the 3x3 filter
-// w9[9i:] over plane i of src, bounded to [lo, hi]. nil where the CPU
+// dw3x3PlanesKernel computes planes whole planes of geometry g
+// (dwPlanesApply), one after another in src and dst, reading src as it
+// lies: plane i of dst = bias[i] (0 for a nil bias) + the 3x3 filter
+// w9[9i:] over plane i of src, bounded to [lo, hi]. At stride 2 masks
+// holds the masks of its loads and stores (dwS2Masks). nil where the CPU
 // has no such kernel.
-var dw3x3PlanesKernel func(src, dst, w9, bias []float32, h, w, planes int, lo, hi float32)
+var dw3x3PlanesKernel func(g ConvGeom, src, dst, w9, bias []float32, planes int, masks *[dwMasksLen]uint16, lo, hi float32)
 
-// dw3x3PlaneS2Kernel is dw3x3PlaneKernel at stride 2 in both directions:
-// src holds h x w, dst the oh x ow output, masks the masks of its loads
-// and stores (dwS2Masks). nil where the CPU has no such kernel.
-var dw3x3PlaneS2Kernel func(src, dst, w9 []float32, h, w, oh, ow int, masks []uint16, b, lo, hi float32)
+// dwPlanesApply reports whether dw3x3PlanesKernel takes geometry g: a
+// padding of 1 and a stride of 1 or 2, the same in both directions, and
+// at stride 2 no more than dwS2MaxSegs segments of sixteen outputs a row.
+func dwPlanesApply(g ConvGeom) bool {
+	s := g.StrideH
+	return g.PadH == 1 && g.PadW == 1 && g.StrideW == s && (s == 1 || s == 2 && ceilDiv(g.OutW(), 16) <= dwS2MaxSegs)
+}
 
 // dwS2MaxSegs is the most segments of sixteen outputs a row of
-// dw3x3PlaneS2Kernel has.
-const dwS2MaxSegs = 8
+// dw3x3PlanesKernel has at stride 2, and dwMasksLen the length of their
+// masks.
+const (
+	dwS2MaxSegs = 8
+	dwMasksLen  = 5 * dwS2MaxSegs
+)
 
 // dwS2Masks returns the masks of the loads and stores of each segment of
 // sixteen outputs of a row of ow at stride 2 from w input columns: lane
@@ -38,7 +46,7 @@ const dwS2MaxSegs = 8
 // 2*j0-1+k, 2*j0+15+k, 2*j0+1+k and 2*j0+17+k, set where that lies in
 // the row; lane k of its store writes output j0+k, set where that lies
 // in the row.
-func dwS2Masks(w, ow int) (m [5 * dwS2MaxSegs]uint16) {
+func dwS2Masks(w, ow int) (m [dwMasksLen]uint16) {
 	lanes := func(c0, n int) (bits uint16) {
 		for k := range 16 {
 			if c := c0 + k; c >= 0 && c < n {
@@ -47,7 +55,7 @@ func dwS2Masks(w, ow int) (m [5 * dwS2MaxSegs]uint16) {
 		}
 		return bits
 	}
-	for s := range ceilDiv(ow, 16) {
+	for s := range min(ceilDiv(ow, 16), dwS2MaxSegs) {
 		j0 := 16 * s
 		m[5*s] = lanes(2*j0-1, w)
 		m[5*s+1] = lanes(2*j0+15, w)
@@ -116,9 +124,9 @@ type depthwiseLoop[T Float] struct {
 	g                      ConvGeom
 	channels               int
 	img, weight, bias, out []T
-	lo, hi                 T                       // the bounds of the outputs
-	offs                   [9]int                  // the taps' offsets in the bordered rows
-	s2Masks                [5 * dwS2MaxSegs]uint16 // see dwS2Masks
+	lo, hi                 T                  // the bounds of the outputs
+	offs                   [9]int             // the taps' offsets in the bordered rows
+	s2Masks                [dwMasksLen]uint16 // see dwS2Masks
 }
 
 // depthwiseRowMin is the narrowest output row that Depthwise3x3 computes
@@ -193,42 +201,30 @@ func (l *depthwiseLoop[T]) Range(lo, hi int) {
 	}
 }
 
-// wholePlanes computes planes lo to hi-1 with dw3x3PlanesKernel (runs of
-// planes of consecutive channels in one call) or dw3x3PlaneS2Kernel, each read
-// as it lies, and reports true; or reports false, doing nothing, where
-// the kernels do not apply: other types than float32, a padding other
-// than 1, a stride other than 1 or 2 (the same in both directions), or
-// at stride 2 outputs wider than dwS2MaxSegs*16. MobileNet v2's depthwise
-// layers took 0.2 to 0.55 of the time that the bordered copies and row
-// runs took (0.14 to 0.37 at stride 2), and its forward 0.75.
+// wholePlanes computes planes lo to hi-1 with dw3x3PlanesKernel, each read
+// as it lies, a run of planes of consecutive channels a call, and reports
+// true; or reports false, doing nothing, where the kernel does not apply:
+// other types than float32, or a geometry that dwPlanesApply refuses.
+// MobileNet v2's depthwise layers took 0.2 to 0.55 of the time that the
+// bordered copies and row runs took (0.14 to 0.37 at stride 2), and its
+// forward 0.75; a run a call, against a plane a call, took 0.63 of the
+// time at 576x14x14 and 0.83 at 960x7x7.
 func (l *depthwiseLoop[T]) wholePlanes(lo, hi int) bool {
 	g := l.g
 	l32, ok := any(l).(*depthwiseLoop[float32])
-	s1 := g.StrideH == 1 && g.StrideW == 1 && dw3x3PlanesKernel != nil
-	s2 := g.StrideH == 2 && g.StrideW == 2 && dw3x3PlaneS2Kernel != nil && ceilDiv(g.OutW(), 16) <= dwS2MaxSegs
-	if !ok || !(s1 || s2) || g.PadH != 1 || g.PadW != 1 {
+	if !ok || dw3x3PlanesKernel == nil || !dwPlanesApply(g) {
 		return false
 	}
 	n, on := g.InH*g.InW, g.OutH()*g.OutW()
 	for p := lo; p < hi; {
 		c := p % l.channels
-		if s1 {
-			// A run of planes of consecutive channels in one call.
-			run := min(hi-p, l.channels-c)
-			var bias []float32
-			if l32.bias != nil {
-				bias = l32.bias[c:][:run]
-			}
-			dw3x3PlanesKernel(l32.img[p*n:][:run*n], l32.out[p*n:][:run*n], l32.weight[c*9:][:run*9], bias, g.InH, g.InW, run, l32.lo, l32.hi)
-			p += run
-			continue
-		}
-		var b float32
+		run := min(hi-p, l.channels-c)
+		var bias []float32
 		if l32.bias != nil {
-			b = l32.bias[c]
+			bias = l32.bias[c:][:run]
 		}
-		dw3x3PlaneS2Kernel(l32.img[p*n:][:n], l32.out[p*on:][:on], l32.weight[c*9:][:9], g.InH, g.InW, g.OutH(), g.OutW(), l.s2Masks[:], b, l32.lo, l32.hi)
-		p++
+		dw3x3PlanesKernel(g, l32.img[p*n:][:run*n], l32.out[p*on:][:run*on], l32.weight[c*9:][:run*9], bias, run, &l32.s2Masks, l32.lo, l32.hi)
+		p += run
 	}
 	return true
 }

@@ -8,6 +8,15 @@
 	VBROADCASTSS 12(AX), Z23; VBROADCASTSS 16(AX), Z24; VBROADCASTSS 20(AX), Z25; \
 	VBROADCASTSS 24(AX), Z26; VBROADCASTSS 28(AX), Z27; VBROADCASTSS 32(AX), Z28
 
+// PLANECONSTS broadcasts a plane's weights (the kernels' argument w9)
+// into Z20..Z28 and its bias (at the argument bias) into Z29; NEXTPLANE
+// steps both arguments to the next plane's and loops to label while
+// planes remain.
+#define PLANECONSTS MOVQ w9+32(FP), AX; DWWEIGHTS; MOVQ bias+40(FP), AX; VBROADCASTSS (AX), Z29
+#define NEXTPLANE(label) \
+	ADDQ $36, w9+32(FP); MOVQ biasStep+48(FP), AX; SHLQ $2, AX; ADDQ AX, bias+40(FP); \
+	DECQ planes+24(FP); JNZ label
+
 // TAPROW adds the three taps of one filter row (weights in wl, wc, wr) at
 // the input row at AX: its columns shifted one right (K2: the first lane
 // is the padding), as they lie (K1) and shifted one left (K3: the last
@@ -32,7 +41,6 @@ TEXT ·dw3x3PlanesAVX512(SB), NOSPLIT, $0-72
 	MOVQ src+0(FP), SI
 	MOVQ h+8(FP), R8
 	MOVQ w+16(FP), R13
-	MOVQ w9+32(FP), R14
 	MOVQ dst+64(FP), DI
 	VBROADCASTSS lo+56(FP), Z30
 	VBROADCASTSS hi+60(FP), Z31
@@ -42,10 +50,7 @@ TEXT ·dw3x3PlanesAVX512(SB), NOSPLIT, $0-72
 	DECQ R9 // the last row's index
 
 dw3x3PlaneAVX512_plane:
-	MOVQ R14, AX
-	DWWEIGHTS
-	MOVQ bias+40(FP), AX
-	VBROADCASTSS (AX), Z29
+	PLANECONSTS
 	XORQ BX, BX
 
 dw3x3PlaneAVX512_row:
@@ -111,12 +116,7 @@ dw3x3PlaneAVX512_store:
 	CMPQ BX, R8
 	JLT dw3x3PlaneAVX512_row
 	// SI and DI have reached the next plane.
-	ADDQ $36, R14
-	MOVQ biasStep+48(FP), AX
-	SHLQ $2, AX
-	ADDQ AX, bias+40(FP)
-	DECQ planes+24(FP)
-	JNZ dw3x3PlaneAVX512_plane
+	NEXTPLANE(dw3x3PlaneAVX512_plane)
 	VZEROUPPER
 	RET
 
@@ -132,35 +132,37 @@ dw3x3PlaneAVX512_store:
 	VMOVUPS.Z 4(AX)(R10*1), K3, Z4; VMOVUPS.Z 68(AX)(R10*1), K4, Z5; VPERMT2PS Z5, Z18, Z4; \
 	VFMADD231PS Z1, wl, Z0; VFMADD231PS Z3, wc, Z0; VFMADD231PS Z4, wr, Z0
 
-// dw3x3PlaneS2AVX512 is dw3x3PlaneAVX512 at stride 2 in both directions:
-// an oh x ow output plane, sixteen columns at a time, each segment's five
-// masks (its loads' four and its store's) at masks, ten bytes a segment;
-// idx holds the even lane indices 0, 2, ... 30, then the odd ones.
+// dw3x3PlanesS2AVX512 is dw3x3PlanesAVX512 at stride 2 in both
+// directions: planes of oh x ow outputs, sixteen columns at a time, each
+// segment's five masks (its loads' four and its store's) at masks, ten
+// bytes a segment; idx holds the even lane indices 0, 2, ... 30, then the
+// odd ones.
 //
-// func dw3x3PlaneS2AVX512(src *float32, h, w int, w9 *[9]float32, bias, lo, hi float32, dst *float32, oh, ow int, masks *uint16, idx *int32)
-TEXT ·dw3x3PlaneS2AVX512(SB), NOSPLIT, $0-88
+// func dw3x3PlanesS2AVX512(src *float32, h, w, planes int, w9, bias *float32, biasStep int, lo, hi float32, dst *float32, oh, ow int, masks *uint16, idx *int32)
+TEXT ·dw3x3PlanesS2AVX512(SB), NOSPLIT, $0-104
 	MOVQ src+0(FP), SI
-	MOVQ w9+24(FP), AX
-	MOVQ dst+48(FP), DI
-	DWWEIGHTS
-	VBROADCASTSS bias+32(FP), Z29
-	VBROADCASTSS lo+36(FP), Z30
-	VBROADCASTSS hi+40(FP), Z31
-	MOVQ idx+80(FP), AX
+	MOVQ dst+64(FP), DI
+	VBROADCASTSS lo+56(FP), Z30
+	VBROADCASTSS hi+60(FP), Z31
+	MOVQ idx+96(FP), AX
 	VMOVDQU32 (AX), Z18
 	VMOVDQU32 64(AX), Z19
 	MOVQ w+16(FP), DX
 	SHLQ $2, DX // input row bytes
-	MOVQ ow+64(FP), R13
+	MOVQ ow+80(FP), R13
 	SHLQ $2, R13 // output row bytes
 	MOVQ h+8(FP), R8
-	MOVQ oh+56(FP), R9
-	XORQ BX, BX // the output row's index
+	MOVQ oh+72(FP), R9
+
+s2_plane:
+	PLANECONSTS
+	MOVQ SI, R12 // the plane's first row
+	XORQ BX, BX  // the output row's index
 
 s2_row:
 	XORQ R10, R10 // the segment's first input column, less one, in bytes
 	XORQ R11, R11 // its first output column, in bytes
-	MOVQ masks+72(FP), R14
+	MOVQ masks+88(FP), R14
 	LEAQ 1(BX)(BX*1), CX // the last input row it reads
 
 s2_seg:
@@ -198,5 +200,10 @@ s2_store:
 	INCQ BX
 	CMPQ BX, R9
 	JLT s2_row
+	// DI has reached the next plane; SI goes there from the plane's start.
+	MOVQ R8, AX
+	IMULQ DX, AX
+	LEAQ (R12)(AX*1), SI
+	NEXTPLANE(s2_plane)
 	VZEROUPPER
 	RET

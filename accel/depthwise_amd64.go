@@ -17,10 +17,11 @@ func dw3x3RowAVX2(n int, src *float32, offs *[9]int, w *[9]float32, bias, lo, hi
 //go:noescape
 func dw3x3PlanesAVX512(src *float32, h, w, planes int, w9, bias *float32, biasStep int, lo, hi float32, dst *float32)
 
-// dw3x3PlaneS2AVX512 is dw3x3PlaneS2's kernel (depthwise512_amd64.s).
+// dw3x3PlanesS2AVX512 is dw3x3Planes32's kernel at stride 2
+// (depthwise512_amd64.s).
 //
 //go:noescape
-func dw3x3PlaneS2AVX512(src *float32, h, w int, w9 *[9]float32, bias, lo, hi float32, dst *float32, oh, ow int, masks *uint16, idx *int32)
+func dw3x3PlanesS2AVX512(src *float32, h, w, planes int, w9, bias *float32, biasStep int, lo, hi float32, dst *float32, oh, ow int, masks *uint16, idx *int32)
 
 // dwS2Index holds the even lane indices of two vectors, then the odd ones.
 var dwS2Index = func() (x [32]int32) {
@@ -43,22 +44,26 @@ func init() {
 	}
 	if cpu.X86.HasAVX512F && !noAVX512 {
 		dw3x3PlanesKernel = dw3x3Planes32
-		dw3x3PlaneS2Kernel = dw3x3PlaneS2
 	}
 }
 
 // dw3x3Planes32 is dw3x3PlanesKernel.
-func dw3x3Planes32(src, dst, w9, bias []float32, h, w, planes int, lo, hi float32) {
-	if h < 1 || w < 1 || planes < 1 {
+func dw3x3Planes32(g ConvGeom, src, dst, w9, bias []float32, planes int, masks *[dwMasksLen]uint16, lo, hi float32) {
+	h, w, oh, ow := g.InH, g.InW, g.OutH(), g.OutW()
+	if !dwPlanesApply(g) || planes < 1 {
 		panic("accel: dw3x3Planes32 of planes it does not handle")
 	}
-	_, _, _ = src[planes*h*w-1], dst[planes*h*w-1], w9[9*planes-1]
+	_, _, _ = src[planes*h*w-1], dst[planes*oh*ow-1], w9[9*planes-1]
 	b, step := &zeroBias[0], 0 // a missing bias: 0 for every plane
 	if bias != nil {
 		_ = bias[planes-1]
 		b, step = &bias[0], 1
 	}
-	dw3x3PlanesAVX512(&src[0], h, w, planes, &w9[0], b, step, lo, hi, &dst[0])
+	if g.StrideH == 1 {
+		dw3x3PlanesAVX512(&src[0], h, w, planes, &w9[0], b, step, lo, hi, &dst[0])
+		return
+	}
+	dw3x3PlanesS2AVX512(&src[0], h, w, planes, &w9[0], b, step, lo, hi, &dst[0], oh, ow, &masks[0], &dwS2Index[0])
 }
 
 // deinterleave32 is deinterleave's pairs loop on float32.
@@ -89,14 +94,4 @@ func dw3x3Row32(out, src []float32, offs *[9]int, w *[9]float32, b, lo, hi float
 		_ = src[o : o+n] // bounds of every run the kernel reads
 	}
 	dw3x3RowAVX2(n, &src[0], offs, w, b, lo, hi, &out[0], &tailMasks[(8-n%8)%8])
-}
-
-// dw3x3PlaneS2 is dw3x3PlaneS2Kernel: src holds h x w, dst the output
-// plane of oh x ow at stride 2, masks the segments' masks (dwS2Masks).
-func dw3x3PlaneS2(src, dst, w9 []float32, h, w, oh, ow int, masks []uint16, b, lo, hi float32) {
-	if h < 1 || w < 1 || oh != (h-1)/2+1 || ow != (w-1)/2+1 || len(masks) < 5*ceilDiv(ow, 16) {
-		panic("accel: dw3x3PlaneS2 of a plane it does not handle")
-	}
-	_, _, _ = src[h*w-1], dst[oh*ow-1], w9[8]
-	dw3x3PlaneS2AVX512(&src[0], h, w, (*[9]float32)(w9), b, lo, hi, &dst[0], oh, ow, &masks[0], &dwS2Index[0])
 }

@@ -98,12 +98,15 @@
 // per-tap partial sums cost less than the column matrix and a GEMM (see
 // ops' directWeightGradPays).
 // Depthwise3x3 convolves each plane with its own 3x3 filter (MobileNet's
-// depthwise layers) without a column matrix: the plane is copied once
-// into a zero-bordered buffer, split into even and odd columns for a
-// stride of 2, so that each output row is nine contiguous runs scaled,
-// summed in registers and bounded (relu, relu6) before the store (AVX2
-// for float32); a plane narrower than 16 outputs at unit stride is one
-// run. Pooling kernels work on Planes independent planes and follow
+// depthwise layers) without a column matrix. With AVX-512, at padding 1
+// and a stride of 1 or 2 (all of MobileNet's), runs of planes are read as
+// they lie, sixteen outputs at a time, masked loads standing for the
+// padding and permutes splitting the even and odd columns at stride 2.
+// Elsewhere the plane is copied once into a zero-bordered buffer, split
+// into even and odd columns for a stride of 2, so that each output row is
+// nine contiguous runs scaled, summed in registers and bounded (relu,
+// relu6) before the store (AVX2 for float32); a plane narrower than 16
+// outputs at unit stride is one run. Pooling kernels work on Planes independent planes and follow
 // MXNet's window clipping and averaging rules; 2x2 windows at stride 2
 // and ResNet's 3x3 windows at stride 2 have loops of their own (AVX2 for
 // float32).

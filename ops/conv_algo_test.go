@@ -383,6 +383,7 @@ func TestConvPostAllocatesNothing(t *testing.T) {
 		tc   algoCase
 	}{
 		{algoDepthwise, depthwiseCases[1]},
+		{algoDepthwise, depthwiseCases[2]}, // at stride 2
 		{algoDirect, pointwiseCases[3]},
 		{algoPacked, generalCases[0]},
 		{algoBlocked, generalCases[0]},

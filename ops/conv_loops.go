@@ -199,7 +199,8 @@ const (
 	// with small planes at once (convSideBySide).
 	algoSideBySide
 	// algoPlanes writes an image's column matrix as it lies for a product
-	// that takes its 7x7 planes whole (convPlanes).
+	// that takes its 7x7 planes whole (convPointwise's loop, with the
+	// column matrix).
 	algoPlanes
 )
 
@@ -487,7 +488,7 @@ func (l *subsampleLoop[T]) Range(lo, hi int) {
 // in a pass after.
 func convForwardWith[T accel.Float](algo convAlgo, p convPlan, image, weight, maps []T, post convPost[T]) {
 	switch algo {
-	case algoPointwise:
+	case algoPointwise, algoPlanes:
 		convPointwise(p, image, weight, maps, post)
 		return
 	case algoPacked:
@@ -501,9 +502,6 @@ func convForwardWith[T accel.Float](algo convAlgo, p convPlan, image, weight, ma
 		return
 	case algoSideBySide:
 		convSideBySide(p, image, weight, maps, post)
-		return
-	case algoPlanes:
-		convPlanes(p, image, weight, maps, post)
 		return
 	}
 	relu := post.relu && post.residual == nil
@@ -542,14 +540,17 @@ func convForwardWith[T accel.Float](algo convAlgo, p convPlan, image, weight, ma
 // convPointwise is convForward for a 1x1 kernel at unit stride without
 // padding: per image and group, the filters (maps x channels) times the
 // image as it lies (channels x positions), with post applied to each tile
-// of the output while it is in cache.
+// of the output while it is in cache. It serves algoPlanes too, for
+// outputs of whole 7x7 planes that accel.TakesPlanes: the product then
+// multiplies the image's column matrix.
 func convPointwise[T accel.Float](p convPlan, image, weight, maps []T, post convPost[T]) {
 	accel.ParallelRange(p.batch, 1, convPointwiseLoop[T]{p, image, weight, maps, post})
 }
 
-// convPointwiseLoop is convPointwise's and convPlanes' loop over images:
-// the filters times each image, as it lies for a 1x1 kernel at unit
-// stride without padding, else its column matrix.
+// convPointwiseLoop is convPointwise's loop over images: the filters
+// times each image, as it lies for a 1x1 kernel at unit stride without
+// padding (algoPointwise), else its column matrix written as it lies by
+// accel.Im2colAt (algoPlanes).
 type convPointwiseLoop[T accel.Float] struct {
 	p                   convPlan
 	image, weight, maps []T
@@ -579,14 +580,6 @@ func (l *convPointwiseLoop[T]) Range(lo, hi int) {
 			accel.GemmEpilogue(false, false, p.maps, cols, k, l.weight[g*p.maps*k:], k, img, cols, out, cols, ep)
 		}
 	}
-}
-
-// convPlanes is convForward for output maps that are whole 7x7 planes
-// (49 or 196 positions) where accel.TakesPlanes: per image and group, the
-// column matrix written as it lies (accel.Im2colAt) times the filters,
-// with post applied to each strip of the output while it is in cache.
-func convPlanes[T accel.Float](p convPlan, image, weight, maps []T, post convPost[T]) {
-	accel.ParallelRange(p.batch, 1, convPointwiseLoop[T]{p, image, weight, maps, post})
 }
 
 // convDirectLoop is convForward's loop over images with the direct kernel
