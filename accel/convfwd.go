@@ -8,7 +8,7 @@ package accel
 // convFwdKernel runs the direct forward of one image for six filters, the
 // rows of w, over segs, whole blocks of t.fwdSegs (see convFwd6), or is
 // nil when the CPU has no such kernel.
-var convFwdKernel func(t *wgradTable, segs []wgradSeg, x, w, scale, bias []float32, relu bool, out []float32, fs int)
+var convFwdKernel func(t *wgradTable, segs []wgradSeg, x, w, scale, bias, add []float32, relu, capped bool, cap float32, out []float32, fs int)
 
 // convFwdChunkElems bounds, roughly, the image elements that one chunk of
 // an image's output positions reads: every group of six filters runs over
@@ -40,28 +40,40 @@ func ConvDirectApplies[T Float](g ConvGeom, filters int) bool {
 
 // ConvForwardDirect writes the convolution of a run of images into out:
 // image n at img[n*imgStride:] gives out[n*outStride:], filters x
-// OutH*OutW, computed as weight (filters x Channels*KernelH*KernelW),
-// filter f multiplied by scale[f] (nil for none), times its column
-// matrix, plus bias (one per filter; nil for none), then relu when
-// asked. It works without a column matrix, and reports false, doing
+// OutH*OutW, computed as weight (filters x Channels*KernelH*KernelW)
+// times its column matrix, finished by ep (nil for none) as a product's
+// epilogue would be: RowScale and RowBias per filter, Add laid out as out
+// is (image n's at Add[n*outStride:], rows OutH*OutW apart: AddStride
+// must be OutH*OutW, and Add must not share memory with out), then Relu
+// and Cap. It works without a column matrix, and reports false, doing
 // nothing, where it has no kernel: other types than float32, a stride
-// along the width other than 1, fewer than six filters, or a CPU without
-// AVX-512. The filters of one image are spread over the workers, six at
-// a time.
-func ConvForwardDirect[T Float](g ConvGeom, filters, images int, img []T, imgStride int, weight, scale, bias []T, relu bool, out []T, outStride int) bool {
+// along the width other than 1, fewer than six filters, a ColBias, or a
+// CPU without AVX-512. The filters of one image are spread over the
+// workers, six at a time.
+func ConvForwardDirect[T Float](g ConvGeom, filters, images int, img []T, imgStride int, weight []T, ep *Epilogue[T], out []T, outStride int) bool {
 	if !ConvDirectApplies[T](g, filters) || images < 1 {
 		return false
 	}
+	plane := g.OutH() * g.OutW()
+	var e Epilogue[float32]
+	if ep != nil {
+		e = *any(ep).(*Epilogue[float32])
+	}
+	if e.ColBias != nil || e.Add != nil && e.AddStride != plane {
+		return false
+	}
+	if e.Add != nil && len(e.Add) < (images-1)*outStride+filters*plane {
+		panic("accel: ConvForwardDirect's Add is shorter than its output")
+	}
 	img32, w32, out32 := any(img).([]float32), any(weight).([]float32), any(out).([]float32)
-	b32, _ := any(bias).([]float32)
-	s32, _ := any(scale).([]float32)
 	t := wgradTableFor(g)
 	block := 4 // segments of 16 positions (64 positions)
 	if t.twoRow {
 		block = 3 // segments of two rows of at most 8 (48 positions)
 	}
 	chunk := block * max(1, convFwdChunkElems/(g.Channels*g.StrideH*16*block))
-	l := convFwdLoop{t: t, filters: filters, plane: g.OutH() * g.OutW(), w: w32[:filters*g.colRows()], scale: s32, bias: b32, relu: relu, chunk: chunk}
+	l := convFwdLoop{t: t, filters: filters, plane: plane, w: w32[:filters*g.colRows()], scale: e.RowScale, bias: e.RowBias,
+		relu: e.Relu, capped: e.Capped, cap: e.Cap, chunk: chunk}
 	chunks := ceilDiv(len(t.fwdSegs), chunk)
 	// The filters go six at a time; the last six end at the last filter
 	// (their first ones are computed twice, to the same values, after
@@ -72,6 +84,9 @@ func ConvForwardDirect[T Float](g ConvGeom, filters, images int, img []T, imgStr
 	for n := range images {
 		src, bp := borderedImage(g, img32[n*imgStride:])
 		l.src, l.out = src, out32[n*outStride:][:filters*l.plane]
+		if e.Add != nil {
+			l.add = e.Add[n*outStride:][:filters*l.plane]
+		}
 		l.first, l.groups = 0, full
 		ParallelRange(chunks*full, 1, l)
 		if full*6 < filters {
@@ -90,11 +105,12 @@ func ConvForwardDirect[T Float](g ConvGeom, filters, images int, img []T, imgStr
 // group first+i%groups over chunk i/groups, chunk segments of the table
 // each.
 type convFwdLoop struct {
-	t                        *wgradTable
-	src, w, scale, bias, out []float32
-	filters, plane           int
-	relu                     bool
-	chunk, first, groups     int
+	t                             *wgradTable
+	src, w, scale, bias, add, out []float32
+	filters, plane                int
+	relu, capped                  bool
+	cap                           float32
+	chunk, first, groups          int
 }
 
 func (l *convFwdLoop) Range(lo, hi int) {
@@ -110,6 +126,10 @@ func (l *convFwdLoop) Range(lo, hi int) {
 		if l.scale != nil {
 			s = l.scale[f:][:6]
 		}
-		convFwdKernel(l.t, segs, l.src, l.w[f*taps:][:6*taps], s, b, l.relu, l.out[f*l.plane:], l.plane)
+		var add []float32
+		if l.add != nil {
+			add = l.add[f*l.plane:]
+		}
+		convFwdKernel(l.t, segs, l.src, l.w[f*taps:][:6*taps], s, b, add, l.relu, l.capped, l.cap, l.out[f*l.plane:], l.plane)
 	}
 }

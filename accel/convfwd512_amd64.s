@@ -4,19 +4,24 @@
 
 // The direct convolution forward of one image, for six filters and a
 // block of output segments (see wgradSeg): for each segment and filter f,
-// out[f*fs+s.gyoff+lane] = relu?(bias[f] + Σ_t w[t*6+f] * x[offs[t]+lane+...]),
+//
+//	v = scale[f] * Σ_t w[f*ntaps+t] * x[offs[t]+...] + bias[f] + add[f*fs+s.gyoff+lane]
+//	out[f*fs+s.gyoff+lane] = min(max(v, 0), cap)
+//
 // where the image element of a lane is read at xoff (lanes in mask) or
-// xoff2 (lanes in mask2) from tap t's offset. The weights are packed
-// tap-major, six to a tap. Lanes outside the masks are neither read nor
-// written; an empty segment (no lanes) does nothing. ntaps is positive.
+// xoff2 (lanes in mask2) from tap t's offset, add is skipped when nil,
+// and the max applies when clamp has bit 1, the min when it has bit 2
+// (both keep NaN). The six filters lie as rows of ntaps weights. Lanes
+// outside the masks are neither read nor written; an empty segment (no
+// lanes) does nothing. ntaps is positive.
 //
 // Per tap the six weights are broadcast once and each segment's image
 // vector is loaded once, so that loads stay fewer than multiply-adds:
 // four one-row segments (24 accumulators) or three two-row ones (18, with
 // the second rows' masks in K4-K6).
 
-// func conv6x4AVX512(ntaps int, offs *int, x *float32, segs *wgradSeg, w, bias *float32, relu int, out *float32, fs int)
-TEXT ·conv6x4AVX512(SB), NOSPLIT, $0-80
+// func conv6x4AVX512(ntaps int, offs *int, x *float32, segs *wgradSeg, w, scale, bias, add *float32, clamp int, cap float32, out *float32, fs int)
+TEXT ·conv6x4AVX512(SB), NOSPLIT, $0-96
 	MOVQ x+16(FP), R11
 	MOVQ segs+24(FP), R13
 	MOVQ 16(R13), R8
@@ -171,38 +176,115 @@ conv6x4AVX512_tap:
 	VADDPS Z27, Z21, Z21
 	VADDPS Z28, Z22, Z22
 	VADDPS Z29, Z23, Z23
-	MOVQ relu+56(FP), R13
+	MOVQ add+56(FP), R13
 	TESTQ R13, R13
-	JZ conv6x4AVX512_store
+	JZ conv6x4AVX512_clamp
+	MOVQ fs+88(FP), R9
+	SHLQ $2, R9
+	MOVQ segs+24(FP), SI
+	MOVQ 8(SI), R12
+	LEAQ (R13)(R12*4), R11
+	VADDPS (R11), Z0, K1, Z0
+	VADDPS (R11)(R9*1), Z1, K1, Z1
+	LEAQ (R11)(R9*2), R12
+	VADDPS (R12), Z2, K1, Z2
+	VADDPS (R12)(R9*1), Z3, K1, Z3
+	LEAQ (R11)(R9*4), R12
+	VADDPS (R12), Z4, K1, Z4
+	VADDPS (R12)(R9*1), Z5, K1, Z5
+	MOVQ 48(SI), R12
+	LEAQ (R13)(R12*4), R11
+	VADDPS (R11), Z6, K2, Z6
+	VADDPS (R11)(R9*1), Z7, K2, Z7
+	LEAQ (R11)(R9*2), R12
+	VADDPS (R12), Z8, K2, Z8
+	VADDPS (R12)(R9*1), Z9, K2, Z9
+	LEAQ (R11)(R9*4), R12
+	VADDPS (R12), Z10, K2, Z10
+	VADDPS (R12)(R9*1), Z11, K2, Z11
+	MOVQ 88(SI), R12
+	LEAQ (R13)(R12*4), R11
+	VADDPS (R11), Z12, K3, Z12
+	VADDPS (R11)(R9*1), Z13, K3, Z13
+	LEAQ (R11)(R9*2), R12
+	VADDPS (R12), Z14, K3, Z14
+	VADDPS (R12)(R9*1), Z15, K3, Z15
+	LEAQ (R11)(R9*4), R12
+	VADDPS (R12), Z16, K3, Z16
+	VADDPS (R12)(R9*1), Z17, K3, Z17
+	MOVQ 128(SI), R12
+	LEAQ (R13)(R12*4), R11
+	VADDPS (R11), Z18, K4, Z18
+	VADDPS (R11)(R9*1), Z19, K4, Z19
+	LEAQ (R11)(R9*2), R12
+	VADDPS (R12), Z20, K4, Z20
+	VADDPS (R12)(R9*1), Z21, K4, Z21
+	LEAQ (R11)(R9*4), R12
+	VADDPS (R12), Z22, K4, Z22
+	VADDPS (R12)(R9*1), Z23, K4, Z23
+
+conv6x4AVX512_clamp:
+	MOVQ clamp+64(FP), R13
+	TESTQ $1, R13
+	JZ conv6x4AVX512_cap
 	VPXORD Z30, Z30, Z30
-	VMAXPS Z30, Z0, Z0
-	VMAXPS Z30, Z1, Z1
-	VMAXPS Z30, Z2, Z2
-	VMAXPS Z30, Z3, Z3
-	VMAXPS Z30, Z4, Z4
-	VMAXPS Z30, Z5, Z5
-	VMAXPS Z30, Z6, Z6
-	VMAXPS Z30, Z7, Z7
-	VMAXPS Z30, Z8, Z8
-	VMAXPS Z30, Z9, Z9
-	VMAXPS Z30, Z10, Z10
-	VMAXPS Z30, Z11, Z11
-	VMAXPS Z30, Z12, Z12
-	VMAXPS Z30, Z13, Z13
-	VMAXPS Z30, Z14, Z14
-	VMAXPS Z30, Z15, Z15
-	VMAXPS Z30, Z16, Z16
-	VMAXPS Z30, Z17, Z17
-	VMAXPS Z30, Z18, Z18
-	VMAXPS Z30, Z19, Z19
-	VMAXPS Z30, Z20, Z20
-	VMAXPS Z30, Z21, Z21
-	VMAXPS Z30, Z22, Z22
-	VMAXPS Z30, Z23, Z23
+	VMAXPS Z0, Z30, Z0
+	VMAXPS Z1, Z30, Z1
+	VMAXPS Z2, Z30, Z2
+	VMAXPS Z3, Z30, Z3
+	VMAXPS Z4, Z30, Z4
+	VMAXPS Z5, Z30, Z5
+	VMAXPS Z6, Z30, Z6
+	VMAXPS Z7, Z30, Z7
+	VMAXPS Z8, Z30, Z8
+	VMAXPS Z9, Z30, Z9
+	VMAXPS Z10, Z30, Z10
+	VMAXPS Z11, Z30, Z11
+	VMAXPS Z12, Z30, Z12
+	VMAXPS Z13, Z30, Z13
+	VMAXPS Z14, Z30, Z14
+	VMAXPS Z15, Z30, Z15
+	VMAXPS Z16, Z30, Z16
+	VMAXPS Z17, Z30, Z17
+	VMAXPS Z18, Z30, Z18
+	VMAXPS Z19, Z30, Z19
+	VMAXPS Z20, Z30, Z20
+	VMAXPS Z21, Z30, Z21
+	VMAXPS Z22, Z30, Z22
+	VMAXPS Z23, Z30, Z23
+
+conv6x4AVX512_cap:
+	TESTQ $2, R13
+	JZ conv6x4AVX512_store
+	VBROADCASTSS cap+72(FP), Z30
+	VMINPS Z0, Z30, Z0
+	VMINPS Z1, Z30, Z1
+	VMINPS Z2, Z30, Z2
+	VMINPS Z3, Z30, Z3
+	VMINPS Z4, Z30, Z4
+	VMINPS Z5, Z30, Z5
+	VMINPS Z6, Z30, Z6
+	VMINPS Z7, Z30, Z7
+	VMINPS Z8, Z30, Z8
+	VMINPS Z9, Z30, Z9
+	VMINPS Z10, Z30, Z10
+	VMINPS Z11, Z30, Z11
+	VMINPS Z12, Z30, Z12
+	VMINPS Z13, Z30, Z13
+	VMINPS Z14, Z30, Z14
+	VMINPS Z15, Z30, Z15
+	VMINPS Z16, Z30, Z16
+	VMINPS Z17, Z30, Z17
+	VMINPS Z18, Z30, Z18
+	VMINPS Z19, Z30, Z19
+	VMINPS Z20, Z30, Z20
+	VMINPS Z21, Z30, Z21
+	VMINPS Z22, Z30, Z22
+	VMINPS Z23, Z30, Z23
 
 conv6x4AVX512_store:
-	MOVQ out+64(FP), R8
-	MOVQ fs+72(FP), R9
+	MOVQ out+80(FP), R8
+	MOVQ fs+88(FP), R9
 	SHLQ $2, R9
 	MOVQ segs+24(FP), SI
 	MOVQ 8(SI), R13
@@ -248,8 +330,8 @@ conv6x4AVX512_store:
 	VZEROUPPER
 	RET
 
-// func conv6x3TwoRowAVX512(ntaps int, offs *int, x *float32, segs *wgradSeg, w, bias *float32, relu int, out *float32, fs int)
-TEXT ·conv6x3TwoRowAVX512(SB), NOSPLIT, $0-80
+// func conv6x3TwoRowAVX512(ntaps int, offs *int, x *float32, segs *wgradSeg, w, scale, bias, add *float32, clamp int, cap float32, out *float32, fs int)
+TEXT ·conv6x3TwoRowAVX512(SB), NOSPLIT, $0-96
 	MOVQ x+16(FP), R11
 	MOVQ segs+24(FP), R13
 	MOVQ 16(R13), R8
@@ -390,32 +472,96 @@ conv6x3TwoRowAVX512_tap:
 	VADDPS Z27, Z15, Z15
 	VADDPS Z28, Z16, Z16
 	VADDPS Z29, Z17, Z17
-	MOVQ relu+56(FP), R13
+	MOVQ add+56(FP), R13
 	TESTQ R13, R13
-	JZ conv6x3TwoRowAVX512_store
+	JZ conv6x3TwoRowAVX512_clamp
+	MOVQ fs+88(FP), R9
+	SHLQ $2, R9
+	MOVQ segs+24(FP), SI
+	KORW K1, K4, K7
+	MOVQ 8(SI), R12
+	LEAQ (R13)(R12*4), R11
+	VADDPS (R11), Z0, K7, Z0
+	VADDPS (R11)(R9*1), Z1, K7, Z1
+	LEAQ (R11)(R9*2), R12
+	VADDPS (R12), Z2, K7, Z2
+	VADDPS (R12)(R9*1), Z3, K7, Z3
+	LEAQ (R11)(R9*4), R12
+	VADDPS (R12), Z4, K7, Z4
+	VADDPS (R12)(R9*1), Z5, K7, Z5
+	KORW K2, K5, K7
+	MOVQ 48(SI), R12
+	LEAQ (R13)(R12*4), R11
+	VADDPS (R11), Z6, K7, Z6
+	VADDPS (R11)(R9*1), Z7, K7, Z7
+	LEAQ (R11)(R9*2), R12
+	VADDPS (R12), Z8, K7, Z8
+	VADDPS (R12)(R9*1), Z9, K7, Z9
+	LEAQ (R11)(R9*4), R12
+	VADDPS (R12), Z10, K7, Z10
+	VADDPS (R12)(R9*1), Z11, K7, Z11
+	KORW K3, K6, K7
+	MOVQ 88(SI), R12
+	LEAQ (R13)(R12*4), R11
+	VADDPS (R11), Z12, K7, Z12
+	VADDPS (R11)(R9*1), Z13, K7, Z13
+	LEAQ (R11)(R9*2), R12
+	VADDPS (R12), Z14, K7, Z14
+	VADDPS (R12)(R9*1), Z15, K7, Z15
+	LEAQ (R11)(R9*4), R12
+	VADDPS (R12), Z16, K7, Z16
+	VADDPS (R12)(R9*1), Z17, K7, Z17
+
+conv6x3TwoRowAVX512_clamp:
+	MOVQ clamp+64(FP), R13
+	TESTQ $1, R13
+	JZ conv6x3TwoRowAVX512_cap
 	VPXORD Z30, Z30, Z30
-	VMAXPS Z30, Z0, Z0
-	VMAXPS Z30, Z1, Z1
-	VMAXPS Z30, Z2, Z2
-	VMAXPS Z30, Z3, Z3
-	VMAXPS Z30, Z4, Z4
-	VMAXPS Z30, Z5, Z5
-	VMAXPS Z30, Z6, Z6
-	VMAXPS Z30, Z7, Z7
-	VMAXPS Z30, Z8, Z8
-	VMAXPS Z30, Z9, Z9
-	VMAXPS Z30, Z10, Z10
-	VMAXPS Z30, Z11, Z11
-	VMAXPS Z30, Z12, Z12
-	VMAXPS Z30, Z13, Z13
-	VMAXPS Z30, Z14, Z14
-	VMAXPS Z30, Z15, Z15
-	VMAXPS Z30, Z16, Z16
-	VMAXPS Z30, Z17, Z17
+	VMAXPS Z0, Z30, Z0
+	VMAXPS Z1, Z30, Z1
+	VMAXPS Z2, Z30, Z2
+	VMAXPS Z3, Z30, Z3
+	VMAXPS Z4, Z30, Z4
+	VMAXPS Z5, Z30, Z5
+	VMAXPS Z6, Z30, Z6
+	VMAXPS Z7, Z30, Z7
+	VMAXPS Z8, Z30, Z8
+	VMAXPS Z9, Z30, Z9
+	VMAXPS Z10, Z30, Z10
+	VMAXPS Z11, Z30, Z11
+	VMAXPS Z12, Z30, Z12
+	VMAXPS Z13, Z30, Z13
+	VMAXPS Z14, Z30, Z14
+	VMAXPS Z15, Z30, Z15
+	VMAXPS Z16, Z30, Z16
+	VMAXPS Z17, Z30, Z17
+
+conv6x3TwoRowAVX512_cap:
+	TESTQ $2, R13
+	JZ conv6x3TwoRowAVX512_store
+	VBROADCASTSS cap+72(FP), Z30
+	VMINPS Z0, Z30, Z0
+	VMINPS Z1, Z30, Z1
+	VMINPS Z2, Z30, Z2
+	VMINPS Z3, Z30, Z3
+	VMINPS Z4, Z30, Z4
+	VMINPS Z5, Z30, Z5
+	VMINPS Z6, Z30, Z6
+	VMINPS Z7, Z30, Z7
+	VMINPS Z8, Z30, Z8
+	VMINPS Z9, Z30, Z9
+	VMINPS Z10, Z30, Z10
+	VMINPS Z11, Z30, Z11
+	VMINPS Z12, Z30, Z12
+	VMINPS Z13, Z30, Z13
+	VMINPS Z14, Z30, Z14
+	VMINPS Z15, Z30, Z15
+	VMINPS Z16, Z30, Z16
+	VMINPS Z17, Z30, Z17
 
 conv6x3TwoRowAVX512_store:
-	MOVQ out+64(FP), R8
-	MOVQ fs+72(FP), R9
+	MOVQ out+80(FP), R8
+	MOVQ fs+88(FP), R9
 	SHLQ $2, R9
 	MOVQ segs+24(FP), SI
 	KORW K1, K4, K7

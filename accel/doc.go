@@ -88,7 +88,8 @@
 // once per filter and multiplied by the image rows the taps read; and
 // ConvForwardDirect computes a small convolution's forward the same way,
 // each tap's weights broadcast once against the image vectors of a block
-// of output segments, with the bias and relu applied before the store;
+// of output segments, with the whole epilogue (scale, bias, residual,
+// relu and cap) applied before the store;
 // it runs every group of six filters over a chunk of the image's output
 // positions before the next chunk, so that the chunk's part of the image
 // is read from cache.

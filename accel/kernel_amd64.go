@@ -163,28 +163,37 @@ func init() {
 // three two-row segments (see convfwd512_amd64.s).
 //
 // Both read the six filters as they lie, rows of ntaps weights one after
-// the other, and multiply each filter's sums by its scale before adding
-// its bias.
+// the other, multiply each filter's sums by its scale, add its bias and
+// the element of add (nil for none) at the output's place, then clamp:
+// bit 1 of clamp is relu, bit 2 the cap.
 //
 //go:noescape
-func conv6x4AVX512(ntaps int, offs *int, x *float32, segs *wgradSeg, w, scale, bias *float32, relu int, out *float32, fs int)
+func conv6x4AVX512(ntaps int, offs *int, x *float32, segs *wgradSeg, w, scale, bias, add *float32, clamp int, cap float32, out *float32, fs int)
 
 //go:noescape
-func conv6x3TwoRowAVX512(ntaps int, offs *int, x *float32, segs *wgradSeg, w, scale, bias *float32, relu int, out *float32, fs int)
+func conv6x3TwoRowAVX512(ntaps int, offs *int, x *float32, segs *wgradSeg, w, scale, bias, add *float32, clamp int, cap float32, out *float32, fs int)
 
 // convFwd6 checks that every read and write of the direct forward kernels
 // lies inside its slices, then runs them block by block over segs, whole
 // blocks of the table's fwdSegs.
-func convFwd6(t *wgradTable, segs []wgradSeg, x, w, scale, bias []float32, relu bool, out []float32, fs int) {
+func convFwd6(t *wgradTable, segs []wgradSeg, x, w, scale, bias, add []float32, relu, capped bool, cap float32, out []float32, fs int) {
 	taps := t.taps
 	_ = x[t.offs[taps-1]+t.xReach-1] // offsets increase with the tap
 	_ = out[5*fs+t.gyReach-1]
 	_ = w[taps*6-1]
 	_ = scale[5]
 	_ = bias[5]
-	r := 0
+	var ap *float32
+	if add != nil {
+		_ = add[5*fs+t.gyReach-1]
+		ap = &add[0]
+	}
+	clamp := 0
 	if relu {
-		r = 1
+		clamp |= 1
+	}
+	if capped {
+		clamp |= 2
 	}
 	block := 4
 	if t.twoRow {
@@ -195,12 +204,12 @@ func convFwd6(t *wgradTable, segs []wgradSeg, x, w, scale, bias []float32, relu 
 	}
 	if t.twoRow {
 		for i := 0; i < len(segs); i += 3 {
-			conv6x3TwoRowAVX512(taps, &t.offs[0], &x[0], &segs[i], &w[0], &scale[0], &bias[0], r, &out[0], fs)
+			conv6x3TwoRowAVX512(taps, &t.offs[0], &x[0], &segs[i], &w[0], &scale[0], &bias[0], ap, clamp, cap, &out[0], fs)
 		}
 		return
 	}
 	for i := 0; i < len(segs); i += 4 {
-		conv6x4AVX512(taps, &t.offs[0], &x[0], &segs[i], &w[0], &scale[0], &bias[0], r, &out[0], fs)
+		conv6x4AVX512(taps, &t.offs[0], &x[0], &segs[i], &w[0], &scale[0], &bias[0], ap, clamp, cap, &out[0], fs)
 	}
 }
 

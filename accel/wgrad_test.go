@@ -80,37 +80,42 @@ func TestConvWeightGradDirectDeclines(t *testing.T) {
 }
 
 // TestConvForwardDirect checks the direct convolution forward against the
-// product with the column matrix, with and without bias and relu, on
-// outputs that start as NaN, over the geometries and filter counts of the
-// weight gradient's test.
+// product with the column matrix, bare and with each part of an epilogue
+// (scale and bias, a residual, relu, relu6's cap), on outputs that start
+// as NaN, over the geometries and filter counts of the weight gradient's
+// test.
 func TestConvForwardDirect(t *testing.T) {
 	if convFwdKernel == nil { // a CPU without AVX-512: the caller is told to compute it otherwise
 		g := ConvGeom{Channels: 1, InH: 8, InW: 8, KernelH: 3, KernelW: 3, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1}
-		if ConvForwardDirect(g, 6, 1, make([]float32, 64), 64, make([]float32, 6*9), nil, nil, false, make([]float32, 6*36), 6*36) {
+		if ConvForwardDirect(g, 6, 1, make([]float32, 64), 64, make([]float32, 6*9), nil, make([]float32, 6*36), 6*36) {
 			t.Fatal("ConvForwardDirect reported success with no kernel")
 		}
 		return
 	}
+	type finish struct{ bias, residual, relu, capped bool }
+	finishes := []finish{{}, {bias: true, relu: true}, {residual: true}, {bias: true, residual: true, relu: true}, {bias: true, relu: true, capped: true}, {residual: true, capped: true}}
 	r := rand.New(rand.NewPCG(63, 64))
 	for gi, g := range directGeoms() {
 		for _, filters := range []int{6, 7, 16} {
-			for _, withBias := range []bool{false, true} {
-				relu := withBias
+			for _, fin := range finishes {
 				const images = 3
 				imgSize, plane, taps := g.Channels*g.InH*g.InW, g.OutH()*g.OutW(), g.colRows()
 				imgStride, outStride := imgSize+5, filters*plane+3
 				img := randSlice[float32](r, images*imgStride)
 				w := randSlice[float32](r, filters*taps)
-				var bias, scale []float32
-				if withBias {
-					bias = randSlice[float32](r, filters)
-					scale = randSlice[float32](r, filters) // an inference BatchNorm's, folded in
+				ep := &Epilogue[float32]{Relu: fin.relu, Capped: fin.capped, Cap: 0.5}
+				if fin.bias {
+					ep.RowBias = randSlice[float32](r, filters)
+					ep.RowScale = randSlice[float32](r, filters) // an inference BatchNorm's, folded in
+				}
+				if fin.residual {
+					ep.Add, ep.AddStride = randSlice[float32](r, images*outStride), plane
 				}
 				got := make([]float32, images*outStride)
 				for i := range got {
 					got[i] = float32(math.NaN())
 				}
-				if !ConvForwardDirect(g, filters, images, img, imgStride, w, scale, bias, relu, got, outStride) {
+				if !ConvForwardDirect(g, filters, images, img, imgStride, w, ep, got, outStride) {
 					t.Fatalf("geom %d: the direct kernel declined", gi)
 				}
 				col := make([]float64, taps*plane)
@@ -123,22 +128,24 @@ func TestConvForwardDirect(t *testing.T) {
 					for f := range filters {
 						for p := range plane {
 							want := 0.0
-							if withBias {
-								want = float64(bias[f])
-							}
-							s := 1.0
-							if scale != nil {
-								s = float64(scale[f])
-							}
 							for tap := range taps {
-								want += float64(w[f*taps+tap]) * s * col[tap*plane+p]
+								want += float64(w[f*taps+tap]) * col[tap*plane+p]
 							}
-							if relu {
+							if fin.bias {
+								want = want*float64(ep.RowScale[f]) + float64(ep.RowBias[f])
+							}
+							if fin.residual {
+								want += float64(ep.Add[n*outStride+f*plane+p])
+							}
+							if fin.relu {
 								want = max(want, 0)
+							}
+							if fin.capped {
+								want = min(want, 0.5)
 							}
 							v := got[n*outStride+f*plane+p]
 							if !(math.Abs(float64(v)-want) <= 1e-4*(1+math.Abs(want))) {
-								t.Fatalf("geom %d, %d filters, bias %v: image %d [%d, %d] = %v, want %v", gi, filters, withBias, n, f, p, v, want)
+								t.Fatalf("geom %d, %d filters, %+v: image %d [%d, %d] = %v, want %v", gi, filters, fin, n, f, p, v, want)
 							}
 						}
 					}
@@ -150,6 +157,27 @@ func TestConvForwardDirect(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+	// NaN stays NaN through relu and the cap.
+	g := directGeoms()[0]
+	plane := g.OutH() * g.OutW()
+	nan := make([]float32, g.Channels*g.InH*g.InW)
+	for i := range nan {
+		nan[i] = float32(math.NaN())
+	}
+	out := make([]float32, 6*plane)
+	ConvForwardDirect(g, 6, 1, nan, 0, make([]float32, 6*g.colRows()), &Epilogue[float32]{Relu: true, Capped: true, Cap: 6}, out, 0)
+	for i, v := range out {
+		if v == v {
+			t.Fatalf("a NaN image gave %v at %d", v, i)
+		}
+	}
+	// A residual laid out otherwise than the output, or a bias per
+	// column, is declined.
+	for _, ep := range []*Epilogue[float32]{{Add: make([]float32, 6*plane+1), AddStride: plane + 1}, {ColBias: make([]float32, plane)}} {
+		if ConvForwardDirect(g, 6, 1, make([]float32, g.Channels*g.InH*g.InW), 0, make([]float32, 6*g.colRows()), ep, make([]float32, 6*plane), 0) {
+			t.Errorf("an epilogue %+v was taken", *ep)
 		}
 	}
 }

@@ -479,55 +479,51 @@ func (l *subsampleLoop[T]) Range(lo, hi int) {
 }
 
 // convForwardWith is convForward with algorithm algo, which must apply to p.
-//
-// The packed, pointwise and blocked algorithms apply all of post to each
-// tile of the output (accel.Epilogue). The depthwise and direct kernels
-// apply a bias and relu only: a scale is multiplied into the filters
-// first (as the direct kernel packs them, or into a copy of the
-// depthwise ones, which are small), and a residual and a cap are applied
-// in a pass after.
+// Each algorithm applies all of post: the packed, pointwise and blocked
+// ones to each tile of the output (accel.Epilogue), the direct kernel as
+// it stores its sums, the depthwise one as convDepthwise says.
 func convForwardWith[T accel.Float](algo convAlgo, p convPlan, image, weight, maps []T, post convPost[T]) {
 	switch algo {
 	case algoPointwise, algoPlanes:
 		convPointwise(p, image, weight, maps, post)
-		return
 	case algoPacked:
 		convPacked(p, image, weight, maps, post)
-		return
 	case algoBlocked:
 		convBlocked(p, image, weight, maps, post)
-		return
 	case algoWinograd:
 		convWinograd(p, image, weight, maps, post)
-		return
 	case algoSideBySide:
 		convSideBySide(p, image, weight, maps, post)
-		return
-	}
-	relu := post.relu && post.residual == nil
-	after := post.residual != nil || post.capped // a pass after the kernel
-	switch algo {
-	case algoDepthwise:
-		if post.scale != nil {
-			wp := getScratch[T](len(weight))
-			defer putScratch(wp)
-			accel.ScaleRows(*wp, weight, post.scale)
-			weight = (*wp)[:len(weight)]
-		}
-		// The kernel bounds its outputs: relu, and relu6's cap, unless a
-		// residual comes first.
-		lo, hi := T(math.Inf(-1)), T(math.Inf(1))
-		if relu {
-			lo = 0
-			if post.capped {
-				hi = post.cap
-			}
-			after = false
-		}
-		accel.Depthwise3x3(p.geom, p.batch*p.groups, p.groups, image, weight, post.bias, lo, hi, maps)
 	case algoDirect:
-		accel.ParallelRange(p.batch, 1, convDirectLoop[T]{p, image, weight, post.scale, post.bias, maps, relu})
+		accel.ParallelRange(p.batch, 1, convDirectLoop[T]{p, image, weight, maps, post})
+	case algoDepthwise:
+		convDepthwise(p, image, weight, maps, post)
 	}
+}
+
+// convDepthwise is convForward through accel.Depthwise3x3, which applies
+// a bias and a clamp only: a scale is multiplied into a copy of the
+// filters first (they are small), and a residual, with what follows it,
+// is applied in a pass after.
+func convDepthwise[T accel.Float](p convPlan, image, weight, maps []T, post convPost[T]) {
+	if post.scale != nil {
+		wp := getScratch[T](len(weight))
+		defer putScratch(wp)
+		accel.ScaleRows(*wp, weight, post.scale)
+		weight = (*wp)[:len(weight)]
+	}
+	// The kernel bounds its outputs: relu, and relu6's cap, unless a
+	// residual comes first.
+	lo, hi := T(math.Inf(-1)), T(math.Inf(1))
+	after := post.residual != nil || post.capped // a pass after the kernel
+	if post.relu && post.residual == nil {
+		lo = 0
+		if post.capped {
+			hi = post.cap
+		}
+		after = false
+	}
+	accel.Depthwise3x3(p.geom, p.batch*p.groups, p.groups, image, weight, post.bias, lo, hi, maps)
 	if after {
 		plane := p.colCols()
 		ep := accel.GetRecycled[accel.Epilogue[T]]() // recycled: Apply hands it to the workers
@@ -583,25 +579,25 @@ func (l *convPointwiseLoop[T]) Range(lo, hi int) {
 }
 
 // convDirectLoop is convForward's loop over images with the direct kernel
-// (accel.ConvForwardDirect), which needs no column matrix.
+// (accel.ConvForwardDirect), which needs no column matrix and applies all
+// of post itself.
 type convDirectLoop[T accel.Float] struct {
-	p                                convPlan
-	image, weight, scale, bias, maps []T
-	relu                             bool
+	p                   convPlan
+	image, weight, maps []T
+	post                convPost[T]
 }
 
 func (l *convDirectLoop[T]) Range(lo, hi int) {
 	p, k := l.p, l.p.colRows()
+	ep := accel.GetRecycled[accel.Epilogue[T]]()
+	defer accel.Recycle(ep)
 	for g := range p.groups {
-		var scale, bias []T
-		if l.scale != nil {
-			scale = l.scale[g*p.maps:][:p.maps]
-		}
-		if l.bias != nil {
-			bias = l.bias[g*p.maps:][:p.maps]
+		l.post.epilogue(ep, p, lo, g)
+		if ep.Add != nil {
+			ep.Add = l.post.residual[(lo*p.groups+g)*p.mapsSize():]
 		}
 		accel.ConvForwardDirect(p.geom, p.maps, hi-lo, l.image[(lo*p.groups+g)*p.imageSize():], p.groups*p.imageSize(),
-			l.weight[g*p.maps*k:][:p.maps*k], scale, bias, l.relu, l.maps[(lo*p.groups+g)*p.mapsSize():], p.groups*p.mapsSize())
+			l.weight[g*p.maps*k:][:p.maps*k], ep, l.maps[(lo*p.groups+g)*p.mapsSize():], p.groups*p.mapsSize())
 	}
 }
 
