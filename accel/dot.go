@@ -5,6 +5,11 @@ package accel
 // kernel_amd64.go sets it on CPUs with AVX2 and FMA.
 var sdotKernel func(x, y []float32) float32
 
+// sdotRowsKernel sets out[r] to the dot product of row r of a (rows lda
+// apart, len(x) values each) with x, for the len(out) rows, or is nil
+// when there is no such vector kernel (then sdotKernel goes row by row).
+var sdotRowsKernel func(a []float32, lda int, x, out []float32)
+
 // addVecReluKernel (x[i] += b[i], then relu) is a float32 epilogue loop,
 // or nil when there are no vector kernels; kernel code falls back to Go
 // loops.

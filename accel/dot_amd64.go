@@ -14,6 +14,12 @@ import (
 //go:noescape
 func sdotAVX2(n int, x, y *float32) float32
 
+// sdot4AVX512 sets out[0:4] to the dot products of the four rows of a
+// (lda apart) with x, k float32s each; k is a positive multiple of 16.
+//
+//go:noescape
+func sdot4AVX512(k int, a *float32, lda int, x, out *float32)
+
 // scaleAddClampAVX2 sets y[i] = x[i]*s + b, adds add[i] when add is
 // not nil, then bounds the result to [lo, hi] (NaN stays NaN), for n
 // float32s, n a positive multiple of 8; y may be x.
@@ -122,6 +128,34 @@ func init() {
 		sdotKernel = sdot
 		addVecReluKernel = addVecRelu32
 		scaleAddClampKernel = scaleAddClamp32
+	}
+	if cpu.X86.HasAVX512F && !noAVX512 {
+		sdotRowsKernel = sdotRows512
+	}
+}
+
+// sdotRows512 is sdotRows with the four-row kernel on the multiple-of-16
+// head of each group of four rows, the rest in Go, and sdot for the last
+// rows.
+func sdotRows512(a []float32, lda int, x, out []float32) {
+	k := len(x)
+	head := k &^ 15
+	r := 0
+	if head > 0 {
+		for ; r+4 <= len(out); r += 4 {
+			_ = a[(r+3)*lda+k-1]
+			sdot4AVX512(head, &a[r*lda], lda, &x[0], &out[r])
+			for i := head; i < k; i++ {
+				xi := x[i]
+				out[r] += a[r*lda+i] * xi
+				out[r+1] += a[(r+1)*lda+i] * xi
+				out[r+2] += a[(r+2)*lda+i] * xi
+				out[r+3] += a[(r+3)*lda+i] * xi
+			}
+		}
+	}
+	for ; r < len(out); r++ {
+		out[r] = sdot(x, a[r*lda:][:k])
 	}
 }
 

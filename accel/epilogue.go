@@ -744,17 +744,42 @@ func gemmColumn[T Float](m, k int, alpha T, a []T, lda int, x []T, beta T, c []T
 	dot := dotsFor[T]()
 	x = x[:k]
 	ParallelFor(m, max(1, dotGrain/k), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			v := alpha * dot(a[i*lda:][:k], x)
-			if beta != 0 {
-				v += beta * c[i*ldc]
+		if beta == 0 && ldc == 1 && dotRows(a[lo*lda:], lda, x, c[lo:hi]) {
+			scaleBy(c[lo:hi], alpha)
+		} else {
+			for i := lo; i < hi; i++ {
+				v := alpha * dot(a[i*lda:][:k], x)
+				if beta != 0 {
+					v += beta * c[i*ldc]
+				}
+				c[i*ldc] = v
 			}
-			c[i*ldc] = v
 		}
 		if ep != nil {
 			ep.apply(c[lo*ldc:], ldc, lo, 0, hi-lo, 1)
 		}
 	})
+}
+
+// dotRows sets out[r] to the dot product of row r of a (rows lda apart)
+// with x, for the len(out) rows, with the kernel that takes several rows
+// at once, and reports whether there was one for T.
+func dotRows[T Float](a []T, lda int, x, out []T) bool {
+	a32, ok := any(a).([]float32)
+	if !ok || sdotRowsKernel == nil || len(out) == 0 {
+		return false
+	}
+	sdotRowsKernel(a32, lda, any(x).([]float32), any(out).([]float32))
+	return true
+}
+
+// scaleBy multiplies x by alpha, unless alpha is 1.
+func scaleBy[T Float](x []T, alpha T) {
+	if alpha != 1 {
+		for i := range x {
+			x[i] *= alpha
+		}
+	}
 }
 
 // gemmDots computes C = alpha*A*Bᵀ + beta*C (then ep) as one dot product
@@ -766,12 +791,16 @@ func gemmDots[T Float](m, n, k int, alpha T, a []T, lda int, b []T, ldb int, bet
 		for i := range m {
 			x := a[i*lda:][:k]
 			row := c[i*ldc:][:n]
-			for j := lo; j < hi; j++ {
-				v := alpha * dot(x, b[j*ldb:][:k])
-				if beta != 0 {
-					v += beta * row[j]
+			if beta == 0 && dotRows(b[lo*ldb:], ldb, x, row[lo:hi]) {
+				scaleBy(row[lo:hi], alpha)
+			} else {
+				for j := lo; j < hi; j++ {
+					v := alpha * dot(x, b[j*ldb:][:k])
+					if beta != 0 {
+						v += beta * row[j]
+					}
+					row[j] = v
 				}
-				row[j] = v
 			}
 			if ep != nil {
 				ep.apply(row[lo:], ldc, i, lo, 1, hi-lo)

@@ -382,3 +382,56 @@ func TestEpilogueApply(t *testing.T) {
 		}
 	}
 }
+
+// TestMatrixVectorProducts checks the dot-product paths of Gemm and
+// GemmEpilogue (a column C, and few rows of C against a transposed B)
+// against the definition, with depths around the kernels' vector widths,
+// row counts around their groups of four, alpha and beta.
+func TestMatrixVectorProducts(t *testing.T) {
+	r := rand.New(rand.NewPCG(81, 82))
+	for _, k := range []int{1, 7, 15, 16, 17, 31, 32, 33, 48, 100, 1280} {
+		for _, m := range []int{1, 3, 4, 5, 9, 1000} {
+			a := randSlice[float32](r, m*(k+2))
+			x := randSlice[float32](r, k)
+			bias := randSlice[float32](r, m)
+			for _, ab := range [][2]float32{{1, 0}, {0.5, 0}, {1, 2}} {
+				// A column C: one dot product per row of A (lda k+2).
+				c := randSlice[float32](r, m)
+				c0 := append([]float32(nil), c...)
+				Gemm(false, false, m, 1, k, ab[0], a, k+2, x, 1, ab[1], c, 1)
+				// A single row of C against a transposed B: x·Bᵀ.
+				row := randSlice[float32](r, m)
+				row0 := append([]float32(nil), row...)
+				Gemm(false, true, 1, m, k, ab[0], x, k, a, k+2, ab[1], row, m)
+				for i := range m {
+					want := 0.0
+					for j := range k {
+						want += float64(a[i*(k+2)+j]) * float64(x[j])
+					}
+					for _, v := range []struct {
+						name     string
+						got, was float32
+					}{{"column", c[i], c0[i]}, {"row", row[i], row0[i]}} {
+						w := float64(ab[0])*want + float64(ab[1])*float64(v.was)
+						if math.Abs(float64(v.got)-w) > 1e-4*(1+math.Abs(w)) {
+							t.Fatalf("%s k=%d m=%d alpha,beta=%v: [%d] = %v, want %v", v.name, k, m, ab, i, v.got, w)
+						}
+					}
+				}
+			}
+			// With a bias and relu, through GemmEpilogue.
+			c := make([]float32, m)
+			GemmEpilogue(false, false, m, 1, k, a, k+2, x, 1, c, 1, &Epilogue[float32]{RowBias: bias, Relu: true})
+			for i := range m {
+				want := float64(bias[i])
+				for j := range k {
+					want += float64(a[i*(k+2)+j]) * float64(x[j])
+				}
+				want = max(want, 0)
+				if math.Abs(float64(c[i])-want) > 1e-4*(1+math.Abs(want)) {
+					t.Fatalf("epilogue k=%d m=%d: [%d] = %v, want %v", k, m, i, c[i], want)
+				}
+			}
+		}
+	}
+}
