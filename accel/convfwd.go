@@ -27,15 +27,24 @@ var (
 	unitScale = [6]float32{1, 1, 1, 1, 1, 1}
 )
 
-// ConvDirectApplies reports whether ConvForwardDirect and
-// ConvWeightGradDirect have a kernel for geometry g with this many
-// filters in T.
+// ConvDirectApplies reports whether ConvForwardDirect has a kernel for
+// geometry g with this many filters in T. A stride of 2 along the width
+// is taken on the image with its columns split into even and odd ones
+// (as Im2colPacked splits them), where each tap reads consecutive
+// columns for consecutive outputs.
 func ConvDirectApplies[T Float](g ConvGeom, filters int) bool {
 	var zero T
 	if _, ok := any(zero).(float32); !ok || convFwdKernel == nil || wgradKernel == nil {
 		return false
 	}
-	return g.StrideW == 1 && filters >= 6 && g.OutH() > 0 && g.OutW() > 0 && g.colRows() > 0
+	return (g.StrideW == 1 || g.StrideW == 2) && filters >= 6 && g.OutH() > 0 && g.OutW() > 0 && g.colRows() > 0
+}
+
+// ConvWeightGradDirectApplies reports whether ConvWeightGradDirect has a
+// kernel for geometry g with this many filters in T: where the forward
+// has one, at unit stride along the width.
+func ConvWeightGradDirectApplies[T Float](g ConvGeom, filters int) bool {
+	return g.StrideW == 1 && ConvDirectApplies[T](g, filters)
 }
 
 // ConvForwardDirect writes the convolution of a run of images into out:
@@ -82,7 +91,7 @@ func ConvForwardDirect[T Float](g ConvGeom, filters, images int, img []T, imgStr
 	// scaling on two threads).
 	full := filters / 6 // the groups that overlap no other
 	for n := range images {
-		src, bp := borderedImage(g, img32[n*imgStride:])
+		src, bp := im2colImage(g, img32[n*imgStride:])
 		l.src, l.out = src, out32[n*outStride:][:filters*l.plane]
 		if e.Add != nil {
 			l.add = e.Add[n*outStride:][:filters*l.plane]

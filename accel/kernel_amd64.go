@@ -146,7 +146,7 @@ func wgrad6AVX512(ntaps int, offs *int, x *float32, segs *wgradSeg, nsegs int, g
 // wgrad6 checks that every read and write of wgrad6AVX512 lies inside its
 // slices, then runs it.
 func wgrad6(t *wgradTable, x, gy []float32, fs int, acc []float32) {
-	_ = x[t.offs[len(t.offs)-1]+t.xReach-1] // offsets increase with the tap
+	_ = x[t.offMax+t.xReach-1]
 	_ = gy[5*fs+t.gyReach-1]
 	_ = acc[len(t.offs)*96-1]
 	wgrad6AVX512(len(t.offs), &t.offs[0], &x[0], &t.segs[0], len(t.segs), &gy[0], fs, &acc[0])
@@ -178,7 +178,7 @@ func conv6x3TwoRowAVX512(ntaps int, offs *int, x *float32, segs *wgradSeg, w, sc
 // blocks of the table's fwdSegs.
 func convFwd6(t *wgradTable, segs []wgradSeg, x, w, scale, bias, add []float32, relu, capped bool, cap float32, out []float32, fs int) {
 	taps := t.taps
-	_ = x[t.offs[taps-1]+t.xReach-1] // offsets increase with the tap
+	_ = x[t.offMax+t.xReach-1]
 	_ = out[5*fs+t.gyReach-1]
 	_ = w[taps*6-1]
 	_ = scale[5]

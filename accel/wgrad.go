@@ -1,5 +1,7 @@
 package accel
 
+import "slices"
+
 // The direct weight gradient of a convolution computes
 // dW[f][t] = Σ_p gy[f][p] · col[t][p] without the column matrix: for each
 // tap t, the image rows the tap reads are multiplied against the rows of
@@ -30,6 +32,7 @@ var wgradKernel func(t *wgradTable, x, gy []float32, fs int, acc []float32)
 type wgradTable struct {
 	offs            []int // a multiple of 4 of them (see wgradTableFor)
 	taps            int   // how many of offs are the geometry's own
+	offMax          int   // the largest of offs
 	segs            []wgradSeg
 	xReach, gyReach int
 	// fwdSegs are segs padded with empty ones to whole blocks of the
@@ -51,9 +54,10 @@ func newWgradTable(g ConvGeom) *wgradTable {
 	t := &wgradTable{}
 	for r := range g.colRows() {
 		c, kh, kw := g.tap(r)
-		t.offs = append(t.offs, (c*ph+kh*g.DilateH)*pw+kw*g.DilateW)
+		t.offs = append(t.offs, (c*ph+kh*g.DilateH)*pw+splitColumn(pw, kw*g.DilateW, splitColumns(g)))
 	}
 	t.taps = len(t.offs)
+	t.offMax = slices.Max(t.offs)
 	// The kernel takes four taps at a time: the last few are repeated,
 	// into lane sums nobody reads.
 	for len(t.offs)%4 != 0 {
@@ -100,7 +104,7 @@ func newWgradTable(g ConvGeom) *wgradTable {
 // no kernel: other types than float32, a stride along the width other
 // than 1, fewer than six filters, or a CPU without AVX-512.
 func ConvWeightGradDirect[T Float](g ConvGeom, filters, images int, img []T, imgStride int, gy []T, gyStride int, dw []T) bool {
-	if !ConvDirectApplies[T](g, filters) || images < 1 {
+	if !ConvWeightGradDirectApplies[T](g, filters) || images < 1 {
 		return false
 	}
 	img32, gy32, dw32 := any(img).([]float32), any(gy).([]float32), any(dw).([]float32)

@@ -95,7 +95,7 @@ func TestConvForwardDirect(t *testing.T) {
 	type finish struct{ bias, residual, relu, capped bool }
 	finishes := []finish{{}, {bias: true, relu: true}, {residual: true}, {bias: true, residual: true, relu: true}, {bias: true, relu: true, capped: true}, {residual: true, capped: true}}
 	r := rand.New(rand.NewPCG(63, 64))
-	for gi, g := range directGeoms() {
+	for gi, g := range forwardGeoms() {
 		for _, filters := range []int{6, 7, 16} {
 			for _, fin := range finishes {
 				const images = 3
@@ -199,6 +199,21 @@ func directGeoms() []ConvGeom {
 		{Channels: 48, InH: 37, InW: 41, KernelH: 1, KernelW: 1, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1},
 		{Channels: 128, InH: 24, InW: 24, KernelH: 3, KernelW: 3, StrideH: 1, StrideW: 1, PadH: 1, PadW: 1, DilateH: 1, DilateW: 1},
 	}
+}
+
+// forwardGeoms are the geometries the direct forward is checked on: the
+// direct kernels', and others at a stride of 2 along the width, where it
+// reads an image with its columns split: MobileNet's and ResNet's stems,
+// dilation, narrow rows in pairs, a 1x1 kernel, odd and even widths.
+func forwardGeoms() []ConvGeom {
+	return append(directGeoms(),
+		ConvGeom{Channels: 3, InH: 23, InW: 29, KernelH: 3, KernelW: 3, StrideH: 2, StrideW: 2, PadH: 1, PadW: 1, DilateH: 1, DilateW: 1},
+		ConvGeom{Channels: 3, InH: 30, InW: 36, KernelH: 7, KernelW: 7, StrideH: 2, StrideW: 2, PadH: 3, PadW: 3, DilateH: 1, DilateW: 1},
+		ConvGeom{Channels: 2, InH: 9, InW: 37, KernelH: 3, KernelW: 3, StrideH: 1, StrideW: 2, PadH: 1, PadW: 2, DilateH: 1, DilateW: 2},
+		ConvGeom{Channels: 4, InH: 13, InW: 13, KernelH: 3, KernelW: 3, StrideH: 2, StrideW: 2, PadH: 1, PadW: 1, DilateH: 1, DilateW: 1},
+		ConvGeom{Channels: 5, InH: 9, InW: 10, KernelH: 1, KernelW: 1, StrideH: 2, StrideW: 2, DilateH: 1, DilateW: 1},
+		ConvGeom{Channels: 20, InH: 56, InW: 56, KernelH: 3, KernelW: 3, StrideH: 2, StrideW: 2, PadH: 1, PadW: 1, DilateH: 1, DilateW: 1},
+	)
 }
 
 // TestDirectTablesCacheBound: the direct kernels' table cache is emptied

@@ -302,6 +302,35 @@ func TestConvPointwiseMatchesReference(t *testing.T) {
 	checkAlgo[float64](t, algoPointwise, pointwiseCases, 1e-12)
 }
 
+// stridedCases are convolutions at a stride of 2 that the direct kernel
+// takes on an image with its columns split: stems of 3x3 and 7x7 kernels
+// on odd and even sizes, a batch, groups, narrow outputs.
+var stridedCases = []algoCase{
+	{Shape{2, 3, 23, 29}, Tuple{3, 3}, 8, 1, Tuple{2, 2}, Tuple{1, 1}},
+	{Shape{1, 3, 30, 36}, Tuple{7, 7}, 10, 1, Tuple{2, 2}, Tuple{3, 3}},
+	{Shape{1, 4, 13, 13}, Tuple{3, 3}, 12, 2, Tuple{2, 2}, Tuple{1, 1}},
+	{Shape{1, 3, 64, 64}, Tuple{3, 3}, 32, 1, Tuple{2, 2}, Tuple{1, 1}},
+}
+
+// TestConvDirectStridedMatchesReference checks the direct kernel at a
+// stride of 2 against the reference, and that it is chosen for
+// MobileNet v2's and ResNet's stems where the CPU has it.
+func TestConvDirectStridedMatchesReference(t *testing.T) {
+	checkAlgo[float32](t, algoDirect, stridedCases, 1e-5)
+	for _, tc := range []struct {
+		data Shape
+		a    ConvolutionAttrs
+	}{
+		{Shape{1, 3, 224, 224}, ConvolutionAttrs{Kernel: Tuple{3, 3}, Stride: Tuple{2, 2}, Pad: Tuple{1, 1}, NumFilter: 32, NumGroup: 1}},
+		{Shape{1, 3, 224, 224}, ConvolutionAttrs{Kernel: Tuple{7, 7}, Stride: Tuple{2, 2}, Pad: Tuple{3, 3}, NumFilter: 64, NumGroup: 1}},
+	} {
+		p := tc.a.plan(tc.data)
+		if got, want := convAlgoFor[float32](p) == algoDirect, accel.ConvDirectApplies[float32](p.geom, p.maps); got != want {
+			t.Errorf("%v %v stride 2: direct %v, want %v", tc.data, tc.a.Kernel, got, want)
+		}
+	}
+}
+
 // TestConvAlgoForMobileNet checks the algorithms chosen for MobileNet v2's
 // layers.
 func TestConvAlgoForMobileNet(t *testing.T) {
@@ -337,6 +366,8 @@ func BenchmarkConvAlgo(b *testing.B) {
 		{"pw320to1280x7", Shape{1, 320, 7, 7}, ConvolutionAttrs{Kernel: Tuple{1, 1}, NumFilter: 1280, NumGroup: 1}},
 		{"pw32to16x112", Shape{1, 32, 112, 112}, ConvolutionAttrs{Kernel: Tuple{1, 1}, NumFilter: 16, NumGroup: 1}},
 		{"pw144to24x56", Shape{1, 144, 56, 56}, ConvolutionAttrs{Kernel: Tuple{1, 1}, NumFilter: 24, NumGroup: 1}},
+		{"stem3to32x224s2", Shape{1, 3, 224, 224}, ConvolutionAttrs{Kernel: Tuple{3, 3}, Stride: Tuple{2, 2}, Pad: Tuple{1, 1}, NumFilter: 32, NumGroup: 1}},
+		{"stem3to64x224k7s2", Shape{1, 3, 224, 224}, ConvolutionAttrs{Kernel: Tuple{7, 7}, Stride: Tuple{2, 2}, Pad: Tuple{3, 3}, NumFilter: 64, NumGroup: 1}},
 	} {
 		p := tc.a.plan(tc.data)
 		x := make([]float32, tc.data.Size())

@@ -231,10 +231,10 @@ const (
 // convolutions at stride 2 to 7x7 and 14x14 maps 0.8 and 0.9; its 3x3
 // convolutions of 14x14 at unit stride took 1.25 of the direct kernel's.
 //
-// The rest is packed, and direct where the CPU has the kernel and the
-// image has more than directColsMin output positions, and either at most
-// directColsAnyDepth or a column matrix of at most packedConvMax
-// elements. The packed path
+// The rest is packed, and direct where the CPU has the kernel, the image
+// has more than directColsMin output positions and directPays says so
+// (small images, small column matrices, and the stems at a stride of 2).
+// The packed path
 // writes the column matrix once, in the micro-kernel's layout, where
 // the blocked one writes it and then packs it again, and packs the
 // filters once for all images where the blocked one packs them per
@@ -253,8 +253,7 @@ func convAlgoFor[T accel.Float](p convPlan) convAlgo {
 		return algoSideBySide
 	case winogradPays[T](p):
 		return algoWinograd
-	case accel.ConvDirectApplies[T](p.geom, p.maps) && cols > directColsMin &&
-		(cols <= directColsAnyDepth || accel.PackedBLen[T](k, cols) <= packedConvMax):
+	case accel.ConvDirectApplies[T](p.geom, p.maps) && cols > directColsMin && directPays[T](p):
 		return algoDirect
 	case planesPay[T](p):
 		return algoPlanes
@@ -397,6 +396,29 @@ func pointwiseProductPays(p convPlan) bool {
 	cols := p.colCols()
 	return cols <= 49 || cols <= 28*28 && p.maps >= 4*p.colRows()
 }
+
+// directPays reports whether plan p in T, with more than directColsMin
+// output positions, takes the direct kernel rather than a product with
+// its column matrix: at unit stride along the width, where it has at
+// most directColsAnyDepth output positions or a column matrix of at most
+// packedConvMax elements; at a stride of 2, where its depth is at most
+// directStridedDepth.
+func directPays[T accel.Float](p convPlan) bool {
+	k, cols := p.colRows(), p.colCols()
+	if p.geom.StrideW != 1 {
+		return k <= directStridedDepth
+	}
+	return cols <= directColsAnyDepth || accel.PackedBLen[T](k, cols) <= packedConvMax
+}
+
+// directStridedDepth is the largest depth (channels times taps) for which
+// a convolution at a stride of 2 along the width takes the direct kernel:
+// a network's stem, whose product with the column matrix is too shallow
+// for the packed kernels. MobileNet v2's 3x3 stem, of depth 27, took 0.65
+// of the packed path's time on one thread and 0.7 on two; ResNet's 7x7
+// stem, of depth 147, 0.8. At depths of 576 and more (ResNet's 3x3
+// convolutions at stride 2) the direct kernel was no faster, or slower.
+const directStridedDepth = 256
 
 // directColsMin is the most output positions for which a small
 // convolution takes the packed path rather than the direct kernel: at
@@ -982,7 +1004,7 @@ func (l *convWeightGradLoop[T]) Range(lo, hi int) {
 	packed := accel.PackedBLen[T](cols, k) <= packedConvMax
 	// Small products without a column matrix where the CPU has the kernel
 	// and it pays (directWeightGradPays).
-	direct := packed && accel.ConvDirectApplies[T](p.geom, p.maps) && directWeightGradPays(p.geom, p.maps)
+	direct := packed && accel.ConvWeightGradDirectApplies[T](p.geom, p.maps) && directWeightGradPays(p.geom, p.maps)
 	var bp *[]T
 	switch {
 	case direct:
