@@ -406,7 +406,7 @@ func BenchmarkConvAlgo(b *testing.B) {
 
 // TestConvPostAllocatesNothing checks that a warm convolution allocates
 // nothing with every post-product step, on each algorithm, the pass after
-// the direct and depthwise kernels included.
+// the depthwise kernel included.
 func TestConvPostAllocatesNothing(t *testing.T) {
 	r := rand.New(rand.NewPCG(49, 50))
 	for _, c := range []struct {
