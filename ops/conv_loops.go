@@ -384,17 +384,20 @@ func convWinograd[T accel.Float](p convPlan, image, weight, maps []T, post convP
 
 // pointwiseProductPays reports whether 1x1 convolution p takes the
 // pointwise product rather than the direct kernel: on an image of at most
-// 7x7, or when it multiplies the channels by four or more on an image of
-// at most 28x28. Measured at MobileNet v2's shapes with Gemm keeping A's
-// panels in L1: 0.48 to 0.80 of the direct kernel's time for all of its
-// 7x7 ones (expansions, reductions and 320 to 1280), 0.73 to 0.87 for its
+// 14x14, or when it at least doubles the channels on an image of at most
+// 28x28. Measured at MobileNet v2's shapes with Gemm keeping A's panels
+// in L1: 0.48 to 0.80 of the direct kernel's time for all of its 7x7 ones
+// (expansions, reductions and 320 to 1280), 0.73 to 0.87 for its
 // expansions of 14x14 and 28x28 (96 to 576, 64 to 384, 32 to 192), on one
-// thread and on two. Reductions of larger images were as fast or faster
-// direct, on two threads up to twice as fast; so were expansions of 56x56
-// and more.
+// thread and on two. Its reductions of 14x14 (576 to 96, 384 to 96 and
+// to 64) took 0.72 to 0.83 of the direct kernel's time on one thread,
+// 0.75 to 0.93 on two; ResNet-18's shortcuts, 128 to 256 at 14x14 and 64
+// to 128 at 28x28, 0.55 to 0.85. Reductions of larger images were as fast
+// or faster direct, on two threads up to twice as fast; so were
+// expansions of 56x56 and more.
 func pointwiseProductPays(p convPlan) bool {
 	cols := p.colCols()
-	return cols <= 49 || cols <= 28*28 && p.maps >= 4*p.colRows()
+	return cols <= 14*14 || cols <= 28*28 && p.maps >= 2*p.colRows()
 }
 
 // directPays reports whether plan p in T, with more than directColsMin
