@@ -256,6 +256,34 @@ func depthwiseRow[T Float](out, src []T, offs *[9]int, w *[9]T, b, lo, hi T) {
 	}
 }
 
+// Subsample sets dst[j] = src[j*stride] for every j of dst: a row of an
+// image taken at a stride (src holds at least (len(dst)-1)*stride+1
+// elements). At a stride of 2 it goes through the vector kernel that
+// splits even and odd elements, where there is one.
+func Subsample[T Float](dst, src []T, stride int) {
+	if len(dst) == 0 {
+		return
+	}
+	_ = src[(len(dst)-1)*stride]
+	k, ok := any(deinterleaveKernel).(func(even, odd, src []T))
+	if stride != 2 || !ok || k == nil {
+		for j := range dst {
+			dst[j] = src[j*stride]
+		}
+		return
+	}
+	// The odd elements go to the second half of what is left of dst,
+	// which the next pieces overwrite: no scratch.
+	for len(dst) >= 16 {
+		n := len(dst) / 2
+		k(dst[:n], dst[n:2*n], src[:2*n])
+		dst, src = dst[n:], src[2*n:]
+	}
+	for j := range dst {
+		dst[j] = src[2*j]
+	}
+}
+
 // deinterleave writes element iw of row, at column c = iw+pad of the
 // bordered row, to even[c/2] when c is even and to odd[c/2] when odd.
 func deinterleave[T Float](even, odd, row []T, pad int) {

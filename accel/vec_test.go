@@ -285,3 +285,31 @@ func TestFill(t *testing.T) {
 		}
 	}
 }
+
+// TestSubsample checks Subsample at strides 1 to 3 against the
+// definition, for rows shorter and longer than its vector kernel's
+// pieces, that it writes nothing past dst and allocates nothing.
+func TestSubsample(t *testing.T) {
+	for _, stride := range []int{1, 2, 3} {
+		for _, n := range []int{0, 1, 2, 7, 8, 9, 17, 255, 256, 257, 600} {
+			src := make([]float32, max(0, (n-1)*stride+1))
+			for i := range src {
+				src[i] = float32(i)
+			}
+			dst := make([]float32, n+1)
+			dst[n] = -1
+			Subsample(dst[:n], src, stride)
+			for j := range n {
+				if dst[j] != float32(j*stride) {
+					t.Fatalf("stride %d, %d elements: dst[%d] = %v, want %v", stride, n, j, dst[j], j*stride)
+				}
+			}
+			if dst[n] != -1 {
+				t.Fatalf("stride %d, %d elements: wrote past dst", stride, n)
+			}
+			if a := testing.AllocsPerRun(10, func() { Subsample(dst[:n], src, stride) }); a != 0 {
+				t.Fatalf("stride %d, %d elements: %v allocations", stride, n, a)
+			}
+		}
+	}
+}

@@ -492,13 +492,7 @@ func (l *subsampleLoop[T]) Range(lo, hi int) {
 		src := l.img[pl*g.InH*g.InW:][:g.InH*g.InW]
 		dst := l.sub[pl*outH*outW:][:outH*outW]
 		for oh := range outH {
-			row := src[oh*g.StrideH*g.InW:][:(outW-1)*g.StrideW+1]
-			out := dst[oh*outW:][:outW]
-			j := 0
-			for ow := range out {
-				out[ow] = row[j]
-				j += g.StrideW
-			}
+			accel.Subsample(dst[oh*outW:][:outW], src[oh*g.StrideH*g.InW:][:(outW-1)*g.StrideW+1], g.StrideW)
 		}
 	}
 }
