@@ -52,6 +52,19 @@ func binaryFast[T accel.Float](kind arithKind, a, b, out []T, as, bs, os Shape) 
 			return false
 		}
 		l.w, items, grain = w, n/w, max(1, elemGrain/w)
+	case len(a) == n || len(b) == n:
+		// One operand per channel (a BatchNorm's statistics against
+		// NCHW data): rows of inner elements, each with one value.
+		small, ss := bs, b
+		if len(a) != n {
+			small, ss, l.a, l.swapped = as, a, b, true
+		}
+		mid, inner, ok := channelBroadcast(small, os)
+		if !ok {
+			return false
+		}
+		l.perRow, l.mid, l.inner = ss, mid, inner
+		items, grain = n/inner, max(1, elemGrain/inner)
 	default:
 		return false
 	}
@@ -66,17 +79,25 @@ func binaryFast[T accel.Float](kind arithKind, a, b, out []T, as, bs, os Shape) 
 // arithRange is binaryFast's loop body, handed to the worker pool by
 // value: out = a (op) b over elements [lo, hi), or with a scalar s (b
 // ignored; s (op) a when swapped), or, when w > 0, over rows [lo, hi) of
-// w elements with b one row.
+// w elements with b one row, or, when perRow is set, over rows [lo, hi)
+// of inner elements, row r with the value perRow[r%mid] (b ignored; that
+// value (op) a when swapped).
 type arithRange[T accel.Float] struct {
 	kind            arithKind
 	a, b, out       []T
 	scalar, swapped bool
 	s               T
 	w               int
+	perRow          []T
+	mid, inner      int
 }
 
 func (l *arithRange[T]) Range(lo, hi int) {
 	switch {
+	case l.perRow != nil:
+		for r := lo; r < hi; r++ {
+			arithScalar(l.kind, l.a[r*l.inner:(r+1)*l.inner], l.perRow[r%l.mid], l.out[r*l.inner:(r+1)*l.inner], l.swapped)
+		}
 	case l.w > 0:
 		for r := lo; r < hi; r++ {
 			arithSame(l.kind, l.a[r*l.w:(r+1)*l.w], l.b, l.out[r*l.w:(r+1)*l.w])
@@ -100,6 +121,41 @@ func isRow(b, out Shape) bool {
 		return false
 	}
 	return tail.Equal(out[len(out)-len(tail):])
+}
+
+// channelBroadcast reports whether b, broadcast to out, holds one value
+// per index of a run of out's dims with more than one element past them:
+// b's dims other than 1 are one such run, equal to out's there (a
+// BatchNorm's statistics, 1 x C x 1 x 1, against N x C x H x W). It
+// returns the run's size (mid) and the size of the dims past it (inner).
+func channelBroadcast(b, out Shape) (mid, inner int, ok bool) {
+	if len(b) > len(out) {
+		return 0, 0, false
+	}
+	off := len(out) - len(b) // b's dims align with out's last ones
+	first, last := -1, -1
+	for i, n := range b {
+		if n != 1 {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 {
+		return 0, 0, false
+	}
+	mid, inner = 1, 1
+	for i := first; i <= last; i++ {
+		if b[i] != out[off+i] {
+			return 0, 0, false
+		}
+		mid *= b[i]
+	}
+	for _, n := range out[off+last+1:] {
+		inner *= n
+	}
+	return mid, inner, inner > 1
 }
 
 func arithSame[T accel.Float](kind arithKind, a, b, out []T) {

@@ -37,7 +37,13 @@ func TestFastBinaryMatchesGeneral(t *testing.T) {
 		{Shape{4, 3, 5}, Shape{5}, true},
 		{Shape{4, 3, 5}, Shape{1, 3, 5}, true},
 		{Shape{16, 120}, Shape{120}, true},
-		{Shape{2, 3, 4}, Shape{3, 1}, false},
+		{Shape{2, 3, 4}, Shape{3, 1}, true},
+		{Shape{16, 5, 3, 3}, Shape{1, 5, 1, 1}, true},
+		{Shape{1, 5, 1, 1}, Shape{2, 5, 3, 3}, true},
+		{Shape{2, 6, 3, 3}, Shape{6, 3, 1}, true},
+		{Shape{2, 6, 3, 3}, Shape{6, 1, 3}, false},
+		{Shape{2, 5, 3}, Shape{2, 1, 1}, true},
+		{Shape{2, 5, 1}, Shape{1, 5, 1}, true},
 		{Shape{3, 4}, Shape{2, 3, 4}, false},
 		{Shape{1, 4}, Shape{3, 1}, false},
 	}
@@ -177,5 +183,32 @@ func BenchmarkBiasGradSum(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestSumOuterInnerLarge checks the float32 sums over all axes but one
+// (a BatchNorm's statistics) on arrays large enough to be spread over the
+// workers, against sums in float64, with and without trailing axes.
+func TestSumOuterInnerLarge(t *testing.T) {
+	r := rand.New(rand.NewPCG(45, 46))
+	for _, s := range [][3]int{{4, 37, 900}, {16, 64, 196}, {3, 5000, 1}, {1, 9, 70000}} {
+		outer, mid, inner := s[0], s[1], s[2]
+		x := make([]float32, outer*mid*inner)
+		for i := range x {
+			x[i] = float32(r.Float64()*2 - 1)
+		}
+		acc := make([]float64, mid)
+		sumOuterInner32(x, outer, mid, inner, acc)
+		for j := range mid {
+			want := 0.0
+			for i := range outer {
+				for _, v := range x[(i*mid+j)*inner:][:inner] {
+					want += float64(v)
+				}
+			}
+			if math.Abs(acc[j]-want) > 1e-3 {
+				t.Fatalf("%v: [%d] = %v, want %v", s, j, acc[j], want)
+			}
+		}
 	}
 }

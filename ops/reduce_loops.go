@@ -122,23 +122,44 @@ func outerKeptInner(shape, kept Shape) (outer, mid, inner int, ok bool) {
 // are summed in float32 vector lanes, leaf by leaf, and the leaves' sums
 // in float64.
 func sumOuterInner32(x []float32, outer, mid, inner int, acc []float64) {
-	for i := range outer {
-		block := x[i*mid*inner:][:mid*inner]
-		if inner == 1 {
-			for j, v := range block {
+	if inner == 1 {
+		for i := range outer {
+			for j, v := range x[i*mid:][:mid] {
 				acc[j] += float64(v)
 			}
-			continue
 		}
-		for j := range mid {
-			row := block[j*inner:][:inner]
-			s := acc[j]
+		return
+	}
+	// Each kept index sums its own elements, in the same order whichever
+	// worker takes it.
+	l := sumMidLoop{x, outer, mid, inner, acc}
+	grain := max(1, elemGrain/(outer*inner))
+	if accel.RunsInline(mid, grain) {
+		l.Range(0, mid)
+		return
+	}
+	accel.ParallelRange(mid, grain, l)
+}
+
+// sumMidLoop is sumOuterInner32's loop over kept indices [lo, hi).
+type sumMidLoop struct {
+	x                 []float32
+	outer, mid, inner int
+	acc               []float64
+}
+
+func (l *sumMidLoop) Range(lo, hi int) {
+	for i := range l.outer {
+		block := l.x[i*l.mid*l.inner:][:l.mid*l.inner]
+		for j := lo; j < hi; j++ {
+			row := block[j*l.inner:][:l.inner]
+			s := l.acc[j]
 			for len(row) > 0 {
 				k := min(len(row), sumLeaf)
 				s += float64(accel.Sum(row[:k]))
 				row = row[k:]
 			}
-			acc[j] = s
+			l.acc[j] = s
 		}
 	}
 }
