@@ -317,25 +317,52 @@ func (l *convSideBySideLoop[T]) Range(lo, hi int) {
 	defer putScratch(colp)
 	prodp := getScratch[T](p.maps * l.per * cols)
 	defer putScratch(prodp)
-	ep := accel.GetRecycled[accel.Epilogue[T]]() // recycled: Apply hands it to the workers
-	defer accel.Recycle(ep)
 	for r := lo; r < hi; r++ {
 		a, b := r*l.per, min((r+1)*l.per, p.batch)
 		width := (b - a) * cols
 		colAll, prod := (*colp)[:k*width], (*prodp)[:p.maps*width]
 		for g := range p.groups {
-			for n := a; n < b; n++ {
-				accel.Im2colAt(p.geom, l.image[(n*p.groups+g)*p.imageSize():][:p.imageSize()], colAll[(n-a)*cols:], width)
-			}
+			// The images' column matrices are written, and their maps
+			// copied out, by whichever workers are free: with one run
+			// for all the images, on one worker they kept ResNet-18's
+			// last stage in training to 0.7 of its time on two threads.
+			step := sideBySideStep[T]{l: l, a: a, g: g, width: width, cols: colAll}
+			accel.ParallelRange(b-a, 1, step)
 			accel.Gemm(false, false, p.maps, width, k, 1, l.weight[g*p.maps*k:], k, colAll, width, 0, prod, width)
-			for n := a; n < b; n++ {
-				out := l.maps[(n*p.groups+g)*p.mapsSize():][:p.mapsSize()]
-				at := (n - a) * cols
-				copyRows(out, cols, prod[at:], width, p.maps, cols)
-				l.post.epilogue(ep, p, n, g)
-				ep.Apply(out, cols, p.maps, cols)
-			}
+			step.out, step.prod = true, prod
+			accel.ParallelRange(b-a, 1, step)
 		}
+	}
+}
+
+// sideBySideStep is convSideBySideLoop's loop over the images of a run
+// from image a, group g: writing their column matrices side by side into
+// cols (width columns), or, with out, copying their maps out of prod and
+// applying the post-product steps.
+type sideBySideStep[T accel.Float] struct {
+	l           *convSideBySideLoop[T]
+	a, g, width int
+	cols, prod  []T
+	out         bool
+}
+
+func (s *sideBySideStep[T]) Range(lo, hi int) {
+	p, cols := s.l.p, s.l.p.colCols()
+	if !s.out {
+		for i := lo; i < hi; i++ {
+			n := s.a + i
+			accel.Im2colAt(p.geom, s.l.image[(n*p.groups+s.g)*p.imageSize():][:p.imageSize()], s.cols[i*cols:], s.width)
+		}
+		return
+	}
+	ep := accel.GetRecycled[accel.Epilogue[T]]() // recycled: Apply hands it to the workers
+	defer accel.Recycle(ep)
+	for i := lo; i < hi; i++ {
+		n := s.a + i
+		out := s.l.maps[(n*p.groups+s.g)*p.mapsSize():][:p.mapsSize()]
+		copyRows(out, cols, s.prod[i*cols:], s.width, p.maps, cols)
+		s.l.post.epilogue(ep, p, n, s.g)
+		ep.Apply(out, cols, p.maps, cols)
 	}
 }
 
