@@ -539,3 +539,46 @@ func TestDeconvByConv(t *testing.T) {
 		}
 	}
 }
+
+// TestDeconvSideBySide checks the products of images side by side
+// against one image at a time, for data gradients of small planes: at
+// stride 2, with groups, a 1x1 kernel (no column matrix), a bias, and
+// more images than one product takes.
+func TestDeconvSideBySide(t *testing.T) {
+	r := rand.New(rand.NewPCG(55, 56))
+	for _, tc := range []struct {
+		data           Shape
+		filters, group int
+		kernel, stride Tuple
+	}{
+		{Shape{16, 8, 4, 4}, 6, 1, Tuple{3, 3}, Tuple{2, 2}},
+		{Shape{5, 6, 3, 3}, 4, 2, Tuple{3, 3}, Tuple{1, 1}},
+		{Shape{12, 4, 7, 7}, 5, 1, Tuple{1, 1}, Tuple{2, 2}},
+		{Shape{7, 3, 2, 5}, 4, 1, Tuple{3, 3}, Tuple{2, 2}},
+	} {
+		a := &DeconvolutionAttrs{Kernel: tc.kernel, Stride: tc.stride, NumFilter: tc.filters, NumGroup: tc.group}
+		p, err := a.plan(tc.data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := make([]float32, tc.data.Size())
+		w := make([]float32, tc.data[1]*tc.filters/tc.group*tc.kernel[0]*tc.kernel[1])
+		bias := make([]float32, tc.filters)
+		for _, s := range [][]float32{x, w, bias} {
+			for i := range s {
+				s[i] = float32(r.Float64()*2 - 1)
+			}
+		}
+		size := p.batch * p.groups * p.imageSize()
+		want, got := make([]float32, size), make([]float32, size)
+		ap, alen := packFilters(p, w, true)
+		(&deconvForwardLoop[float32]{p, x, *ap, bias, want, alen}).Range(0, p.batch)
+		deconvSideBySide(p, x, *ap, alen, bias, got)
+		putScratch(ap)
+		for i := range want {
+			if math.Abs(float64(got[i]-want[i])) > 1e-5*(1+math.Abs(float64(want[i]))) {
+				t.Fatalf("%v: [%d] = %v, want %v", tc.data, i, got[i], want[i])
+			}
+		}
+	}
+}
