@@ -56,9 +56,9 @@ func ConvWeightGradDirectApplies[T Float](g ConvGeom, filters int) bool {
 // must be OutH*OutW, and Add must not share memory with out), then Relu
 // and Cap. It works without a column matrix, and reports false, doing
 // nothing, where it has no kernel: other types than float32, a stride
-// along the width other than 1, fewer than six filters, a ColBias, or a
-// CPU without AVX-512. The filters of one image are spread over the
-// workers, six at a time.
+// along the width other than 1 or 2, fewer than six filters, a ColBias
+// or an Add of another row stride, or a CPU without AVX-512. The filters
+// of one image are spread over the workers, six at a time.
 func ConvForwardDirect[T Float](g ConvGeom, filters, images int, img []T, imgStride int, weight []T, ep *Epilogue[T], out []T, outStride int) bool {
 	if !ConvDirectApplies[T](g, filters) || images < 1 {
 		return false

@@ -265,22 +265,17 @@ func Subsample[T Float](dst, src []T, stride int) {
 		return
 	}
 	_ = src[(len(dst)-1)*stride]
-	k, ok := any(deinterleaveKernel).(func(even, odd, src []T))
-	if stride != 2 || !ok || k == nil {
-		for j := range dst {
-			dst[j] = src[j*stride]
+	if stride == 2 {
+		// The odd elements go to the second half of what is left of
+		// dst, which the next pieces overwrite: no scratch.
+		for len(dst) >= 16 {
+			n := len(dst) / 2
+			deinterleave(dst[:n], dst[n:2*n], src[:2*n], 0)
+			dst, src = dst[n:], src[2*n:]
 		}
-		return
-	}
-	// The odd elements go to the second half of what is left of dst,
-	// which the next pieces overwrite: no scratch.
-	for len(dst) >= 16 {
-		n := len(dst) / 2
-		k(dst[:n], dst[n:2*n], src[:2*n])
-		dst, src = dst[n:], src[2*n:]
 	}
 	for j := range dst {
-		dst[j] = src[2*j]
+		dst[j] = src[j*stride]
 	}
 }
 

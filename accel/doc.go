@@ -92,9 +92,13 @@
 // relu and cap) applied before the store;
 // it runs every group of six filters over a chunk of the image's output
 // positions before the next chunk, so that the chunk's part of the image
-// is read from cache.
+// is read from cache. At a stride of 2 along the width the forward reads
+// the image with each row's even columns before its odd ones, so that a
+// tap still reads consecutive columns for consecutive outputs.
 // ops takes these for column matrices small enough for the packed path,
-// and for 1x1 convolutions (ConvDirectApplies says where they exist); it
+// for 1x1 convolutions and for the stems of networks at stride 2
+// (ConvDirectApplies and ConvWeightGradDirectApplies say where they
+// exist); it
 // takes ConvWeightGradDirect only for output planes large enough that its
 // per-tap partial sums cost less than the column matrix and a GEMM (see
 // ops' directWeightGradPays).
@@ -137,7 +141,9 @@
 // added matrix (a residual sum), relu and a cap (relu6). A product with at
 // most a few rows and a transposed B (a dense layer at batch 1), or with a
 // C of one column (a matrix times a vector), is computed as dot products,
-// with no packing at all, and a product of few
+// with no packing at all (with AVX-512, four rows of the matrix against
+// the vector at a time: four streams from memory, for a classifier's
+// weights), and a product of few
 // rows gets a micro-kernel of fewer rows where the AVX-512 tile would be
 // half empty (6x32 for float32). On amd64 the dot product, the float32
 // epilogue, Relu and ReluGrad, the copies of im2col runs, the 8x8
