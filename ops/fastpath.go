@@ -124,38 +124,23 @@ func isRow(b, out Shape) bool {
 }
 
 // channelBroadcast reports whether b, broadcast to out, holds one value
-// per index of a run of out's dims with more than one element past them:
-// b's dims other than 1 are one such run, equal to out's there (a
-// BatchNorm's statistics, 1 x C x 1 x 1, against N x C x H x W). It
-// returns the run's size (mid) and the size of the dims past it (inner).
+// per index of a run of out's dims with more than one element past them
+// (a BatchNorm's statistics, 1 x C x 1 x 1, against N x C x H x W): out
+// split as outerKeptInner splits a reduction's input, b's dims the kept
+// ones. It returns the run's size (mid) and the size of the dims past it
+// (inner).
 func channelBroadcast(b, out Shape) (mid, inner int, ok bool) {
-	if len(b) > len(out) {
+	if len(b) > len(out) || len(out) > maxIterDims {
 		return 0, 0, false
 	}
-	off := len(out) - len(b) // b's dims align with out's last ones
-	first, last := -1, -1
-	for i, n := range b {
-		if n != 1 {
-			if first < 0 {
-				first = i
-			}
-			last = i
-		}
+	var buf [maxIterDims]int
+	kept := Shape(buf[:len(out)])
+	for i := range kept {
+		kept[i] = 1
 	}
-	if first < 0 {
-		return 0, 0, false
-	}
-	mid, inner = 1, 1
-	for i := first; i <= last; i++ {
-		if b[i] != out[off+i] {
-			return 0, 0, false
-		}
-		mid *= b[i]
-	}
-	for _, n := range out[off+last+1:] {
-		inner *= n
-	}
-	return mid, inner, inner > 1
+	copy(kept[len(out)-len(b):], b) // b's dims align with out's last ones
+	_, mid, inner, ok = outerKeptInner(out, kept)
+	return mid, inner, ok && mid > 1 && inner > 1
 }
 
 func arithSame[T accel.Float](kind arithKind, a, b, out []T) {
