@@ -83,6 +83,10 @@ func (l *poolLoop[T]) Range(lo, hi int) {
 		case maxPoolBackward:
 			l.maxBackwardPlane(p)
 		case avgPool:
+			if l.g.OutH*l.g.OutW == 1 && l.g.window(0, 0, false).count == l.g.InH*l.g.InW {
+				l.avgWhole(lo, hi) // global pooling: each plane is one contiguous sum
+				return
+			}
 			l.avgPlane(p)
 		case avgPoolBackward:
 			l.avgBackwardPlane(p)
@@ -465,6 +469,27 @@ func (l *poolLoop[T]) avgPlane(p int) {
 			dst[oh*g.OutW+ow] = scaleWindow(s, w.count, sum)
 		}
 	}
+}
+
+// avgWhole is avgPlane for planes lo to hi when the only window is the
+// whole plane.
+func (l *poolLoop[T]) avgWhole(lo, hi int) {
+	sz := l.g.InH * l.g.InW
+	count := l.g.window(0, 0, l.countIncludePad).count
+	for p := lo; p < hi; p++ {
+		l.out[p] = scaleWindow(sumSerial(l.in[p*sz:(p+1)*sz]), count, l.sum)
+	}
+}
+
+// sumSerial sums x leaf by leaf on the calling goroutine: pooling is
+// already parallel over planes, and a plane's sum allocates nothing.
+func sumSerial[T Float](x []T) T {
+	var s T
+	for len(x) > sumBlock {
+		s += sumLeaf(x[:sumBlock])
+		x = x[sumBlock:]
+	}
+	return s + sumLeaf(x)
 }
 
 // AvgPoolBackward adds each gradOut element, divided by its window's count

@@ -31,3 +31,16 @@ func BenchmarkMaxPool3x3Backward(b *testing.B) {
 		MaxPoolBackward(g, in, gradOut, gradIn)
 	}
 }
+
+// BenchmarkGlobalAvgPool is MobileNet v2's last pooling: 1280 planes of 7x7
+// averaged whole.
+func BenchmarkGlobalAvgPool(b *testing.B) {
+	g := PoolGeom{Planes: 1280, InH: 7, InW: 7, OutH: 1, OutW: 1, KernelH: 7, KernelW: 7, StrideH: 1, StrideW: 1}
+	r := rand.New(rand.NewPCG(1, 2))
+	in := randSlice[float32](r, g.Planes*g.InH*g.InW)
+	out := make([]float32, g.Planes)
+	b.ResetTimer()
+	for range b.N {
+		AvgPool(g, in, out, true, false)
+	}
+}

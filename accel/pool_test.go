@@ -44,6 +44,11 @@ func poolGeoms() []PoolGeom {
 		{Planes: 2, InH: 6, InW: 5, OutH: 4, OutW: 3, KernelH: 3, KernelW: 3, StrideH: 1, StrideW: 1},
 		{Planes: 1, InH: 7, InW: 8, OutH: 4, OutW: 4, KernelH: 2, KernelW: 3, StrideH: 2, StrideW: 2, PadW: 1},
 		{Planes: 1, InH: 7, InW: 8, OutH: 3, OutW: 6, KernelH: 4, KernelW: 3, StrideH: 3, StrideW: 1, PadH: 2},
+		// Windows that are whole planes: global pooling, with padding,
+		// and planes longer than one block of Sum.
+		{Planes: 30, InH: 7, InW: 7, OutH: 1, OutW: 1, KernelH: 7, KernelW: 7, StrideH: 1, StrideW: 1},
+		{Planes: 3, InH: 5, InW: 5, OutH: 1, OutW: 1, KernelH: 7, KernelW: 7, StrideH: 1, StrideW: 1, PadH: 1, PadW: 1},
+		{Planes: 2, InH: 40, InW: 41, OutH: 1, OutW: 1, KernelH: 40, KernelW: 41, StrideH: 1, StrideW: 1},
 	}
 }
 
@@ -155,6 +160,27 @@ func TestAvgPool(t *testing.T) {
 				if math.Abs(gradIn[i]-want[i]) > 1e-12 {
 					t.Fatalf("geom %d %+v: gradIn[%d] = %v, want %v", gi, mode, i, gradIn[i], want[i])
 				}
+			}
+		}
+	}
+}
+
+// TestAvgPoolWholeFloat32 checks average pooling over whole float32 planes,
+// which sums each plane with the vector kernel, against a float64 sum.
+func TestAvgPoolWholeFloat32(t *testing.T) {
+	r := rand.New(rand.NewPCG(19, 20))
+	for _, g := range poolGeoms()[len(poolGeoms())-3:] {
+		inSz := g.InH * g.InW
+		in := randSlice[float32](r, g.Planes*inSz)
+		out := make([]float32, g.Planes)
+		AvgPool(g, in, out, false, false)
+		for p := range g.Planes {
+			s := 0.0
+			for _, v := range in[p*inSz : (p+1)*inSz] {
+				s += float64(v)
+			}
+			if want := s / float64(inSz); math.Abs(float64(out[p])-want) > 1e-5 {
+				t.Fatalf("%+v: out[%d] = %v, want %v", g, p, out[p], want)
 			}
 		}
 	}
