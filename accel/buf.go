@@ -87,7 +87,7 @@ func GetScratch[T Float](n int) *[]T {
 		*bp = (*bp)[:n]
 		return bp
 	}
-	s := make([]T, n, 1<<c)
+	s := MakeLarge[T](n, 1<<c)
 	return &s
 }
 

@@ -85,7 +85,8 @@ func cachedWinogradFilters[T accel.Float](p convPlan, weight []T) []T {
 		return nil
 	}
 	fc.Unlock()
-	out := make([]T, accel.WinogradFiltersLen[T](p.maps, c))
+	n := accel.WinogradFiltersLen[T](p.maps, c)
+	out := accel.MakeLarge[T](n, n)
 	accel.WinogradFilters(p.maps, c, weight, out)
 	fc.Lock()
 	if cur := fc.entries[key]; cur == e {

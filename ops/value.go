@@ -3,6 +3,8 @@ package ops
 import (
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/hybridgo/hybridgo/accel"
 )
 
 // Value is a dense row-major array as kernels see it: a shape, a dtype and
@@ -23,7 +25,7 @@ func NewValue(shape Shape, dtype DType) Value {
 func MakeData(dtype DType, n int) any {
 	switch dtype {
 	case Float32:
-		return make([]float32, n)
+		return accel.MakeLarge[float32](n, n)
 	case Float64:
 		return make([]float64, n)
 	case Uint8:
