@@ -10,8 +10,8 @@ import "slices"
 // call and added up once at its end.
 
 // wgradSeg is a vector's worth of output positions: a run of at most 16
-// along an output row, or, for narrow outputs, two whole rows side by
-// side. Lanes in mask read the image at xoff+lane from a tap's first
+// along an output row (along the whole plane for pointwise geometries),
+// or, for narrow outputs, two whole rows side by side. Lanes in mask read the image at xoff+lane from a tap's first
 // element, lanes in mask2 at xoff2+lane; the gradient is read at
 // gyoff+lane of a filter's output plane for the lanes of either.
 type wgradSeg struct {
@@ -44,6 +44,12 @@ type wgradTable struct {
 
 var wgradCache geomCache[*wgradTable]
 
+// pointwise reports whether g is a 1x1 convolution at unit stride without
+// padding: a product of the weights and the image's planes as they lie.
+func (g ConvGeom) pointwise() bool {
+	return g.KernelH == 1 && g.KernelW == 1 && g.StrideH == 1 && g.StrideW == 1 && g.PadH == 0 && g.PadW == 0
+}
+
 // wgradTableFor returns the table of geometry g (unit stride along the
 // width), made on first use and cached.
 func wgradTableFor(g ConvGeom) *wgradTable { return wgradCache.get(g, newWgradTable) }
@@ -63,7 +69,17 @@ func newWgradTable(g ConvGeom) *wgradTable {
 	for len(t.offs)%4 != 0 {
 		t.offs = append(t.offs, t.offs[len(t.offs)-1])
 	}
-	for oh := 0; oh < outH; oh++ {
+	if g.pointwise() {
+		// The image plane and the output plane are the same array: runs
+		// of 16 cross the rows, so that no vector is part empty and each
+		// starts where the plane's vectors do.
+		for p := 0; p < outH*outW; p += 16 {
+			n := min(16, outH*outW-p)
+			t.segs = append(t.segs, wgradSeg{xoff: p, gyoff: p, mask: 1<<n - 1})
+			t.xReach, t.gyReach = p+n, p+n
+		}
+	}
+	for oh := 0; oh < outH && !g.pointwise(); oh++ {
 		if outW <= 8 && oh+1 < outH {
 			// Two rows in one vector: the second row's lanes start at
 			// outW, and its image row lies StrideH rows further down.

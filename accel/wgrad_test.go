@@ -191,7 +191,10 @@ func directGeoms() []ConvGeom {
 		{Channels: 1, InH: 28, InW: 28, KernelH: 5, KernelW: 5, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1},
 		{Channels: 6, InH: 12, InW: 12, KernelH: 5, KernelW: 5, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1},
 		{Channels: 2, InH: 9, InW: 37, KernelH: 3, KernelW: 3, StrideH: 2, StrideW: 1, PadH: 1, PadW: 2, DilateH: 1, DilateW: 2},
+		// Pointwise: runs of 16 cross the rows; planes of 25, 9 and 32.
 		{Channels: 3, InH: 5, InW: 5, KernelH: 1, KernelW: 1, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1},
+		{Channels: 7, InH: 3, InW: 3, KernelH: 1, KernelW: 1, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1},
+		{Channels: 9, InH: 4, InW: 8, KernelH: 1, KernelW: 1, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1},
 		{Channels: 1, InH: 1, InW: 20, KernelH: 1, KernelW: 4, StrideH: 1, StrideW: 1, PadW: 3, DilateH: 1, DilateW: 1},
 		{Channels: 2, InH: 11, InW: 7, KernelH: 3, KernelW: 2, StrideH: 2, StrideW: 1, PadH: 1, DilateH: 1, DilateW: 1},
 		// Images the direct forward takes in more than one chunk

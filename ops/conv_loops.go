@@ -215,8 +215,8 @@ const (
 // A 1x1 convolution at unit stride without padding reads the image as it
 // lies. The direct kernel, where the CPU has it, was the fastest for
 // most such shapes measured, beyond packedConvMax too, up to
-// pointwiseDirectMax, but not for images of 7x7 and expansions of up to
-// 28x28 (pointwiseProductPays) nor for 1x1 images (a classifier's
+// pointwiseDirectMax, but not for images of up to 14x14
+// (pointwiseProductPays) nor for 1x1 images (a classifier's
 // convolution, a matrix-vector product that Gemm computes as dot
 // products: a third of the direct kernel's time for MobileNet v2's
 // 1000x1280); elsewhere the pointwise path, a Gemm on the image with the
@@ -411,20 +411,20 @@ func convWinograd[T accel.Float](p convPlan, image, weight, maps []T, post convP
 
 // pointwiseProductPays reports whether 1x1 convolution p takes the
 // pointwise product rather than the direct kernel: on an image of at most
-// 14x14, or when it at least doubles the channels on an image of at most
-// 28x28. Measured at MobileNet v2's shapes with Gemm keeping A's panels
+// 14x14. Measured at MobileNet v2's shapes with Gemm keeping A's panels
 // in L1: 0.48 to 0.80 of the direct kernel's time for all of its 7x7 ones
-// (expansions, reductions and 320 to 1280), 0.73 to 0.87 for its
-// expansions of 14x14 and 28x28 (96 to 576, 64 to 384, 32 to 192), on one
-// thread and on two. Its reductions of 14x14 (576 to 96, 384 to 96 and
-// to 64) took 0.72 to 0.83 of the direct kernel's time on one thread,
-// 0.75 to 0.93 on two; ResNet-18's shortcuts, 128 to 256 at 14x14 and 64
-// to 128 at 28x28, 0.55 to 0.85. Reductions of larger images were as fast
-// or faster direct, on two threads up to twice as fast; so were
-// expansions of 56x56 and more.
+// (expansions, reductions and 320 to 1280). At 14x14 its expansions (96
+// to 576, 64 to 384) took 0.73 to 0.87, its reductions (576 to 96, 384 to
+// 96 and to 64) 0.72 to 0.93, on one thread and on two; ResNet-18's
+// shortcut of 128 to 256, 0.55 to 0.85. Since the direct kernel reads
+// pointwise images in runs that cross the rows, 28x28 ones go direct:
+// MobileNet v2's expansions of 32 to 192 took 0.8 of the product's time
+// on one thread and 0.7 on two, ResNet-18's shortcut of 64 to 128 0.9.
+// Larger images were as fast or faster direct, on two threads up to
+// twice as fast.
 func pointwiseProductPays(p convPlan) bool {
 	cols := p.colCols()
-	return cols <= 14*14 || cols <= 28*28 && p.maps >= 2*p.colRows()
+	return cols <= 14*14
 }
 
 // directPays reports whether plan p in T, with more than directColsMin
