@@ -6,9 +6,9 @@ package accel
 // vector the tap reads times the tap's weight, for six filters at a time.
 
 // convFwdKernel runs the direct forward of one image for six filters, the
-// rows of w, over segs, whole blocks of t.fwdSegs (see convFwd6), or is
-// nil when the CPU has no such kernel.
-var convFwdKernel func(t *wgradTable, segs []wgradSeg, x, w, scale, bias, add []float32, relu, capped bool, cap float32, out []float32, fs int)
+// rows of w, over segments lo to hi-1 of t.fwdSegs, whole blocks (see
+// convFwd6), or is nil when the CPU has no such kernel.
+var convFwdKernel func(t *wgradTable, lo, hi int, x, w, scale, bias, add []float32, relu, capped bool, cap float32, out []float32, fs int)
 
 // convFwdChunkElems bounds, roughly, the image elements that one chunk of
 // an image's output positions reads: every group of six filters runs over
@@ -83,7 +83,13 @@ func ConvForwardDirect[T Float](g ConvGeom, filters, images int, img []T, imgStr
 	chunk := block * max(1, convFwdChunkElems/(g.Channels*g.StrideH*16*block))
 	l := convFwdLoop{t: t, filters: filters, plane: plane, w: w32[:filters*g.colRows()], scale: e.RowScale, bias: e.RowBias,
 		relu: e.Relu, capped: e.Capped, cap: e.Cap, chunk: chunk}
-	chunks := ceilDiv(len(t.fwdSegs), chunk)
+	// Chunks end at blocks; the blocks of three that may end a table of
+	// blocks of four go with the last chunk.
+	l.main = t.fwdFours
+	if t.twoRow {
+		l.main = len(t.fwdSegs)
+	}
+	chunks := max(1, ceilDiv(l.main, chunk))
 	// The filters go six at a time; the last six end at the last filter
 	// (their first ones are computed twice, to the same values, after
 	// the others, their chunks spread over the workers too: run on one,
@@ -112,21 +118,24 @@ func ConvForwardDirect[T Float](g ConvGeom, filters, images int, img []T, imgStr
 // convFwdLoop is ConvForwardDirect's loop over the chunks of an image's
 // output positions and, in each, the groups of six filters: task i is
 // group first+i%groups over chunk i/groups, chunk segments of the table
-// each.
+// each (the last one up to the table's end).
 type convFwdLoop struct {
 	t                             *wgradTable
 	src, w, scale, bias, add, out []float32
 	filters, plane                int
 	relu, capped                  bool
 	cap                           float32
-	chunk, first, groups          int
+	chunk, main, first, groups    int
 }
 
 func (l *convFwdLoop) Range(lo, hi int) {
 	taps := l.t.taps
 	for i := lo; i < hi; i++ {
 		c, q := i/l.groups, l.first+i%l.groups
-		segs := l.t.fwdSegs[c*l.chunk : min((c+1)*l.chunk, len(l.t.fwdSegs))]
+		s0, s1 := c*l.chunk, (c+1)*l.chunk
+		if s1 >= l.main {
+			s1 = len(l.t.fwdSegs) // the last chunk, with the blocks of three
+		}
 		f := min(q*6, l.filters-6)
 		b, s := zeroBias[:], unitScale[:]
 		if l.bias != nil {
@@ -139,6 +148,6 @@ func (l *convFwdLoop) Range(lo, hi int) {
 		if l.add != nil {
 			add = l.add[f*l.plane:]
 		}
-		convFwdKernel(l.t, segs, l.src, l.w[f*taps:][:6*taps], s, b, add, l.relu, l.capped, l.cap, l.out[f*l.plane:], l.plane)
+		convFwdKernel(l.t, s0, s1, l.src, l.w[f*taps:][:6*taps], s, b, add, l.relu, l.capped, l.cap, l.out[f*l.plane:], l.plane)
 	}
 }

@@ -174,15 +174,16 @@ func conv6x4AVX512(ntaps int, offs *int, x *float32, segs *wgradSeg, w, scale, b
 func conv6x3TwoRowAVX512(ntaps int, offs *int, x *float32, segs *wgradSeg, w, scale, bias, add *float32, clamp int, cap float32, out *float32, fs int)
 
 // convFwd6 checks that every read and write of the direct forward kernels
-// lies inside its slices, then runs them block by block over segs, whole
-// blocks of the table's fwdSegs.
-func convFwd6(t *wgradTable, segs []wgradSeg, x, w, scale, bias, add []float32, relu, capped bool, cap float32, out []float32, fs int) {
+// lies inside its slices, then runs them block by block over segments lo
+// to hi-1 of the table's fwdSegs, which must start and end at blocks.
+func convFwd6(t *wgradTable, lo, hi int, x, w, scale, bias, add []float32, relu, capped bool, cap float32, out []float32, fs int) {
 	taps := t.taps
 	_ = x[t.offMax+t.xReach-1]
 	_ = out[5*fs+t.gyReach-1]
 	_ = w[taps*6-1]
 	_ = scale[5]
 	_ = bias[5]
+	segs := t.fwdSegs[:hi]
 	var ap *float32
 	if add != nil {
 		_ = add[5*fs+t.gyReach-1]
@@ -195,21 +196,20 @@ func convFwd6(t *wgradTable, segs []wgradSeg, x, w, scale, bias, add []float32, 
 	if capped {
 		clamp |= 2
 	}
-	block := 4
-	if t.twoRow {
-		block = 3
-	}
-	if len(segs)%block != 0 {
-		panic("accel: the direct forward's segments are not whole blocks")
-	}
-	if t.twoRow {
-		for i := 0; i < len(segs); i += 3 {
-			conv6x3TwoRowAVX512(taps, &t.offs[0], &x[0], &segs[i], &w[0], &scale[0], &bias[0], ap, clamp, cap, &out[0], fs)
+	for i := lo; i < hi; {
+		if i < t.fwdFours {
+			if i%4 != 0 {
+				panic("accel: the direct forward's segments do not start at a block")
+			}
+			conv6x4AVX512(taps, &t.offs[0], &x[0], &segs[i:][:4][0], &w[0], &scale[0], &bias[0], ap, clamp, cap, &out[0], fs)
+			i += 4
+			continue
 		}
-		return
-	}
-	for i := 0; i < len(segs); i += 4 {
-		conv6x4AVX512(taps, &t.offs[0], &x[0], &segs[i], &w[0], &scale[0], &bias[0], ap, clamp, cap, &out[0], fs)
+		if (i-t.fwdFours)%3 != 0 {
+			panic("accel: the direct forward's segments do not start at a block")
+		}
+		conv6x3TwoRowAVX512(taps, &t.offs[0], &x[0], &segs[i:][:3][0], &w[0], &scale[0], &bias[0], ap, clamp, cap, &out[0], fs)
+		i += 3
 	}
 }
 

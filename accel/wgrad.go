@@ -36,10 +36,14 @@ type wgradTable struct {
 	segs            []wgradSeg
 	xReach, gyReach int
 	// fwdSegs are segs padded with empty ones to whole blocks of the
-	// direct forward's kernels (three segments when some segment holds
-	// two rows, as twoRow says, else four).
-	fwdSegs []wgradSeg
-	twoRow  bool
+	// direct forward's kernels: blocks of three segments when some
+	// segment holds two rows, as twoRow says; else blocks of four, the
+	// first fwdFours segments, then up to three blocks of three, so that
+	// few lanes are left empty (14 segments, a 14x14 image's, take two
+	// blocks of each, not four of four).
+	fwdSegs  []wgradSeg
+	fwdFours int
+	twoRow   bool
 }
 
 var wgradCache geomCache[*wgradTable]
@@ -99,14 +103,21 @@ func newWgradTable(g ConvGeom) *wgradTable {
 			t.gyReach = max(t.gyReach, s.gyoff+n)
 		}
 	}
-	block := 4
 	for _, s := range t.segs {
-		if s.mask2 != 0 {
-			t.twoRow, block = true, 3
-		}
+		t.twoRow = t.twoRow || s.mask2 != 0
 	}
+	n, threes := len(t.segs), 0
+	switch {
+	case t.twoRow:
+		threes = ceilDiv(n, 3)
+	case 3*((4-n%4)%4) <= n:
+		threes = (4 - n%4) % 4 // n - 3*threes is a multiple of 4
+	default:
+		threes = ceilDiv(n, 3) // too few segments for blocks of four
+	}
+	t.fwdFours = max(0, n-3*threes)
 	t.fwdSegs = append([]wgradSeg(nil), t.segs...)
-	for len(t.fwdSegs)%block != 0 {
+	for len(t.fwdSegs) < t.fwdFours+3*threes {
 		t.fwdSegs = append(t.fwdSegs, wgradSeg{}) // no lanes: nothing read or written
 	}
 	return t

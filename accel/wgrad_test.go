@@ -216,6 +216,12 @@ func forwardGeoms() []ConvGeom {
 		ConvGeom{Channels: 4, InH: 13, InW: 13, KernelH: 3, KernelW: 3, StrideH: 2, StrideW: 2, PadH: 1, PadW: 1, DilateH: 1, DilateW: 1},
 		ConvGeom{Channels: 5, InH: 9, InW: 10, KernelH: 1, KernelW: 1, StrideH: 2, StrideW: 2, DilateH: 1, DilateW: 1},
 		ConvGeom{Channels: 20, InH: 56, InW: 56, KernelH: 3, KernelW: 3, StrideH: 2, StrideW: 2, PadH: 1, PadW: 1, DilateH: 1, DilateW: 1},
+		// Segments ending in blocks of three: 13 (one block of four,
+		// three of three), 14 (two and two), and 14 in two chunks, the
+		// blocks of three with the last.
+		ConvGeom{Channels: 5, InH: 10, InW: 20, KernelH: 1, KernelW: 1, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1},
+		ConvGeom{Channels: 7, InH: 14, InW: 14, KernelH: 3, KernelW: 3, StrideH: 1, StrideW: 1, PadH: 1, PadW: 1, DilateH: 1, DilateW: 1},
+		ConvGeom{Channels: 600, InH: 14, InW: 14, KernelH: 3, KernelW: 3, StrideH: 1, StrideW: 1, PadH: 1, PadW: 1, DilateH: 1, DilateW: 1},
 	)
 }
 
@@ -227,5 +233,27 @@ func TestDirectTablesCacheBound(t *testing.T) {
 	}
 	if n := wgradCache.len(); n > tableCacheMax {
 		t.Fatalf("the cache holds %d geometries, more than %d", n, tableCacheMax)
+	}
+}
+
+// TestDirectForwardBlocks checks how the direct forward's segments are
+// cut into blocks: of four while they go evenly, then up to three blocks
+// of three, with as few empty segments as the two sizes allow.
+func TestDirectForwardBlocks(t *testing.T) {
+	for _, tc := range []struct {
+		h, w, k, fours, total int
+	}{
+		{4, 64, 1, 16, 16},  // 16 segments
+		{10, 20, 1, 4, 13},  // 13: 4 + 3*3
+		{14, 14, 3, 8, 14},  // 14 rows of 14: 2*4 + 2*3
+		{15, 16, 1, 12, 15}, // 15: 3*4 + 3
+		{5, 5, 1, 0, 3},     // 2: one block of three
+		{5, 16, 1, 0, 6},    // 5: two blocks of three
+	} {
+		g := ConvGeom{Channels: 1, InH: tc.h, InW: tc.w, KernelH: tc.k, KernelW: tc.k, StrideH: 1, StrideW: 1, PadH: tc.k / 2, PadW: tc.k / 2, DilateH: 1, DilateW: 1}
+		tb := newWgradTable(g)
+		if tb.fwdFours != tc.fours || len(tb.fwdSegs) != tc.total {
+			t.Errorf("%dx%d: %d segments in blocks of four, %d in all; want %d and %d", tc.h, tc.w, tb.fwdFours, len(tb.fwdSegs), tc.fours, tc.total)
+		}
 	}
 }
