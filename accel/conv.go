@@ -69,6 +69,17 @@ func Im2colAt[T Float](g ConvGeom, img, col []T, ld int) {
 		ParallelRange(rows, grain, im2colGatherLoop[T]{tablesFor(g, PanelWidth[T]()), src, col, ld, cols})
 		return
 	}
+	if splitColumns(g) && ld == cols {
+		// At a stride of 2 the image's columns are split into even and
+		// odd ones, and each output row is a run copied whole, as in
+		// Im2colPacked with a single panel as wide as the matrix.
+		src, bp := im2colImage(g, img)
+		defer putBuf(bp)
+		gather32, _ := any(gatherRunsKernel).(func(dst []T, w int, src []T, tapBase []int, runs []int) int)
+		l := im2colPackedLoop[T]{tb: tablesFor(g, cols), gather32: gather32, src: src, dst: col[:rows*cols], k: rows, n: cols, w: cols}
+		ParallelRange(rows, grain, im2colTapsLoop[T]{l})
+		return
+	}
 	ParallelRange(rows, grain, im2colLoop[T]{g, outH, outW, ld, img, col})
 }
 

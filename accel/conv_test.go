@@ -41,6 +41,12 @@ func convGeoms() []ConvGeom {
 		{Channels: 1, InH: 3, InW: 3, KernelH: 3, KernelW: 3, StrideH: 1, StrideW: 1, PadH: 3, PadW: 3, DilateH: 1, DilateW: 1},
 		{Channels: 4, InH: 1, InW: 20, KernelH: 1, KernelW: 5, StrideH: 1, StrideW: 2, PadW: 2, DilateH: 1, DilateW: 3}, // 1-D
 		{Channels: 8, InH: 40, InW: 40, KernelH: 5, KernelW: 5, StrideH: 1, StrideW: 1, PadH: 2, PadW: 2, DilateH: 1, DilateW: 1},
+		// A stride of 2 along the width on planes of more than 64
+		// outputs, odd and even sizes, dilated, and 1x1.
+		{Channels: 3, InH: 23, InW: 29, KernelH: 3, KernelW: 3, StrideH: 2, StrideW: 2, PadH: 1, PadW: 1, DilateH: 1, DilateW: 1},
+		{Channels: 2, InH: 30, InW: 36, KernelH: 7, KernelW: 7, StrideH: 2, StrideW: 2, PadH: 3, PadW: 3, DilateH: 1, DilateW: 1},
+		{Channels: 2, InH: 9, InW: 37, KernelH: 3, KernelW: 3, StrideH: 1, StrideW: 2, PadH: 1, PadW: 2, DilateH: 1, DilateW: 2},
+		{Channels: 5, InH: 20, InW: 20, KernelH: 1, KernelW: 1, StrideH: 2, StrideW: 2, DilateH: 1, DilateW: 1},
 	}
 }
 

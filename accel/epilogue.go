@@ -415,47 +415,58 @@ type im2colPackedLoop[T Float] struct {
 }
 
 func (l *im2colPackedLoop[T]) Range(lo, hi int) {
-	tb, src, k, n, w := l.tb, l.src, l.k, l.n, l.w
-	tapBase, posOff := tb.tapBase, tb.posOff
+	for q := lo; q < hi; q++ {
+		l.panelTaps(q, 0, l.k, l.dst[(q-l.first)*l.w*l.k:][:l.w*l.k])
+	}
+}
+
+// panelTaps writes taps r0 to r1-1 of panel q into their rows of panel.
+func (l *im2colPackedLoop[T]) panelTaps(q, r0, r1 int, panel []T) {
+	tb, src, n, w := l.tb, l.src, l.n, l.w
+	tapBase := tb.tapBase[r0:r1]
+	panel = panel[r0*w : r1*w]
+	cnt := min(w, n-q*w)
 	// Positions in one output row are contiguous in the image when the
 	// stride is 1: then each panel row is a few runs, copied whole.
-	for q := lo; q < hi; q++ {
-		cnt := min(w, n-q*w)
-		panel := l.dst[(q-l.first)*w*k:][:w*k]
-		var runs []int
-		if tb.runs != nil {
-			runs = tb.runs[tb.panelRuns[q]:tb.panelRuns[q+1]]
-		}
-		done := 0 // taps copied by the vector kernel
-		if runs != nil && l.gather32 != nil {
-			done = l.gather32(panel, w, src, tapBase, runs)
-			if cnt < w {
-				for r := range done {
-					clear(panel[r*w+cnt : r*w+w])
-				}
-			}
-		}
-		offs := posOff[q*w:][:cnt]
-		for r := done; r < len(tapBase); r++ {
-			base := tapBase[r]
-			d := panel[r*w:][:w]
-			s := src[base:]
-			if runs != nil {
-				for i := 0; i < len(runs); i += 3 {
-					t, o, l := runs[i], runs[i+1], runs[i+2]
-					copy(d[t:t+l], s[o:o+l])
-				}
-			} else {
-				for t, o := range offs {
-					d[t] = s[o]
-				}
-			}
-			if cnt < w {
-				clear(d[cnt:])
+	var runs []int
+	if tb.runs != nil {
+		runs = tb.runs[tb.panelRuns[q]:tb.panelRuns[q+1]]
+	}
+	done := 0 // taps copied by the vector kernel
+	if runs != nil && l.gather32 != nil {
+		done = l.gather32(panel, w, src, tapBase, runs)
+		if cnt < w {
+			for r := range done {
+				clear(panel[r*w+cnt : r*w+w])
 			}
 		}
 	}
+	offs := tb.posOff[q*w:][:cnt]
+	for r := done; r < len(tapBase); r++ {
+		base := tapBase[r]
+		d := panel[r*w:][:w]
+		s := src[base:]
+		if runs != nil {
+			for i := 0; i < len(runs); i += 3 {
+				t, o, l := runs[i], runs[i+1], runs[i+2]
+				copy(d[t:t+l], s[o:o+l])
+			}
+		} else {
+			for t, o := range offs {
+				d[t] = s[o]
+			}
+		}
+		if cnt < w {
+			clear(d[cnt:])
+		}
+	}
 }
+
+// im2colTapsLoop is Im2colAt's loop over the taps of a column matrix
+// written as one panel as wide as the matrix (see im2colPackedLoop).
+type im2colTapsLoop[T Float] struct{ l im2colPackedLoop[T] }
+
+func (l *im2colTapsLoop[T]) Range(lo, hi int) { l.l.panelTaps(0, lo, hi, l.l.dst) }
 
 // Im2colPanels writes the packed column matrix of Im2colPacked for one
 // image a range of panels at a time, so that a product can take the
@@ -677,11 +688,17 @@ func im2colImage[T Float](g ConvGeom, img []T) (src []T, bp *[]T) {
 	ph, pw := g.InH+2*g.PadH, g.InW+2*g.PadW
 	bp = getBuf[T](g.Channels * ph * pw)
 	src = (*bp)[:g.Channels*ph*pw]
-	clear(src)
 	even := (pw + 1) / 2
 	for c := range g.Channels {
+		plane := src[c*ph*pw:][:ph*pw]
+		clear(plane[:g.PadH*pw])
+		clear(plane[(g.PadH+g.InH)*pw:])
 		for h := range g.InH {
-			row := src[(c*ph+h+g.PadH)*pw:][:pw]
+			row := plane[(h+g.PadH)*pw:][:pw]
+			for x := range g.PadW { // the border's columns, on both sides
+				row[splitColumn(pw, x, true)] = 0
+				row[splitColumn(pw, pw-1-x, true)] = 0
+			}
 			deinterleave(row[:even], row[even:], img[(c*g.InH+h)*g.InW:][:g.InW], g.PadW)
 		}
 	}
