@@ -207,3 +207,60 @@ s2_store:
 	NEXTPLANE(s2_plane)
 	VZEROUPPER
 	RET
+
+// deinterleaveAVX512 writes even[j] = src[2j] and odd[j] = src[2j+1] for
+// j below n, sixteen pairs at a time, the last fewer under masks; idx
+// holds the even lane indices of two vectors, then the odd ones.
+//
+// func deinterleaveAVX512(n int, src, even, odd *float32, idx *int32)
+TEXT ·deinterleaveAVX512(SB), NOSPLIT, $0-40
+	MOVQ n+0(FP), CX
+	MOVQ src+8(FP), SI
+	MOVQ even+16(FP), DI
+	MOVQ odd+24(FP), DX
+	MOVQ idx+32(FP), AX
+	VMOVDQU32 (AX), Z18
+	VMOVDQU32 64(AX), Z19
+
+deinterleaveAVX512_loop:
+	CMPQ CX, $16
+	JLT deinterleaveAVX512_tail
+	VMOVUPS (SI), Z0
+	VMOVUPS 64(SI), Z1
+	VMOVAPS Z0, Z2
+	VPERMT2PS Z1, Z18, Z0
+	VPERMT2PS Z1, Z19, Z2
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z2, (DX)
+	ADDQ $128, SI
+	ADDQ $64, DI
+	ADDQ $64, DX
+	SUBQ $16, CX
+	JMP deinterleaveAVX512_loop
+
+deinterleaveAVX512_tail:
+	TESTQ CX, CX
+	JEQ deinterleaveAVX512_done
+	// K3: the r pairs left; K1 and K2: their 2r elements in two vectors.
+	MOVQ $1, R8
+	SHLQ CX, R8
+	DECQ R8
+	KMOVW R8, K3
+	SHLQ $1, CX
+	MOVQ $1, R8
+	SHLQ CX, R8
+	DECQ R8
+	KMOVW R8, K1
+	SHRQ $16, R8
+	KMOVW R8, K2
+	VMOVUPS.Z (SI), K1, Z0
+	VMOVUPS.Z 64(SI), K2, Z1
+	VMOVAPS Z0, Z2
+	VPERMT2PS Z1, Z18, Z0
+	VPERMT2PS Z1, Z19, Z2
+	VMOVUPS Z0, K3, (DI)
+	VMOVUPS Z2, K3, (DX)
+
+deinterleaveAVX512_done:
+	VZEROUPPER
+	RET

@@ -31,6 +31,12 @@ var dwS2Index = func() (x [32]int32) {
 	return x
 }()
 
+// deinterleaveAVX512 is deinterleave's pairs loop on float32, the last
+// pairs under masks; idx is dwS2Index.
+//
+//go:noescape
+func deinterleaveAVX512(n int, src, even, odd *float32, idx *int32)
+
 // deinterleaveAVX2 is deinterleave's vector loop on float32: n a positive
 // multiple of 8.
 //
@@ -68,6 +74,11 @@ func dw3x3Planes32(g ConvGeom, src, dst, w9, bias []float32, planes int, masks *
 
 // deinterleave32 is deinterleave's pairs loop on float32.
 func deinterleave32(even, odd, src []float32) {
+	if n := len(even); n > 0 && cpu.X86.HasAVX512F && !noAVX512 {
+		_, _, _ = odd[n-1], src[2*n-1], even[n-1]
+		deinterleaveAVX512(n, &src[0], &even[0], &odd[0], &dwS2Index[0])
+		return
+	}
 	n := len(even) &^ 7
 	if n > 0 {
 		_, _, _ = even[n-1], odd[n-1], src[2*n-1]

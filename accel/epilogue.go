@@ -689,17 +689,22 @@ func im2colImage[T Float](g ConvGeom, img []T) (src []T, bp *[]T) {
 	bp = getBuf[T](g.Channels * ph * pw)
 	src = (*bp)[:g.Channels*ph*pw]
 	even := (pw + 1) / 2
+	// The border's columns of a split row: even ones before evenIn and
+	// from evenOut on, odd ones before oddIn and from oddOut on.
+	evenIn, oddIn := (g.PadW+1)/2, g.PadW/2
+	evenOut, oddOut := (g.PadW+g.InW+1)/2, (g.PadW+g.InW)/2
 	for c := range g.Channels {
 		plane := src[c*ph*pw:][:ph*pw]
 		clear(plane[:g.PadH*pw])
 		clear(plane[(g.PadH+g.InH)*pw:])
 		for h := range g.InH {
 			row := plane[(h+g.PadH)*pw:][:pw]
-			for x := range g.PadW { // the border's columns, on both sides
-				row[splitColumn(pw, x, true)] = 0
-				row[splitColumn(pw, pw-1-x, true)] = 0
-			}
-			deinterleave(row[:even], row[even:], img[(c*g.InH+h)*g.InW:][:g.InW], g.PadW)
+			ev, od := row[:even], row[even:]
+			clear(ev[:evenIn])
+			clear(ev[evenOut:])
+			clear(od[:oddIn])
+			clear(od[oddOut:])
+			deinterleave(ev, od, img[(c*g.InH+h)*g.InW:][:g.InW], g.PadW)
 		}
 	}
 	return src, bp

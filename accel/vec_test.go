@@ -313,3 +313,35 @@ func TestSubsample(t *testing.T) {
 		}
 	}
 }
+
+// TestDeinterleave checks deinterleave on rows of every length up to 40,
+// past the vector kernels' blocks and tails, at both parities of the
+// padding, and that it writes only the columns the row fills.
+func TestDeinterleave(t *testing.T) {
+	for pad := range 2 {
+		for n := range 41 {
+			row := make([]float32, n)
+			for i := range row {
+				row[i] = float32(i + 1)
+			}
+			half := (n + pad + 2) / 2
+			even, odd := make([]float32, half+1), make([]float32, half+1)
+			for i := range even {
+				even[i], odd[i] = -7, -7
+			}
+			deinterleave(even[:half], odd[:half], row, pad)
+			for c := range 2 * (half + 1) {
+				got, want := even, float32(-7)
+				if c%2 == 1 {
+					got = odd
+				}
+				if i := c - pad; i >= 0 && i < n {
+					want = float32(i + 1)
+				}
+				if got[c/2] != want {
+					t.Fatalf("pad %d, %d elements: column %d = %v, want %v", pad, n, c, got[c/2], want)
+				}
+			}
+		}
+	}
+}
