@@ -66,6 +66,10 @@ func dwS2Masks(w, ow int) (m [dwMasksLen]uint16) {
 	return m
 }
 
+// subsample2Kernel is Subsample at a stride of 2 on float32, or nil
+// when the CPU has no such kernel.
+var subsample2Kernel func(dst, src []float32)
+
 // deinterleaveKernel writes even[j] = src[2j] and odd[j] = src[2j+1] for
 // j in [0, len(even)), or is nil when the CPU has no vector kernel for it.
 var deinterleaveKernel func(even, odd, src []float32)
@@ -265,6 +269,10 @@ func Subsample[T Float](dst, src []T, stride int) {
 		return
 	}
 	_ = src[(len(dst)-1)*stride]
+	if k, ok := any(subsample2Kernel).(func(dst, src []T)); ok && k != nil && stride == 2 {
+		k(dst, src)
+		return
+	}
 	if stride == 2 {
 		// The odd elements go to the second half of what is left of
 		// dst, which the next pieces overwrite: no scratch.

@@ -264,3 +264,46 @@ deinterleaveAVX512_tail:
 deinterleaveAVX512_done:
 	VZEROUPPER
 	RET
+
+// subsample2AVX512 writes dst[j] = src[2j] for j below n (positive),
+// sixteen at a time: the last one to sixteen under masks, which read no
+// element past src[2(n-1)]. idx is as deinterleaveAVX512's.
+//
+// func subsample2AVX512(n int, src, dst *float32, idx *int32)
+TEXT ·subsample2AVX512(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ src+8(FP), SI
+	MOVQ dst+16(FP), DI
+	MOVQ idx+24(FP), AX
+	VMOVDQU32 (AX), Z18
+
+subsample2AVX512_loop:
+	CMPQ CX, $16
+	JLE subsample2AVX512_tail
+	VMOVUPS (SI), Z0
+	VPERMT2PS 64(SI), Z18, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $128, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP subsample2AVX512_loop
+
+subsample2AVX512_tail:
+	// K3: the r outputs left; K1 and K2: the 2r-1 elements they read.
+	MOVQ $1, R8
+	SHLQ CX, R8
+	DECQ R8
+	KMOVW R8, K3
+	LEAQ -1(CX)(CX*1), CX
+	MOVQ $1, R8
+	SHLQ CX, R8
+	DECQ R8
+	KMOVW R8, K1
+	SHRQ $16, R8
+	KMOVW R8, K2
+	VMOVUPS.Z (SI), K1, Z0
+	VMOVUPS.Z 64(SI), K2, Z1
+	VPERMT2PS Z1, Z18, Z0
+	VMOVUPS Z0, K3, (DI)
+	VZEROUPPER
+	RET

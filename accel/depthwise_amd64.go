@@ -37,6 +37,20 @@ var dwS2Index = func() (x [32]int32) {
 //go:noescape
 func deinterleaveAVX512(n int, src, even, odd *float32, idx *int32)
 
+// subsample2AVX512 writes every other element of src, from the first, to
+// n elements of dst; idx is dwS2Index.
+//
+//go:noescape
+func subsample2AVX512(n int, src, dst *float32, idx *int32)
+
+// subsample2 is subsample2Kernel.
+func subsample2(dst, src []float32) {
+	if n := len(dst); n > 0 {
+		_ = src[2*(n-1)]
+		subsample2AVX512(n, &src[0], &dst[0], &dwS2Index[0])
+	}
+}
+
 // deinterleaveAVX2 is deinterleave's vector loop on float32: n a positive
 // multiple of 8.
 //
@@ -50,6 +64,7 @@ func init() {
 	}
 	if cpu.X86.HasAVX512F && !noAVX512 {
 		dw3x3PlanesKernel = dw3x3Planes32
+		subsample2Kernel = subsample2
 	}
 }
 

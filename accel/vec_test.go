@@ -291,7 +291,7 @@ func TestFill(t *testing.T) {
 // pieces, that it writes nothing past dst and allocates nothing.
 func TestSubsample(t *testing.T) {
 	for _, stride := range []int{1, 2, 3} {
-		for _, n := range []int{0, 1, 2, 7, 8, 9, 17, 255, 256, 257, 600} {
+		for _, n := range []int{0, 1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 255, 256, 257, 600} {
 			src := make([]float32, max(0, (n-1)*stride+1))
 			for i := range src {
 				src[i] = float32(i)
