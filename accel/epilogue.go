@@ -684,30 +684,7 @@ func im2colImage[T Float](g ConvGeom, img []T) (src []T, bp *[]T) {
 	if !splitColumns(g) {
 		return borderedImage(g, img)
 	}
-	img = img[:g.Channels*g.InH*g.InW]
-	ph, pw := g.InH+2*g.PadH, g.InW+2*g.PadW
-	bp = getBuf[T](g.Channels * ph * pw)
-	src = (*bp)[:g.Channels*ph*pw]
-	even := (pw + 1) / 2
-	// The border's columns of a split row: even ones before evenIn and
-	// from evenOut on, odd ones before oddIn and from oddOut on.
-	evenIn, oddIn := (g.PadW+1)/2, g.PadW/2
-	evenOut, oddOut := (g.PadW+g.InW+1)/2, (g.PadW+g.InW)/2
-	for c := range g.Channels {
-		plane := src[c*ph*pw:][:ph*pw]
-		clear(plane[:g.PadH*pw])
-		clear(plane[(g.PadH+g.InH)*pw:])
-		for h := range g.InH {
-			row := plane[(h+g.PadH)*pw:][:pw]
-			ev, od := row[:even], row[even:]
-			clear(ev[:evenIn])
-			clear(ev[evenOut:])
-			clear(od[:oddIn])
-			clear(od[oddOut:])
-			deinterleave(ev, od, img[(c*g.InH+h)*g.InW:][:g.InW], g.PadW)
-		}
-	}
-	return src, bp
+	return framedImage(g, img, true)
 }
 
 // borderedImage returns img, or when g has padding a copy of it with a
@@ -718,16 +695,70 @@ func borderedImage[T Float](g ConvGeom, img []T) (src []T, bp *[]T) {
 	if g.PadH == 0 && g.PadW == 0 {
 		return img, nil
 	}
+	return framedImage(g, img, false)
+}
+
+// framedImage copies img into a pooled buffer with a zero border of PadH
+// rows and PadW columns, each row's columns split into even and odd ones
+// with split; the rows are spread over the workers.
+func framedImage[T Float](g ConvGeom, img []T, split bool) (src []T, bp *[]T) {
+	img = img[:g.Channels*g.InH*g.InW]
 	ph, pw := g.InH+2*g.PadH, g.InW+2*g.PadW
 	bp = getBuf[T](g.Channels * ph * pw)
-	src = *bp
-	clear(src)
-	for c := range g.Channels {
-		for h := range g.InH {
-			copy(src[(c*ph+h+g.PadH)*pw+g.PadW:][:g.InW], img[(c*g.InH+h)*g.InW:][:g.InW])
-		}
+	src = (*bp)[:g.Channels*ph*pw]
+	if g.InH == 0 {
+		clear(src) // all border
+		return src, bp
 	}
+	ParallelRange(g.Channels*g.InH, max(1, framedGrain/pw), framedRowsLoop[T]{g, img, src, split})
 	return src, bp
+}
+
+// framedGrain is the number of elements from which framedImage spreads
+// its rows over the workers.
+const framedGrain = 1 << 14
+
+// framedRowsLoop is framedImage's loop over the rows of the image, all
+// planes' one after another; a plane's first and last rows clear the
+// border rows above and below them.
+type framedRowsLoop[T Float] struct {
+	g        ConvGeom
+	img, src []T
+	split    bool
+}
+
+func (l *framedRowsLoop[T]) Range(lo, hi int) {
+	g := l.g
+	ph, pw := g.InH+2*g.PadH, g.InW+2*g.PadW
+	even := (pw + 1) / 2
+	// The border's columns of a split row: even ones before evenIn and
+	// from evenOut on, odd ones before oddIn and from oddOut on.
+	evenIn, oddIn := (g.PadW+1)/2, g.PadW/2
+	evenOut, oddOut := (g.PadW+g.InW+1)/2, (g.PadW+g.InW)/2
+	for i := lo; i < hi; i++ {
+		c, h := i/g.InH, i%g.InH
+		plane := l.src[c*ph*pw:][:ph*pw]
+		if h == 0 {
+			clear(plane[:g.PadH*pw])
+		}
+		if h == g.InH-1 {
+			clear(plane[(g.PadH+g.InH)*pw:])
+		}
+		row := plane[(h+g.PadH)*pw:][:pw]
+		in := l.img[i*g.InW:][:g.InW]
+		if !l.split {
+			clear(row[:g.PadW])
+			copy(row[g.PadW:], in)
+			clear(row[g.PadW+g.InW:])
+			continue
+		}
+		ev, od := row[:even], row[even:]
+		clear(ev[:evenIn])
+		clear(ev[evenOut:])
+		clear(od[:oddIn])
+		clear(od[oddOut:])
+		deinterleave(ev, od, in, g.PadW)
+	}
 }
 
 // dotRowsMax is the most rows of C for which a product with a transposed B
