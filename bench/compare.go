@@ -615,7 +615,7 @@ forward at about a fifth of the eager one: more than the kernels' arithmetic all
   OPENBLAS_NUM_THREADS and MKL_NUM_THREADS set to N and calls torch.set_num_threads(N).
 - ONNX Runtime (npm's onnxruntime-node, CPU execution provider, all graph optimizations) runs the forward
   cases of the real-size networks: ` + "`bench/ort/bench.js`" + ` times the model that ` + "`bench/torch/bench.py --export-onnx`" + `
-  writes from the same torchvision network (eval mode, torch.onnx.export, opset 13), with intraOpNumThreads
+  writes from the same network as PyTorch's (eval mode, torch.onnx.export, opset 13), with intraOpNumThreads
   N and interOpNumThreads 1. It is installed with ` + "`npm install --ignore-scripts`" + ` into the user's cache
   directory on first use.
 - OpenBLAS at its best: the peers run without OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE in their environment
@@ -629,9 +629,10 @@ forward at about a fifth of the eager one: more than the kernels' arithmetic all
   the median of 10 for the forward passes at batch 1, of 5 at batch 16 and for the training step. The
   training step runs at 112×112 (batch 16), as 224×224 made the comparison too long on two cores; the
   peers' jit column for it is a traced network trained through the trace, and ONNX Runtime does not train.
-  Gluon's MobileNet v2 has two small differences from torchvision's (nn/vision's doc): its first
-  bottleneck keeps a 1×1 expansion convolution (expansion 1), and its classifier is a 1×1 convolution
-  without bias, so ours computes slightly more.
+  Gluon's MobileNet v2 differs from torchvision's (nn/vision's doc): its first bottleneck keeps a 1×1
+  expansion convolution (expansion 1, 32 to 32 channels at 112×112), which the peers' network is given
+  (` + "`bench/torch/zoo.py`" + `), so that all compute the same network; its classifier is a 1×1
+  convolution without bias where torchvision's is a Linear with bias.
 - Forward passes: ours runs outside Record (no tape); PyTorch's eager forward runs under torch.no_grad()
   in eval mode; torch jit is torch.jit.trace followed by torch.jit.optimize_for_inference.
 - Training step: forward under Record, softmax cross-entropy, Backward, and an SGD step (lr 0.01);

@@ -7,10 +7,25 @@ import re
 
 import torch
 import torchvision
+from torchvision.ops.misc import Conv2dNormActivation
 
 import models
 
-NETWORKS = {"resnet18": torchvision.models.resnet18, "mobilenetv2": torchvision.models.mobilenet_v2}
+
+def gluon_mobilenet_v2():
+    """torchvision's MobileNet v2 made Gluon's mobilenetv2_1.0, the network
+    the Go side runs: Gluon's first bottleneck keeps its 1x1 expansion
+    convolution (32 to 32 channels at 112x112, with batch norm and ReLU6)
+    though its expansion is 1, where torchvision leaves it out. Without it
+    the peers would compute a smaller network than ours."""
+    m = torchvision.models.mobilenet_v2()
+    first = m.features[1]
+    expand = Conv2dNormActivation(32, 32, kernel_size=1, norm_layer=torch.nn.BatchNorm2d, activation_layer=torch.nn.ReLU6)
+    first.conv = torch.nn.Sequential(expand, *first.conv)
+    return m
+
+
+NETWORKS = {"resnet18": torchvision.models.resnet18, "mobilenetv2": gluon_mobilenet_v2}
 
 
 def parse(case):
