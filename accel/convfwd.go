@@ -20,6 +20,18 @@ var convFwdKernel func(t *wgradTable, lo, hi int, x, w, scale, bias, add []float
 // batch 1 0.89.)
 const convFwdChunkElems = 1 << 16
 
+// Convolutions of at most fewFiltersMax filters (MobileNet v2's
+// reductions to 16, 24 and 32 channels) take their chunks whole instead:
+// one worker runs every group of filters over a chunk of fewFiltersChunk
+// elements, so that the chunk is read into one core's caches, not into
+// both. On two threads their forward took 0.7 to 0.75 of its time, and
+// MobileNet v2's 0.94; on one, the reductions of 112x112 images 0.8 to
+// 0.87.
+const (
+	fewFiltersMax   = 48
+	fewFiltersChunk = 1 << 14
+)
+
 // zeroBias and unitScale stand for a missing bias and scale in the direct
 // forward.
 var (
@@ -80,7 +92,11 @@ func ConvForwardDirect[T Float](g ConvGeom, filters, images int, img []T, imgStr
 	if t.twoRow {
 		block = 3 // segments of two rows of at most 8 (48 positions)
 	}
-	chunk := block * max(1, convFwdChunkElems/(g.Channels*g.StrideH*16*block))
+	elems := convFwdChunkElems
+	if filters <= fewFiltersMax {
+		elems = fewFiltersChunk
+	}
+	chunk := block * max(1, elems/(g.Channels*g.StrideH*16*block))
 	l := convFwdLoop{t: t, filters: filters, plane: plane, w: w32[:filters*g.colRows()], scale: e.RowScale, bias: e.RowBias,
 		relu: e.Relu, capped: e.Capped, cap: e.Cap, chunk: chunk}
 	// Chunks end at blocks; the blocks of three that may end a table of
@@ -102,11 +118,17 @@ func ConvForwardDirect[T Float](g ConvGeom, filters, images int, img []T, imgStr
 		if e.Add != nil {
 			l.add = e.Add[n*outStride:][:filters*l.plane]
 		}
-		l.first, l.groups = 0, full
-		ParallelRange(chunks*full, 1, l)
-		if full*6 < filters {
-			l.first, l.groups = full, 1
+		switch {
+		case filters <= fewFiltersMax:
+			l.first, l.groups, l.whole = 0, ceilDiv(filters, 6), true
 			ParallelRange(chunks, 1, l)
+		default:
+			l.first, l.groups, l.whole = 0, full, false
+			ParallelRange(chunks*full, 1, l)
+			if full*6 < filters {
+				l.first, l.groups = full, 1
+				ParallelRange(chunks, 1, l)
+			}
 		}
 		if bp != nil {
 			putBuf(bp)
@@ -117,8 +139,9 @@ func ConvForwardDirect[T Float](g ConvGeom, filters, images int, img []T, imgStr
 
 // convFwdLoop is ConvForwardDirect's loop over the chunks of an image's
 // output positions and, in each, the groups of six filters: task i is
-// group first+i%groups over chunk i/groups, chunk segments of the table
-// each (the last one up to the table's end).
+// group first+i%groups over chunk i/groups, or with whole, groups first
+// to first+groups-1 over chunk i, one after another; a chunk is chunk
+// segments of the table (the last one up to the table's end).
 type convFwdLoop struct {
 	t                             *wgradTable
 	src, w, scale, bias, add, out []float32
@@ -126,28 +149,39 @@ type convFwdLoop struct {
 	relu, capped                  bool
 	cap                           float32
 	chunk, main, first, groups    int
+	whole                         bool
 }
 
 func (l *convFwdLoop) Range(lo, hi int) {
-	taps := l.t.taps
 	for i := lo; i < hi; i++ {
-		c, q := i/l.groups, l.first+i%l.groups
-		s0, s1 := c*l.chunk, (c+1)*l.chunk
-		if s1 >= l.main {
-			s1 = len(l.t.fwdSegs) // the last chunk, with the blocks of three
+		if !l.whole {
+			l.run(i/l.groups, l.first+i%l.groups)
+			continue
 		}
-		f := min(q*6, l.filters-6)
-		b, s := zeroBias[:], unitScale[:]
-		if l.bias != nil {
-			b = l.bias[f:][:6]
+		for q := l.first; q < l.first+l.groups; q++ {
+			l.run(i, q)
 		}
-		if l.scale != nil {
-			s = l.scale[f:][:6]
-		}
-		var add []float32
-		if l.add != nil {
-			add = l.add[f*l.plane:]
-		}
-		convFwdKernel(l.t, s0, s1, l.src, l.w[f*taps:][:6*taps], s, b, add, l.relu, l.capped, l.cap, l.out[f*l.plane:], l.plane)
 	}
+}
+
+// run runs group q of six filters over chunk c.
+func (l *convFwdLoop) run(c, q int) {
+	taps := l.t.taps
+	s0, s1 := c*l.chunk, (c+1)*l.chunk
+	if s1 >= l.main {
+		s1 = len(l.t.fwdSegs) // the last chunk, with the blocks of three
+	}
+	f := min(q*6, l.filters-6)
+	b, s := zeroBias[:], unitScale[:]
+	if l.bias != nil {
+		b = l.bias[f:][:6]
+	}
+	if l.scale != nil {
+		s = l.scale[f:][:6]
+	}
+	var add []float32
+	if l.add != nil {
+		add = l.add[f*l.plane:]
+	}
+	convFwdKernel(l.t, s0, s1, l.src, l.w[f*taps:][:6*taps], s, b, add, l.relu, l.capped, l.cap, l.out[f*l.plane:], l.plane)
 }

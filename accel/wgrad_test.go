@@ -21,7 +21,7 @@ func TestConvWeightGradDirect(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(61, 62))
 	for gi, g := range directGeoms() {
-		for _, filters := range []int{6, 7, 16} {
+		for _, filters := range []int{6, 7, 16, fewFiltersMax + 5} {
 			const images = 3
 			imgSize, plane, taps := g.Channels*g.InH*g.InW, g.OutH()*g.OutW(), g.colRows()
 			imgStride, gyStride := imgSize+5, filters*plane+3
@@ -96,8 +96,13 @@ func TestConvForwardDirect(t *testing.T) {
 	finishes := []finish{{}, {bias: true, relu: true}, {residual: true}, {bias: true, residual: true, relu: true}, {bias: true, relu: true, capped: true}, {residual: true, capped: true}}
 	r := rand.New(rand.NewPCG(63, 64))
 	for gi, g := range forwardGeoms() {
-		for _, filters := range []int{6, 7, 16} {
-			for _, fin := range finishes {
+		// Up to fewFiltersMax filters, each chunk takes all the groups;
+		// beyond, a chunk's groups are spread.
+		for _, filters := range []int{6, 7, 16, fewFiltersMax + 5} {
+			for fi, fin := range finishes {
+				if filters > fewFiltersMax && (fi%3 != 1 || g.colRows()*g.OutH()*g.OutW() > 1<<18) {
+					continue // two of the finishes, on the smaller geometries, suffice
+				}
 				const images = 3
 				imgSize, plane, taps := g.Channels*g.InH*g.InW, g.OutH()*g.OutW(), g.colRows()
 				imgStride, outStride := imgSize+5, filters*plane+3
@@ -221,7 +226,7 @@ func forwardGeoms() []ConvGeom {
 		// blocks of three with the last.
 		ConvGeom{Channels: 5, InH: 10, InW: 20, KernelH: 1, KernelW: 1, StrideH: 1, StrideW: 1, DilateH: 1, DilateW: 1},
 		ConvGeom{Channels: 7, InH: 14, InW: 14, KernelH: 3, KernelW: 3, StrideH: 1, StrideW: 1, PadH: 1, PadW: 1, DilateH: 1, DilateW: 1},
-		ConvGeom{Channels: 600, InH: 14, InW: 14, KernelH: 3, KernelW: 3, StrideH: 1, StrideW: 1, PadH: 1, PadW: 1, DilateH: 1, DilateW: 1},
+		ConvGeom{Channels: 130, InH: 14, InW: 14, KernelH: 3, KernelW: 3, StrideH: 1, StrideW: 1, PadH: 1, PadW: 1, DilateH: 1, DilateW: 1},
 	)
 }
 
