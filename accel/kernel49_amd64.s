@@ -196,3 +196,33 @@ sgemm7x49RowsAVX512_store:
 	STOREROW49(Z18, Z19, Z20, X27)
 	VZEROUPPER
 	RET
+
+// splitRowsAVX512 packs n rows of a B panel of 49 columns, row d at
+// src + d*ds elements, into a split panel: the first 48 columns of row d
+// to dst + 48*d, the last to last[d].
+//
+// func splitRowsAVX512(n int, src *float32, ds int, dst, last *float32)
+TEXT ·splitRowsAVX512(SB), NOSPLIT, $0-40
+	MOVQ n+0(FP), CX
+	MOVQ src+8(FP), SI
+	MOVQ ds+16(FP), DX
+	SHLQ $2, DX
+	MOVQ dst+24(FP), DI
+	MOVQ last+32(FP), R8
+
+splitRowsAVX512_row:
+	VMOVUPS (SI), Z0
+	VMOVUPS 64(SI), Z1
+	VMOVUPS 128(SI), Z2
+	MOVL 192(SI), AX
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	MOVL AX, (R8)
+	ADDQ DX, SI
+	ADDQ $192, DI
+	ADDQ $4, R8
+	DECQ CX
+	JNZ splitRowsAVX512_row
+	VZEROUPPER
+	RET

@@ -42,6 +42,22 @@ func sgemm6x32RowsAVX512(kc int, alpha float32, a, b, c *float32, ldc int, store
 //go:noescape
 func sgemm7x49RowsAVX512(kc int, alpha float32, a, b, c *float32, ldc int, store bool, lda int, next *float32)
 
+// splitRowsAVX512 is splitRowsKernel's loop (kernel49_amd64.s): n > 0.
+//
+//go:noescape
+func splitRowsAVX512(n int, src *float32, ds int, dst, last *float32)
+
+// splitRows is splitRowsKernel.
+func splitRows(n int, src []float32, ds int, dst, last []float32) {
+	if n < 1 {
+		return
+	}
+	_ = src[(n-1)*ds+planeCols-1]
+	_ = dst[n*(planeCols-1)-1]
+	_ = last[n-1]
+	splitRowsAVX512(n, &src[0], ds, &dst[0], &last[0])
+}
+
 // rowsFit checks, as panelsFit, the reads of a kernel that takes A as it
 // lies: the last element of its last row.
 func rowsFit[T Float](mr, nr, kc int, a []T, lda int, b, c []T, ldc int) bool {
@@ -80,6 +96,7 @@ func init() {
 		sgemmKernel = microKernel[float32]{mr: 12, nr: 32, fn: sgemm12x32, rows: sgemm12x32Rows}
 		sgemmKernelFew = microKernel[float32]{mr: 6, nr: 32, fn: sgemm6x32, rows: sgemm6x32Rows}
 		plane7Kernel = sgemm7x49Rows
+		splitRowsKernel = splitRows
 		dgemmKernel = microKernel[float64]{mr: 12, nr: 16, fn: dgemm12x16}
 		kernelName = "avx512"
 	case cpu.X86.HasAVX2 && cpu.X86.HasFMA:

@@ -111,6 +111,10 @@ func (l *splitPack) Range(lo, hi int) {
 	for q := range l.panels {
 		panel := l.dst[q*planeCols*l.kb:][:planeCols*l.kb]
 		last := panel[(planeCols-1)*l.kb:]
+		if l.rs == 1 && splitRowsKernel != nil && hi > lo {
+			splitRowsKernel(hi-lo, l.x[q*planeCols+(l.pc+lo)*l.ds:], l.ds, panel[lo*(planeCols-1):], last[lo:])
+			continue
+		}
 		for d := lo; d < hi; d++ {
 			row := panel[d*(planeCols-1):][:planeCols-1]
 			at := (q*planeCols)*l.rs + (l.pc+d)*l.ds
@@ -125,6 +129,12 @@ func (l *splitPack) Range(lo, hi int) {
 		}
 	}
 }
+
+// splitRowsKernel packs n rows of a panel of B whose columns lie side by
+// side, row d at src[d*ds:], into a split panel: its first 48 columns
+// to dst[d*48:], its last to last[d]; nil where the CPU has no such
+// kernel.
+var splitRowsKernel func(n int, src []float32, ds int, dst, last []float32)
 
 // planeTasks is runPlanes' loop over the runs of seven rows of A for one
 // depth block.
