@@ -59,6 +59,12 @@ var maxPool2x2Kernel func(r0, r1, out []float32)
 // maxPool3x3s2Row), or is nil when there is no vector kernel.
 var maxPool3x3s2Kernel func(r0, r1, r2, tmp, first, out []float32, padW int)
 
+// maxPoolBack3x3s2Kernel adds one output row's gradients of a 3x3 max
+// pooling at stride 2 to its windows' first largest elements, from the
+// window's three input rows split into even and odd columns (see
+// maxPool3x3s2Back32), or is nil when there is no vector kernel.
+var maxPoolBack3x3s2Kernel func(e, o *[3][]float32, rows [3]int, pad, w int, grad, gi []float32)
+
 // gatherRunsKernel is Im2colPacked's copy of unit-stride runs for float32
 // (see gatherRuns32), or nil when there is no vector kernel. It returns
 // how many leading rows it copied; the caller copies the others.

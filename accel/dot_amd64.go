@@ -130,6 +130,7 @@ func init() {
 		scaleAddClampKernel = scaleAddClamp32
 	}
 	if cpu.X86.HasAVX512F && !noAVX512 {
+		maxPoolBack3x3s2Kernel = maxPoolBack3x3s2Row32
 		sdotRowsKernel = sdotRows512
 	}
 }
@@ -444,4 +445,28 @@ func col2imRow32(dst, col []float32, offs []int, t *col2imGatherTable) {
 	}
 	_ = dst[t.iw0[len(t.iw0)-1]+7]
 	col2imVecsAVX2(&dst[0], &col[0], &offs[0], len(offs), &t.taps[0], t.kw, &t.iw0[0], len(t.iw0))
+}
+
+// maxPoolBack3x3s2AVX512 is maxPoolBack3x3s2Kernel's loop (pool512_amd64.s).
+//
+//go:noescape
+func maxPoolBack3x3s2AVX512(n int, e0, o0, e1, o1, e2, o2 *float32, r0, r1, r2, pad, w int, grad, gi *float32, idx, lanes *int32)
+
+// maxPoolBack3x3s2Row32 is maxPoolBack3x3s2Kernel: every split row holds
+// len(grad)+16 values, and the windows' indices lie in gi.
+func maxPoolBack3x3s2Row32(e, o *[3][]float32, rows [3]int, pad, w int, grad, gi []float32) {
+	n := len(grad)
+	if n == 0 {
+		return
+	}
+	for i := range 3 {
+		_, _ = e[i][n+15], o[i][n+15]
+		_ = gi[rows[i]+w-1]
+		if rows[i] < 0 || w < 1 {
+			panic("accel: maxPoolBack3x3s2Row32 of a window outside its plane")
+		}
+	}
+	var idx [16]int32
+	maxPoolBack3x3s2AVX512(n, &e[0][0], &o[0][0], &e[1][0], &o[1][0], &e[2][0], &o[2][0], rows[0], rows[1], rows[2], pad, w,
+		&grad[0], &gi[0], &idx[0], &dwS2Index[0])
 }

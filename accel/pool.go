@@ -311,6 +311,12 @@ func (l *poolLoop[T]) maxBackwardPlane(p int) {
 // and took 1.37 times as long (9.7 ms against 7.1 for ResNet's stem at
 // batch 1).
 func maxPool3x3s2Backward[T Float](g PoolGeom, src, gout, gi []T) {
+	if k := maxPoolBack3x3s2Kernel; k != nil {
+		if src32, ok := any(src).([]float32); ok {
+			maxPool3x3s2Back32(k, g, src32, any(gout).([]float32), any(gi).([]float32))
+			return
+		}
+	}
 	clampH := func(h int) int { return min(max(h, 0), g.InH-1) * g.InW }
 	for oh := range g.OutH {
 		h0 := 2*oh - g.PadH
@@ -337,6 +343,40 @@ func maxPool3x3s2Backward[T Float](g PoolGeom, src, gout, gi []T) {
 // laterMax is one step of a scan for the first maximum: it returns at and
 // src[at]'s orderKey when that is above m, the maximum so far at best,
 // else best and m.
+// maxPool3x3s2Back32 is maxPool3x3s2Backward through the vector kernel:
+// each output row's three input rows are split into even and odd
+// columns, clamped to the row as the scalar loop clamps them, so that
+// the kernel reads each tap of sixteen windows as one vector.
+func maxPool3x3s2Back32(k func(e, o *[3][]float32, rows [3]int, pad, w int, grad, gi []float32), g PoolGeom, src, gout, gi []float32) {
+	n := g.OutW + 16
+	bp := getBuf[float32](6 * n)
+	defer putBuf(bp)
+	var e, o [3][]float32
+	for i := range 3 {
+		e[i], o[i] = (*bp)[2*i*n:][:n], (*bp)[(2*i+1)*n:][:n]
+	}
+	for oh := range g.OutH {
+		var rows [3]int
+		for i := range 3 {
+			rows[i] = min(max(2*oh-g.PadH+i, 0), g.InH-1) * g.InW
+			splitClamped(e[i], o[i], src[rows[i]:][:g.InW], g.PadW)
+		}
+		k(&e, &o, rows, g.PadW, g.InW, gout[oh*g.OutW:][:g.OutW], gi)
+	}
+}
+
+// splitClamped sets even[j] to column 2j-pad of row and odd[j] to column
+// 2j+1-pad, each clamped to the row (pad is 0 or 1; even and odd hold
+// at least (len(row)+2)/2 values).
+func splitClamped(even, odd, row []float32, pad int) {
+	last := len(row) - 1
+	deinterleave(even, odd, row, pad)
+	even[0] = row[0] // column -pad
+	for j := max(0, (last+pad-1)/2); j < len(even); j++ {
+		even[j], odd[j] = row[min(max(2*j-pad, 0), last)], row[min(2*j+1-pad, last)]
+	}
+}
+
 func laterMax[T Float](src []T, at, best int, m int64) (int, int64) {
 	v := orderKey(float64(src[at]))
 	if v > m {
