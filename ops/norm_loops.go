@@ -46,12 +46,12 @@ func (l *batchNormLoop[T]) Range(lo, hi int) {
 		if train {
 			s := 0.0
 			for o := 0; o < outer; o++ {
-				s += sumFloat64(x[(o*c+ch)*inner : (o*c+ch+1)*inner])
+				s += accel.SumFloat64(x[(o*c+ch)*inner : (o*c+ch+1)*inner])
 			}
 			mu = s / n
 			ss := 0.0
 			for o := 0; o < outer; o++ {
-				ss += squaredDeviations(x[(o*c+ch)*inner:(o*c+ch+1)*inner], mu)
+				ss += accel.SquaredDeviations(x[(o*c+ch)*inner:(o*c+ch+1)*inner], mu)
 			}
 			v = ss / n
 			m := a.Momentum
@@ -73,57 +73,9 @@ func (l *batchNormLoop[T]) Range(lo, hi int) {
 		s, b := T(scale), T(float64(beta[ch])-(mu-float64(m))*scale)
 		for o := 0; o < outer; o++ {
 			off := (o*c + ch) * inner
-			dst := y[off : off+inner]
-			for i, xv := range x[off : off+inner] {
-				dst[i] = (xv-m)*s + b
-			}
+			accel.ShiftScale(y[off:off+inner], x[off:off+inner], m, s, b)
 		}
 	}
-}
-
-// sumFloat64 sums x in float64 with eight independent sums, so that the
-// additions need not wait for each other: one sum waited four cycles an
-// element, and BatchNorm's statistics took most of its training forward.
-func sumFloat64[T accel.Float](x []T) float64 {
-	var s0, s1, s2, s3, s4, s5, s6, s7 float64
-	i := 0
-	for ; i+8 <= len(x); i += 8 {
-		v := x[i : i+8 : i+8]
-		s0 += float64(v[0])
-		s1 += float64(v[1])
-		s2 += float64(v[2])
-		s3 += float64(v[3])
-		s4 += float64(v[4])
-		s5 += float64(v[5])
-		s6 += float64(v[6])
-		s7 += float64(v[7])
-	}
-	for ; i < len(x); i++ {
-		s0 += float64(x[i])
-	}
-	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
-}
-
-// squaredDeviations sums (x - mu)² in float64, as sumFloat64 sums.
-func squaredDeviations[T accel.Float](x []T, mu float64) float64 {
-	var s0, s1, s2, s3, s4, s5, s6, s7 float64
-	sq := func(v T) float64 { d := float64(v) - mu; return d * d }
-	i := 0
-	for ; i+8 <= len(x); i += 8 {
-		v := x[i : i+8 : i+8]
-		s0 += sq(v[0])
-		s1 += sq(v[1])
-		s2 += sq(v[2])
-		s3 += sq(v[3])
-		s4 += sq(v[4])
-		s5 += sq(v[5])
-		s6 += sq(v[6])
-		s7 += sq(v[7])
-	}
-	for ; i < len(x); i++ {
-		s0 += sq(x[i])
-	}
-	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
 }
 
 // layerNormKernel normalises along axis ax, per position of the other axes.

@@ -1,0 +1,88 @@
+package accel
+
+// Per-channel statistics and normalisation (BatchNorm's): sums in float64
+// over float32 or float64 data, and a shift and scale.
+
+// sum64Kernel and sqDev64Kernel are SumFloat64 and SquaredDeviations on
+// float32 for lengths that are positive multiples of 32, and
+// shiftScaleKernel is ShiftScale on float32 for positive lengths; nil
+// where the CPU has no such kernels.
+var (
+	sum64Kernel      func(x []float32) float64
+	sqDev64Kernel    func(x []float32, mu float64) float64
+	shiftScaleKernel func(y, x []float32, m, s, b float32)
+)
+
+// SumFloat64 returns the sum of x computed in float64, in eight
+// independent sums (so that additions need not wait for each other: one
+// sum waited four cycles an element).
+func SumFloat64[T Float](x []T) float64 {
+	s := 0.0
+	if x32, ok := any(x).([]float32); ok && sum64Kernel != nil && len(x) >= 32 {
+		head := len(x) &^ 31
+		s, x = sum64Kernel(x32[:head]), x[head:]
+	}
+	var s0, s1, s2, s3, s4, s5, s6, s7 float64
+	i := 0
+	for ; i+8 <= len(x); i += 8 {
+		v := x[i : i+8 : i+8]
+		s0 += float64(v[0])
+		s1 += float64(v[1])
+		s2 += float64(v[2])
+		s3 += float64(v[3])
+		s4 += float64(v[4])
+		s5 += float64(v[5])
+		s6 += float64(v[6])
+		s7 += float64(v[7])
+	}
+	for ; i < len(x); i++ {
+		s0 += float64(x[i])
+	}
+	return s + ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+}
+
+// SquaredDeviations returns the sum of (x[i] - mu)² in float64, summed as
+// SumFloat64 sums.
+func SquaredDeviations[T Float](x []T, mu float64) float64 {
+	s := 0.0
+	if x32, ok := any(x).([]float32); ok && sqDev64Kernel != nil && len(x) >= 32 {
+		head := len(x) &^ 31
+		s, x = sqDev64Kernel(x32[:head], mu), x[head:]
+	}
+	var s0, s1, s2, s3, s4, s5, s6, s7 float64
+	sq := func(v T) float64 { d := float64(v) - mu; return d * d }
+	i := 0
+	for ; i+8 <= len(x); i += 8 {
+		v := x[i : i+8 : i+8]
+		s0 += sq(v[0])
+		s1 += sq(v[1])
+		s2 += sq(v[2])
+		s3 += sq(v[3])
+		s4 += sq(v[4])
+		s5 += sq(v[5])
+		s6 += sq(v[6])
+		s7 += sq(v[7])
+	}
+	for ; i < len(x); i++ {
+		s0 += sq(x[i])
+	}
+	return s + ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+}
+
+// ShiftScale sets y[i] = (x[i]-m)*s + b, with the shift first so that
+// nothing cancels. It panics if y is shorter than x.
+func ShiftScale[T Float](y, x []T, m, s, b T) {
+	y = y[:len(x)]
+	if len(x) == 0 {
+		return
+	}
+	if k := shiftScaleKernel; k != nil {
+		if x32, ok := any(x).([]float32); ok {
+			k(any(y).([]float32), x32, float32(m), float32(s), float32(b))
+			return
+		}
+	}
+	for i, v := range x {
+		y[i] = (v-m)*s + b
+	}
+}

@@ -1,0 +1,115 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// HSUM64 leaves the sum of Z0's eight doubles in X0 (Z1 is scratch).
+#define HSUM64 \
+	VEXTRACTF64X4 $1, Z0, Y1; VADDPD Y1, Y0, Y0; VEXTRACTF128 $1, Y0, X1; VADDPD X1, X0, X0; \
+	VPERMILPD $1, X0, X1; VADDSD X1, X0, X0
+
+// sum64AVX512 returns the sum of x[0:n] in float64, n a positive
+// multiple of 32: four accumulators of eight doubles.
+//
+// func sum64AVX512(n int, x *float32) float64
+TEXT ·sum64AVX512(SB), NOSPLIT, $0-24
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+
+sum64AVX512_loop:
+	VCVTPS2PD (SI), Z4
+	VCVTPS2PD 32(SI), Z5
+	VCVTPS2PD 64(SI), Z6
+	VCVTPS2PD 96(SI), Z7
+	VADDPD Z4, Z0, Z0
+	VADDPD Z5, Z1, Z1
+	VADDPD Z6, Z2, Z2
+	VADDPD Z7, Z3, Z3
+	ADDQ $128, SI
+	SUBQ $32, CX
+	JGT sum64AVX512_loop
+	VADDPD Z1, Z0, Z0
+	VADDPD Z3, Z2, Z2
+	VADDPD Z2, Z0, Z0
+	HSUM64
+	VMOVSD X0, ret+16(FP)
+	VZEROUPPER
+	RET
+
+// sqDev64AVX512 returns the sum of (x[i]-mu)² over x[0:n] in float64, n a
+// positive multiple of 32, as sum64AVX512 sums.
+//
+// func sqDev64AVX512(n int, x *float32, mu float64) float64
+TEXT ·sqDev64AVX512(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	VBROADCASTSD mu+16(FP), Z8
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+
+sqDev64AVX512_loop:
+	VCVTPS2PD (SI), Z4
+	VCVTPS2PD 32(SI), Z5
+	VCVTPS2PD 64(SI), Z6
+	VCVTPS2PD 96(SI), Z7
+	VSUBPD Z8, Z4, Z4
+	VSUBPD Z8, Z5, Z5
+	VSUBPD Z8, Z6, Z6
+	VSUBPD Z8, Z7, Z7
+	VFMADD231PD Z4, Z4, Z0
+	VFMADD231PD Z5, Z5, Z1
+	VFMADD231PD Z6, Z6, Z2
+	VFMADD231PD Z7, Z7, Z3
+	ADDQ $128, SI
+	SUBQ $32, CX
+	JGT sqDev64AVX512_loop
+	VADDPD Z1, Z0, Z0
+	VADDPD Z3, Z2, Z2
+	VADDPD Z2, Z0, Z0
+	HSUM64
+	VMOVSD X0, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// shiftScaleAVX512 sets y[i] = (x[i]-m)*s + b for i below n (positive),
+// sixteen at a time, the last under a mask.
+//
+// func shiftScaleAVX512(n int, x, y *float32, m, s, b float32)
+TEXT ·shiftScaleAVX512(SB), NOSPLIT, $0-36
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DI
+	VBROADCASTSS m+24(FP), Z8
+	VBROADCASTSS s+28(FP), Z9
+	VBROADCASTSS b+32(FP), Z10
+
+shiftScaleAVX512_loop:
+	CMPQ CX, $16
+	JLT shiftScaleAVX512_tail
+	VMOVUPS (SI), Z0
+	VSUBPS Z8, Z0, Z0
+	VFMADD213PS Z10, Z9, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ shiftScaleAVX512_loop
+	VZEROUPPER
+	RET
+
+shiftScaleAVX512_tail:
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPS.Z (SI), K1, Z0
+	VSUBPS Z8, Z0, Z0
+	VFMADD213PS Z10, Z9, Z0
+	VMOVUPS Z0, K1, (DI)
+	VZEROUPPER
+	RET

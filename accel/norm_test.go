@@ -1,0 +1,48 @@
+package accel
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestNormStatistics checks SumFloat64, SquaredDeviations and ShiftScale
+// on float32 rows of every length around the vector kernels' blocks of
+// 32 and 16, against sums and shifts taken one element at a time.
+func TestNormStatistics(t *testing.T) {
+	r := rand.New(rand.NewPCG(71, 72))
+	for n := range 100 {
+		for _, size := range []int{n, 1000 + n} {
+			x := make([]float32, size)
+			for i := range x {
+				x[i] = float32(r.NormFloat64()*3 + 10) // a mean far from zero
+			}
+			sum := 0.0
+			for _, v := range x {
+				sum += float64(v)
+			}
+			if got := SumFloat64(x); math.Abs(got-sum) > 1e-9*(1+math.Abs(sum)) {
+				t.Fatalf("%d elements: SumFloat64 = %v, want %v", size, got, sum)
+			}
+			mu, dev := sum/float64(max(1, size)), 0.0
+			for _, v := range x {
+				dev += (float64(v) - mu) * (float64(v) - mu)
+			}
+			if got := SquaredDeviations(x, mu); math.Abs(got-dev) > 1e-9*(1+dev) {
+				t.Fatalf("%d elements: SquaredDeviations = %v, want %v", size, got, dev)
+			}
+			y := make([]float32, size+1)
+			y[size] = -7
+			const m, s, b = 10.5, 0.25, -1
+			ShiftScale(y[:size], x, m, s, b)
+			for i, v := range x {
+				if want := (v-m)*s + b; math.Abs(float64(y[i]-want)) > 1e-6 {
+					t.Fatalf("%d elements: ShiftScale y[%d] = %v, want %v", size, i, y[i], want)
+				}
+			}
+			if y[size] != -7 {
+				t.Fatalf("%d elements: ShiftScale wrote past its length", size)
+			}
+		}
+	}
+}
