@@ -11,6 +11,11 @@ var (
 	sum64Kernel      func(x []float32) float64
 	sqDev64Kernel    func(x []float32, mu float64) float64
 	shiftScaleKernel func(y, x []float32, m, s, b float32)
+	// gradStatsKernel is GradStatistics on float32 for lengths that are
+	// positive multiples of 16, gradCombineKernel GradCombine for
+	// positive lengths.
+	gradStatsKernel   func(g, x []float32, mu float64) (float64, float64)
+	gradCombineKernel func(dx, g, x []float32, a, b, m, c float32)
 )
 
 // SumFloat64 returns the sum of x computed in float64, in eight
@@ -84,5 +89,41 @@ func ShiftScale[T Float](y, x []T, m, s, b T) {
 	}
 	for i, v := range x {
 		y[i] = (v-m)*s + b
+	}
+}
+
+// GradStatistics returns the sums of g[i] and of g[i]*(x[i]-mu) over the
+// elements of g, in float64: the two sums BatchNorm's gradient takes per
+// channel. It panics if x is shorter than g.
+func GradStatistics[T Float](g, x []T, mu float64) (sg, sgx float64) {
+	x = x[:len(g)]
+	if g32, ok := any(g).([]float32); ok && gradStatsKernel != nil && len(g) >= 16 {
+		head := len(g) &^ 15
+		sg, sgx = gradStatsKernel(g32[:head], any(x).([]float32)[:head], mu)
+		g, x = g[head:], x[head:]
+	}
+	for i, v := range g {
+		sg += float64(v)
+		sgx += float64(v) * (float64(x[i]) - mu)
+	}
+	return sg, sgx
+}
+
+// GradCombine sets dx[i] = a*g[i] + b*(x[i]-m) + c over the elements of
+// g: BatchNorm's data gradient, once its sums are known. It panics if dx
+// or x is shorter than g.
+func GradCombine[T Float](dx, g, x []T, a, b, m, c T) {
+	dx, x = dx[:len(g)], x[:len(g)]
+	if len(g) == 0 {
+		return
+	}
+	if k := gradCombineKernel; k != nil {
+		if g32, ok := any(g).([]float32); ok {
+			k(any(dx).([]float32), g32, any(x).([]float32), float32(a), float32(b), float32(m), float32(c))
+			return
+		}
+	}
+	for i, v := range g {
+		dx[i] = a*v + b*(x[i]-m) + c
 	}
 }

@@ -113,3 +113,88 @@ shiftScaleAVX512_tail:
 	VMOVUPS Z0, K1, (DI)
 	VZEROUPPER
 	RET
+
+// gradStats64AVX512 returns, over i below n (a positive multiple of 16),
+// the sums of gy[i] and of gy[i]*(x[i]-mu), in float64.
+//
+// func gradStats64AVX512(n int, gy, x *float32, mu float64) (sg, sgx float64)
+TEXT ·gradStats64AVX512(SB), NOSPLIT, $0-48
+	MOVQ n+0(FP), CX
+	MOVQ gy+8(FP), SI
+	MOVQ x+16(FP), DI
+	VBROADCASTSD mu+24(FP), Z8
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+
+gradStats64AVX512_loop:
+	VCVTPS2PD (SI), Z4
+	VCVTPS2PD 32(SI), Z5
+	VCVTPS2PD (DI), Z6
+	VCVTPS2PD 32(DI), Z7
+	VSUBPD Z8, Z6, Z6
+	VSUBPD Z8, Z7, Z7
+	VADDPD Z4, Z0, Z0
+	VADDPD Z5, Z1, Z1
+	VFMADD231PD Z4, Z6, Z2
+	VFMADD231PD Z5, Z7, Z3
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JGT gradStats64AVX512_loop
+	VADDPD Z3, Z2, Z2
+	VADDPD Z1, Z0, Z0
+	HSUM64
+	VMOVSD X0, sg+32(FP)
+	VMOVAPD Z2, Z0
+	HSUM64
+	VMOVSD X0, sgx+40(FP)
+	VZEROUPPER
+	RET
+
+// gradCombineAVX512 sets dx[i] = a*gy[i] + b*(x[i]-m) + c for i below n
+// (positive), sixteen at a time, the last under a mask.
+//
+// func gradCombineAVX512(n int, dx, gy, x *float32, a, b, m, c float32)
+TEXT ·gradCombineAVX512(SB), NOSPLIT, $0-48
+	MOVQ n+0(FP), CX
+	MOVQ dx+8(FP), DI
+	MOVQ gy+16(FP), SI
+	MOVQ x+24(FP), DX
+	VBROADCASTSS a+32(FP), Z8
+	VBROADCASTSS b+36(FP), Z9
+	VBROADCASTSS m+40(FP), Z10
+	VBROADCASTSS c+44(FP), Z11
+
+gradCombineAVX512_loop:
+	CMPQ CX, $16
+	JLT gradCombineAVX512_tail
+	VMOVUPS (DX), Z0
+	VSUBPS Z10, Z0, Z0
+	VMULPS Z9, Z0, Z0
+	VFMADD231PS (SI), Z8, Z0
+	VADDPS Z11, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	ADDQ $64, DX
+	SUBQ $16, CX
+	JNZ gradCombineAVX512_loop
+	VZEROUPPER
+	RET
+
+gradCombineAVX512_tail:
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPS.Z (DX), K1, Z0
+	VMOVUPS.Z (SI), K1, Z1
+	VSUBPS Z10, Z0, Z0
+	VMULPS Z9, Z0, Z0
+	VFMADD231PS Z1, Z8, Z0
+	VADDPS Z11, Z0, Z0
+	VMOVUPS Z0, K1, (DI)
+	VZEROUPPER
+	RET

@@ -6,9 +6,10 @@ import (
 	"testing"
 )
 
-// TestNormStatistics checks SumFloat64, SquaredDeviations and ShiftScale
-// on float32 rows of every length around the vector kernels' blocks of
-// 32 and 16, against sums and shifts taken one element at a time.
+// TestNormStatistics checks SumFloat64, SquaredDeviations, ShiftScale,
+// GradStatistics and GradCombine on float32 rows of every length around
+// the vector kernels' blocks of 32 and 16, against sums and shifts taken
+// one element at a time.
 func TestNormStatistics(t *testing.T) {
 	r := rand.New(rand.NewPCG(71, 72))
 	for n := range 100 {
@@ -42,6 +43,26 @@ func TestNormStatistics(t *testing.T) {
 			}
 			if y[size] != -7 {
 				t.Fatalf("%d elements: ShiftScale wrote past its length", size)
+			}
+			g := make([]float32, size)
+			sg, sgx := 0.0, 0.0
+			for i := range g {
+				g[i] = float32(r.NormFloat64())
+				sg += float64(g[i])
+				sgx += float64(g[i]) * (float64(x[i]) - mu)
+			}
+			if got, gotx := GradStatistics(g, x, mu); math.Abs(got-sg) > 1e-9*(1+math.Abs(sg)) || math.Abs(gotx-sgx) > 1e-9*(1+math.Abs(sgx)) {
+				t.Fatalf("%d elements: GradStatistics = %v, %v, want %v, %v", size, got, gotx, sg, sgx)
+			}
+			const a, bb, c = 0.5, -0.125, 2
+			GradCombine(y[:size], g, x, a, bb, m, c)
+			for i := range g {
+				if want := a*g[i] + bb*(x[i]-m) + c; math.Abs(float64(y[i]-want)) > 1e-5 {
+					t.Fatalf("%d elements: GradCombine dx[%d] = %v, want %v", size, i, y[i], want)
+				}
+			}
+			if y[size] != -7 {
+				t.Fatalf("%d elements: GradCombine wrote past its length", size)
 			}
 		}
 	}

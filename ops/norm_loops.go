@@ -78,6 +78,55 @@ func (l *batchNormLoop[T]) Range(lo, hi int) {
 	}
 }
 
+// batchNormGradKernel computes _backward_BatchNorm per channel: the sums
+// of ograd and of ograd*(data-mean) in float64, then
+// dx = scale*(ograd - Σograd/n - xhat*Σ(ograd*xhat)/n) with
+// xhat = (data-mean)*invstd, as one multiply-add of ograd and data.
+func batchNormGradKernel[T accel.Float](a *BatchNormAttrs, ax int, in, out []Value) {
+	outer, c, inner := channelLayout(in[1].Shape, ax)
+	l := batchNormGradLoop[T]{a: a, gy: in[0].Data.([]T), x: in[1].Data.([]T), gamma: in[2].Data.([]T), mean: in[3].Data.([]T),
+		variance: in[4].Data.([]T), dx: out[0].Data.([]T), dgamma: out[1].Data.([]T), dbeta: out[2].Data.([]T), outer: outer, c: c, inner: inner}
+	accel.ParallelRange(c, 1, l)
+}
+
+// batchNormGradLoop is batchNormGradKernel's loop over channels.
+type batchNormGradLoop[T accel.Float] struct {
+	a                            *BatchNormAttrs
+	gy, x, gamma, mean, variance []T
+	dx, dgamma, dbeta            []T
+	outer, c, inner              int
+}
+
+func (l *batchNormGradLoop[T]) Range(lo, hi int) {
+	a, outer, c, inner := l.a, l.outer, l.c, l.inner
+	n := float64(outer * inner)
+	for ch := lo; ch < hi; ch++ {
+		mu := float64(l.mean[ch])
+		invstd := 1 / math.Sqrt(float64(l.variance[ch])+a.Eps)
+		var sg, sgx float64
+		for o := range outer {
+			off := (o*c + ch) * inner
+			s, sx := accel.GradStatistics(l.gy[off:off+inner], l.x[off:off+inner], mu)
+			sg, sgx = sg+s, sgx+sx
+		}
+		scale := invstd
+		l.dbeta[ch], l.dgamma[ch] = T(sg), 0
+		if !a.FixGamma {
+			l.dgamma[ch] = T(sgx * invstd)
+			scale *= float64(l.gamma[ch])
+		}
+		// dx = scale*gy + b*(x - mu) + cst, with the mean rounded to T
+		// and what that loses moved into the constant.
+		m := T(mu)
+		b := -scale * invstd * invstd * sgx / n
+		cst := -scale*sg/n + b*(float64(m)-mu)
+		for o := range outer {
+			off := (o*c + ch) * inner
+			accel.GradCombine(l.dx[off:off+inner], l.gy[off:off+inner], l.x[off:off+inner], T(scale), T(b), m, T(cst))
+		}
+	}
+}
+
 // layerNormKernel normalises along axis ax, per position of the other axes.
 func layerNormKernel[T accel.Float](a *LayerNormAttrs, ax int, in, out []Value) {
 	x, gamma, beta := in[0].Data.([]T), in[1].Data.([]T), in[2].Data.([]T)

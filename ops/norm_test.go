@@ -2,6 +2,7 @@ package ops_test
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/hybridgo/hybridgo/eager"
@@ -114,6 +115,71 @@ func TestBatchNormGradientTraining(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkArray(t, "fix_gamma dgamma", gamma.Grad(), ops.Shape{2}, []float64{0, 0}, 0)
+}
+
+// TestBatchNormGradientNumeric checks the gradients of BatchNorm with the
+// batch's statistics (_backward_BatchNorm) against central differences of
+// the training forward, in float64, for a loss that weighs every output
+// differently, with and without fix_gamma, over axis 1 and the last one.
+func TestBatchNormGradientNumeric(t *testing.T) {
+	r := rand.New(rand.NewPCG(81, 82))
+	randArray := func(shape ...int) *eager.NDArray {
+		n := 1
+		for _, d := range shape {
+			n *= d
+		}
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = r.NormFloat64() + 0.5
+		}
+		return eager.Array(v, shape...)
+	}
+	for _, tc := range []struct {
+		shape    []int
+		c        int
+		fixGamma bool
+		axis     int
+	}{{[]int{3, 2, 2, 3}, 2, false, 1}, {[]int{3, 2, 2, 3}, 2, true, 1}, {[]int{4, 5, 3}, 3, false, -1}} {
+		x, w := randArray(tc.shape...), randArray(tc.shape...)
+		gamma, beta, mm, mv := randArray(tc.c), randArray(tc.c), randArray(tc.c), eager.Array([]float64{1, 1, 1}[:tc.c])
+		attrs := []ops.Attr{{Name: "fix_gamma", Value: tc.fixGamma}, {Name: "axis", Value: tc.axis}}
+		loss := func() float64 {
+			var y *eager.NDArray
+			eager.TrainMode(func() {
+				y = nd(eager.F.Sum(eager.F.Mul(eager.F.BatchNorm(x, gamma, beta, mm, mv, attrs...), w)))
+			})
+			return y.Float64s()[0]
+		}
+		for _, v := range []*eager.NDArray{x, gamma, beta} {
+			v.AttachGrad()
+		}
+		var y *eager.NDArray
+		eager.Record(func() {
+			y = nd(eager.F.Sum(eager.F.Mul(eager.F.BatchNorm(x, gamma, beta, mm, mv, attrs...), w)))
+		})
+		if err := y.Backward(); err != nil {
+			t.Fatal(err)
+		}
+		for name, p := range map[string]*eager.NDArray{"data": x, "gamma": gamma, "beta": beta} {
+			vals, grad := p.Data().([]float64), p.Grad().Float64s()
+			for i := range vals {
+				want := 0.0
+				if name != "gamma" || !tc.fixGamma {
+					const h = 1e-5
+					old := vals[i]
+					vals[i] = old + h
+					up := loss()
+					vals[i] = old - h
+					down := loss()
+					vals[i] = old
+					want = (up - down) / (2 * h)
+				}
+				if math.Abs(grad[i]-want) > 1e-6*(1+math.Abs(want)) {
+					t.Fatalf("%+v: d%s[%d] = %v, want %v", tc, name, i, grad[i], want)
+				}
+			}
+		}
+	}
 }
 
 func TestBatchNormFillsParameterShapes(t *testing.T) {
