@@ -714,6 +714,14 @@ func framedImage[T Float](g ConvGeom, img []T, split bool) (src []T, bp *[]T) {
 	return src, bp
 }
 
+// zero clears the few elements of a row's border, in a loop rather than
+// a call to clear's memory routine.
+func zero[T Float](x []T) {
+	for i := range x {
+		x[i] = 0
+	}
+}
+
 // framedGrain is the number of elements from which framedImage spreads
 // its rows over the workers.
 const framedGrain = 1 << 14
@@ -735,29 +743,38 @@ func (l *framedRowsLoop[T]) Range(lo, hi int) {
 	// from evenOut on, odd ones before oddIn and from oddOut on.
 	evenIn, oddIn := (g.PadW+1)/2, g.PadW/2
 	evenOut, oddOut := (g.PadW+g.InW+1)/2, (g.PadW+g.InW)/2
+	c, h := lo/g.InH, lo%g.InH
 	for i := lo; i < hi; i++ {
-		c, h := i/g.InH, i%g.InH
 		plane := l.src[c*ph*pw:][:ph*pw]
 		if h == 0 {
-			clear(plane[:g.PadH*pw])
+			zero(plane[:g.PadH*pw])
 		}
 		if h == g.InH-1 {
-			clear(plane[(g.PadH+g.InH)*pw:])
+			zero(plane[(g.PadH+g.InH)*pw:])
 		}
 		row := plane[(h+g.PadH)*pw:][:pw]
 		in := l.img[i*g.InW:][:g.InW]
 		if !l.split {
-			clear(row[:g.PadW])
-			copy(row[g.PadW:], in)
-			clear(row[g.PadW+g.InW:])
-			continue
+			zero(row[:g.PadW])
+			if g.InW <= 16 {
+				for x, v := range in { // a copy call costs more than a short row
+					row[g.PadW+x] = v
+				}
+			} else {
+				copy(row[g.PadW:], in)
+			}
+			zero(row[g.PadW+g.InW:])
+		} else {
+			ev, od := row[:even], row[even:]
+			zero(ev[:evenIn])
+			zero(ev[evenOut:])
+			zero(od[:oddIn])
+			zero(od[oddOut:])
+			deinterleave(ev, od, in, g.PadW)
 		}
-		ev, od := row[:even], row[even:]
-		clear(ev[:evenIn])
-		clear(ev[evenOut:])
-		clear(od[:oddIn])
-		clear(od[oddOut:])
-		deinterleave(ev, od, in, g.PadW)
+		if h++; h == g.InH {
+			c, h = c+1, 0
+		}
 	}
 }
 
