@@ -106,11 +106,12 @@ func ConvForwardDirect[T Float](g ConvGeom, filters, images int, img []T, imgStr
 		l.main = len(t.fwdSegs)
 	}
 	chunks := max(1, ceilDiv(l.main, chunk))
-	// The filters go six at a time; the last six end at the last filter
-	// (their first ones are computed twice, to the same values, after
-	// the others, their chunks spread over the workers too: run on one,
-	// they kept MobileNet v2's 1x1 convolutions to 16 and 32 filters from
-	// scaling on two threads).
+	// The filters go six at a time; the last six end at the last filter,
+	// their first ones computed twice, to the same values, by the task
+	// of the group they overlap, right after it (the tasks of that group
+	// are taken first, being twice as long: a separate pass left one
+	// worker idle, on two threads, for a 43rd of ResNet-18's 14x14
+	// convolutions).
 	full := filters / 6 // the groups that overlap no other
 	for n := range images {
 		src, bp := im2colImage(g, img32[n*imgStride:])
@@ -120,15 +121,11 @@ func ConvForwardDirect[T Float](g ConvGeom, filters, images int, img []T, imgStr
 		}
 		switch {
 		case filters <= fewFiltersMax:
-			l.first, l.groups, l.whole = 0, ceilDiv(filters, 6), true
+			l.groups, l.whole = ceilDiv(filters, 6), true
 			ParallelRange(chunks, 1, l)
 		default:
-			l.first, l.groups, l.whole = 0, full, false
+			l.groups, l.whole, l.tail = full, false, full*6 < filters
 			ParallelRange(chunks*full, 1, l)
-			if full*6 < filters {
-				l.first, l.groups = full, 1
-				ParallelRange(chunks, 1, l)
-			}
 		}
 		if bp != nil {
 			putBuf(bp)
@@ -139,26 +136,32 @@ func ConvForwardDirect[T Float](g ConvGeom, filters, images int, img []T, imgStr
 
 // convFwdLoop is ConvForwardDirect's loop over the chunks of an image's
 // output positions and, in each, the groups of six filters: task i is
-// group first+i%groups over chunk i/groups, or with whole, groups first
-// to first+groups-1 over chunk i, one after another; a chunk is chunk
-// segments of the table (the last one up to the table's end).
+// group groups-1-i%groups over chunk i/groups, and with tail, after
+// group groups-1, the last group (which overlaps it); or with whole,
+// every group over chunk i, one after another. A
+// chunk is chunk segments of the table (the last one up to the table's
+// end).
 type convFwdLoop struct {
 	t                             *wgradTable
 	src, w, scale, bias, add, out []float32
 	filters, plane                int
 	relu, capped                  bool
 	cap                           float32
-	chunk, main, first, groups    int
-	whole                         bool
+	chunk, main, groups           int
+	whole, tail                   bool
 }
 
 func (l *convFwdLoop) Range(lo, hi int) {
 	for i := lo; i < hi; i++ {
 		if !l.whole {
-			l.run(i/l.groups, l.first+i%l.groups)
+			c, q := i/l.groups, l.groups-1-i%l.groups
+			l.run(c, q)
+			if l.tail && q == l.groups-1 {
+				l.run(c, l.groups)
+			}
 			continue
 		}
-		for q := l.first; q < l.first+l.groups; q++ {
+		for q := range l.groups {
 			l.run(i, q)
 		}
 	}
