@@ -69,8 +69,9 @@ func ConvWeightGradDirectApplies[T Float](g ConvGeom, filters int) bool {
 // and Cap. It works without a column matrix, and reports false, doing
 // nothing, where it has no kernel: other types than float32, a stride
 // along the width other than 1 or 2, fewer than six filters, a ColBias
-// or an Add of another row stride, or a CPU without AVX-512. The filters
-// of one image are spread over the workers, six at a time.
+// or an Add of another row stride, or a CPU without AVX-512. An image's
+// chunks of output positions and its groups of six filters are spread
+// over the workers; with at most fewFiltersMax filters, whole chunks.
 func ConvForwardDirect[T Float](g ConvGeom, filters, images int, img []T, imgStride int, weight []T, ep *Epilogue[T], out []T, outStride int) bool {
 	if !ConvDirectApplies[T](g, filters) || images < 1 {
 		return false
@@ -101,11 +102,7 @@ func ConvForwardDirect[T Float](g ConvGeom, filters, images int, img []T, imgStr
 		relu: e.Relu, capped: e.Capped, cap: e.Cap, chunk: chunk}
 	// Chunks end at blocks; the blocks of three that may end a table of
 	// blocks of four go with the last chunk.
-	l.main = t.fwdFours
-	if t.twoRow {
-		l.main = len(t.fwdSegs)
-	}
-	chunks := max(1, ceilDiv(l.main, chunk))
+	chunks := max(1, ceilDiv(t.fwdMain(), chunk))
 	// The filters go six at a time; the last six end at the last filter,
 	// their first ones computed twice, to the same values, by the task
 	// of the group they overlap, right after it (the tasks of that group
@@ -138,16 +135,15 @@ func ConvForwardDirect[T Float](g ConvGeom, filters, images int, img []T, imgStr
 // output positions and, in each, the groups of six filters: task i is
 // group groups-1-i%groups over chunk i/groups, and with tail, after
 // group groups-1, the last group (which overlaps it); or with whole,
-// every group over chunk i, one after another. A
-// chunk is chunk segments of the table (the last one up to the table's
-// end).
+// every group over chunk i, one after another. A chunk is chunk segments
+// of the table (the last one up to the table's end).
 type convFwdLoop struct {
 	t                             *wgradTable
 	src, w, scale, bias, add, out []float32
 	filters, plane                int
 	relu, capped                  bool
 	cap                           float32
-	chunk, main, groups           int
+	chunk, groups                 int
 	whole, tail                   bool
 }
 
@@ -171,7 +167,7 @@ func (l *convFwdLoop) Range(lo, hi int) {
 func (l *convFwdLoop) run(c, q int) {
 	taps := l.t.taps
 	s0, s1 := c*l.chunk, (c+1)*l.chunk
-	if s1 >= l.main {
+	if s1 >= l.t.fwdMain() {
 		s1 = len(l.t.fwdSegs) // the last chunk, with the blocks of three
 	}
 	f := min(q*6, l.filters-6)

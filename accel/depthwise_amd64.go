@@ -64,6 +64,7 @@ func init() {
 	}
 	if cpu.X86.HasAVX512F && !noAVX512 {
 		dw3x3PlanesKernel = dw3x3Planes32
+		deinterleaveKernel = deinterleave512
 		subsample2Kernel = subsample2
 	}
 }
@@ -87,13 +88,16 @@ func dw3x3Planes32(g ConvGeom, src, dst, w9, bias []float32, planes int, masks *
 	dw3x3PlanesS2AVX512(&src[0], h, w, planes, &w9[0], b, step, lo, hi, &dst[0], oh, ow, &masks[0], &dwS2Index[0])
 }
 
-// deinterleave32 is deinterleave's pairs loop on float32.
-func deinterleave32(even, odd, src []float32) {
-	if n := len(even); n > 0 && cpu.X86.HasAVX512F && !noAVX512 {
+// deinterleave512 is deinterleave's pairs loop on float32 with AVX-512.
+func deinterleave512(even, odd, src []float32) {
+	if n := len(even); n > 0 {
 		_, _, _ = odd[n-1], src[2*n-1], even[n-1]
 		deinterleaveAVX512(n, &src[0], &even[0], &odd[0], &dwS2Index[0])
-		return
 	}
+}
+
+// deinterleave32 is deinterleave's pairs loop on float32 with AVX2.
+func deinterleave32(even, odd, src []float32) {
 	n := len(even) &^ 7
 	if n > 0 {
 		_, _, _ = even[n-1], odd[n-1], src[2*n-1]

@@ -714,14 +714,6 @@ func framedImage[T Float](g ConvGeom, img []T, split bool) (src []T, bp *[]T) {
 	return src, bp
 }
 
-// zero clears the few elements of a row's border, in a loop rather than
-// a call to clear's memory routine.
-func zero[T Float](x []T) {
-	for i := range x {
-		x[i] = 0
-	}
-}
-
 // framedGrain is the number of elements from which framedImage spreads
 // its rows over the workers.
 const framedGrain = 1 << 14
@@ -747,15 +739,15 @@ func (l *framedRowsLoop[T]) Range(lo, hi int) {
 	for i := lo; i < hi; i++ {
 		plane := l.src[c*ph*pw:][:ph*pw]
 		if h == 0 {
-			zero(plane[:g.PadH*pw])
+			clear(plane[:g.PadH*pw])
 		}
 		if h == g.InH-1 {
-			zero(plane[(g.PadH+g.InH)*pw:])
+			clear(plane[(g.PadH+g.InH)*pw:])
 		}
 		row := plane[(h+g.PadH)*pw:][:pw]
 		in := l.img[i*g.InW:][:g.InW]
 		if !l.split {
-			zero(row[:g.PadW])
+			clear(row[:g.PadW])
 			if g.InW <= 16 {
 				for x, v := range in { // a copy call costs more than a short row
 					row[g.PadW+x] = v
@@ -763,13 +755,13 @@ func (l *framedRowsLoop[T]) Range(lo, hi int) {
 			} else {
 				copy(row[g.PadW:], in)
 			}
-			zero(row[g.PadW+g.InW:])
+			clear(row[g.PadW+g.InW:])
 		} else {
 			ev, od := row[:even], row[even:]
-			zero(ev[:evenIn])
-			zero(ev[evenOut:])
-			zero(od[:oddIn])
-			zero(od[oddOut:])
+			clear(ev[:evenIn])
+			clear(ev[evenOut:])
+			clear(od[:oddIn])
+			clear(od[oddOut:])
 			deinterleave(ev, od, in, g.PadW)
 		}
 		if h++; h == g.InH {

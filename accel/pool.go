@@ -340,9 +340,6 @@ func maxPool3x3s2Backward[T Float](g PoolGeom, src, gout, gi []T) {
 	}
 }
 
-// laterMax is one step of a scan for the first maximum: it returns at and
-// src[at]'s orderKey when that is above m, the maximum so far at best,
-// else best and m.
 // maxPool3x3s2Back32 is maxPool3x3s2Backward through the vector kernel:
 // each output row's three input rows are split into even and odd
 // columns, clamped to the row as the scalar loop clamps them, so that
@@ -377,6 +374,9 @@ func splitClamped(even, odd, row []float32, pad int) {
 	}
 }
 
+// laterMax is one step of a scan for the first maximum: it returns at and
+// src[at]'s orderKey when that is above m, the maximum so far at best,
+// else best and m.
 func laterMax[T Float](src []T, at, best int, m int64) (int, int64) {
 	v := orderKey(float64(src[at]))
 	if v > m {

@@ -11,8 +11,8 @@ import "slices"
 
 // wgradSeg is a vector's worth of output positions: a run of at most 16
 // along an output row (along the whole plane for pointwise geometries),
-// or, for narrow outputs, two whole rows side by side. Lanes in mask read the image at xoff+lane from a tap's first
-// element, lanes in mask2 at xoff2+lane; the gradient is read at
+// or, for narrow outputs, two whole rows side by side. Lanes in mask
+// read the image at xoff+lane from a tap's first element, lanes in mask2 at xoff2+lane; the gradient is read at
 // gyoff+lane of a filter's output plane for the lanes of either.
 type wgradSeg struct {
 	xoff, gyoff int
@@ -82,26 +82,8 @@ func newWgradTable(g ConvGeom) *wgradTable {
 			t.segs = append(t.segs, wgradSeg{xoff: p, gyoff: p, mask: 1<<n - 1})
 			t.xReach, t.gyReach = p+n, p+n
 		}
-	}
-	for oh := 0; oh < outH && !g.pointwise(); oh++ {
-		if outW <= 8 && oh+1 < outH {
-			// Two rows in one vector: the second row's lanes start at
-			// outW, and its image row lies StrideH rows further down.
-			s := wgradSeg{xoff: oh * g.StrideH * pw, gyoff: oh * outW, mask: 1<<outW - 1,
-				xoff2: (oh+1)*g.StrideH*pw - outW, mask2: (1<<outW - 1) << outW}
-			t.segs = append(t.segs, s)
-			t.xReach = max(t.xReach, s.xoff2+2*outW)
-			t.gyReach = max(t.gyReach, s.gyoff+2*outW)
-			oh++
-			continue
-		}
-		for ow0 := 0; ow0 < outW; ow0 += 16 {
-			n := min(16, outW-ow0)
-			s := wgradSeg{xoff: oh*g.StrideH*pw + ow0, gyoff: oh*outW + ow0, mask: 1<<n - 1}
-			t.segs = append(t.segs, s)
-			t.xReach = max(t.xReach, s.xoff+n)
-			t.gyReach = max(t.gyReach, s.gyoff+n)
-		}
+	} else {
+		t.rowSegs(g)
 	}
 	for _, s := range t.segs {
 		t.twoRow = t.twoRow || s.mask2 != 0
@@ -121,6 +103,43 @@ func newWgradTable(g ConvGeom) *wgradTable {
 		t.fwdSegs = append(t.fwdSegs, wgradSeg{}) // no lanes: nothing read or written
 	}
 	return t
+}
+
+// fwdMain is how many of fwdSegs lie in blocks where a chunk of the
+// direct forward may end: the blocks of four, or every segment of a
+// table of two-row blocks.
+func (t *wgradTable) fwdMain() int {
+	if t.twoRow {
+		return len(t.fwdSegs)
+	}
+	return t.fwdFours
+}
+
+// rowSegs cuts g's output rows into segments: runs of at most 16 along a
+// row, or two whole rows side by side where rows are at most 8 long.
+func (t *wgradTable) rowSegs(g ConvGeom) {
+	outH, outW := g.OutH(), g.OutW()
+	pw := g.InW + 2*g.PadW
+	for oh := 0; oh < outH; oh++ {
+		if outW <= 8 && oh+1 < outH {
+			// Two rows in one vector: the second row's lanes start at
+			// outW, and its image row lies StrideH rows further down.
+			s := wgradSeg{xoff: oh * g.StrideH * pw, gyoff: oh * outW, mask: 1<<outW - 1,
+				xoff2: (oh+1)*g.StrideH*pw - outW, mask2: (1<<outW - 1) << outW}
+			t.segs = append(t.segs, s)
+			t.xReach = max(t.xReach, s.xoff2+2*outW)
+			t.gyReach = max(t.gyReach, s.gyoff+2*outW)
+			oh++
+			continue
+		}
+		for ow0 := 0; ow0 < outW; ow0 += 16 {
+			n := min(16, outW-ow0)
+			s := wgradSeg{xoff: oh*g.StrideH*pw + ow0, gyoff: oh*outW + ow0, mask: 1<<n - 1}
+			t.segs = append(t.segs, s)
+			t.xReach = max(t.xReach, s.xoff+n)
+			t.gyReach = max(t.gyReach, s.gyoff+n)
+		}
+	}
 }
 
 // ConvWeightGradDirect writes into dw (filters x Channels*KernelH*KernelW,
