@@ -208,6 +208,12 @@ s2_store:
 	VZEROUPPER
 	RET
 
+// LOWMASK sets k to the lowest CX bits (CX below 32; R8 is scratch);
+// SPLITMASK sets k1 to the first 16 of the lowest CX bits and k2 to the
+// next 16: the lanes of two vectors.
+#define LOWMASK(k) MOVQ $1, R8; SHLQ CX, R8; DECQ R8; KMOVW R8, k
+#define SPLITMASK(k1, k2) MOVQ $1, R8; SHLQ CX, R8; DECQ R8; KMOVW R8, k1; SHRQ $16, R8; KMOVW R8, k2
+
 // deinterleaveAVX512 writes even[j] = src[2j] and odd[j] = src[2j+1] for
 // j below n, sixteen pairs at a time, the last fewer under masks; idx
 // holds the even lane indices of two vectors, then the odd ones.
@@ -242,17 +248,9 @@ deinterleaveAVX512_tail:
 	TESTQ CX, CX
 	JEQ deinterleaveAVX512_done
 	// K3: the r pairs left; K1 and K2: their 2r elements in two vectors.
-	MOVQ $1, R8
-	SHLQ CX, R8
-	DECQ R8
-	KMOVW R8, K3
+	LOWMASK(K3)
 	SHLQ $1, CX
-	MOVQ $1, R8
-	SHLQ CX, R8
-	DECQ R8
-	KMOVW R8, K1
-	SHRQ $16, R8
-	KMOVW R8, K2
+	SPLITMASK(K1, K2)
 	VMOVUPS.Z (SI), K1, Z0
 	VMOVUPS.Z 64(SI), K2, Z1
 	VMOVAPS Z0, Z2
@@ -290,17 +288,9 @@ subsample2AVX512_loop:
 
 subsample2AVX512_tail:
 	// K3: the r outputs left; K1 and K2: the 2r-1 elements they read.
-	MOVQ $1, R8
-	SHLQ CX, R8
-	DECQ R8
-	KMOVW R8, K3
+	LOWMASK(K3)
 	LEAQ -1(CX)(CX*1), CX
-	MOVQ $1, R8
-	SHLQ CX, R8
-	DECQ R8
-	KMOVW R8, K1
-	SHRQ $16, R8
-	KMOVW R8, K2
+	SPLITMASK(K1, K2)
 	VMOVUPS.Z (SI), K1, Z0
 	VMOVUPS.Z 64(SI), K2, Z1
 	VPERMT2PS Z1, Z18, Z0
