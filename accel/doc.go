@@ -152,4 +152,14 @@
 // micro-kernels; the purego build tag keeps the Go loops. So are Tanh and
 // Sigmoid, the gates of recurrent layers, which in float32 evaluate a
 // rational function of x eight lanes at a time.
+//
+// BatchNorm's statistics and gradients in training run per channel
+// through SumFloat64, SquaredDeviations and ShiftScale (the forward) and
+// GradStatistics and GradCombine (the gradient): sums in float64, AVX-512
+// loops for float32. The gradient of 3x3 max pooling at stride 2 takes
+// sixteen windows at a time with AVX-512. MakeLarge makes the large
+// buffers (a graph's float32 arrays, the kernels' scratch, Winograd's
+// filters): from 2 MiB, on a huge-page boundary and marked for
+// transparent huge pages on Linux, which spares the TLB misses of a
+// convolution reading a row of each channel, pages apart.
 package accel
