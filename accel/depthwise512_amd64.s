@@ -25,16 +25,41 @@
 	VMOVUPS.Z -4(AX), K2, Z1; VMOVUPS.Z (AX), K1, Z2; VMOVUPS.Z 4(AX), K3, Z3; \
 	VFMADD231PS Z1, wl, Z0; VFMADD231PS Z2, wc, Z0; VFMADD231PS Z3, wr, Z0
 
+// ROWLOADS loads the input row at AX for a strip: its columns shifted one
+// right (K2: the first lane is the padding) into Z1, as they lie (K1)
+// into Z2 and shifted one left (K3: the last lane is the padding) into
+// Z3, under masks that keep the loads inside the row.
+#define ROWLOADS VMOVUPS.Z -4(AX), K2, Z1; VMOVUPS.Z (AX), K1, Z2; VMOVUPS.Z 4(AX), K3, Z3
+
+// DWSTORE bounds acc to [lo, hi] and stores it, under K1, to the output
+// row at BX.
+#define DWSTORE(acc) VMAXPS acc, Z30, acc; VMINPS acc, Z31, acc; VMOVUPS acc, K1, (BX)
+
+// DWSTEP takes the next input row: it finishes the output row above it
+// (prev, stored at BX, which then steps a row), adds the filter's middle
+// row to the output row it is on (cur) and starts the one below (next)
+// from the bias. Each row's three taps are summed apart (Z7, Z8) and
+// added once, so that an accumulator's chain grows by one addition a row.
+#define DWSTEP(prev, cur, next) \
+	ADDQ DX, AX; ROWLOADS; \
+	VMULPS Z1, Z26, Z7; VFMADD231PS Z2, Z27, Z7; VFMADD231PS Z3, Z28, Z7; VADDPS Z7, prev, prev; \
+	DWSTORE(prev); ADDQ DX, BX; \
+	VMULPS Z1, Z23, Z8; VFMADD231PS Z2, Z24, Z8; VFMADD231PS Z3, Z25, Z8; VADDPS Z8, cur, cur; \
+	VMOVAPS Z29, next; VFMADD231PS Z1, Z20, next; VFMADD231PS Z2, Z21, next; VFMADD231PS Z3, Z22, next
+
 // dw3x3PlanesAVX512 computes planes planes of a depthwise 3x3 convolution
 // at unit stride with one column and one row of zero padding on each
 // side, one after another in src and dst (h x w each): plane i takes the
-// nine weights at w9+9i and the bias at bias+i*biasStep. Each output row,
-// sixteen columns at a time, is bias plus the filter's three rows times
-// input rows i-1, i and i+1 (those that lie in the plane), bounded to
-// [lo, hi] (NaN stays NaN: VMAXPS and VMINPS return their second source
-// when either is NaN). The planes are read as they lie, without a
-// bordered copy: masks keep the loads inside each row, and stand for the
-// padding at its ends.
+// nine weights at w9+9i and the bias at bias+i*biasStep. A plane is
+// computed in strips of sixteen columns, each walked down its rows: input
+// row i, loaded once in three shifts (ROWLOADS), finishes output row i-1
+// with the filter's bottom row, adds the middle row to output row i and
+// starts output row i+1 with the top row (DWSTEP), so that an output
+// vector costs three loads, not nine, and three accumulators are in
+// flight. Outputs are bounded to [lo, hi] (NaN stays NaN: VMAXPS and
+// VMINPS return their second source when either is NaN). The planes are
+// read as they lie, without a bordered copy: masks keep the loads inside
+// each row, and stand for the padding at its ends.
 //
 // func dw3x3PlanesAVX512(src *float32, h, w, planes int, w9, bias *float32, biasStep int, lo, hi float32, dst *float32)
 TEXT ·dw3x3PlanesAVX512(SB), NOSPLIT, $0-72
@@ -46,19 +71,16 @@ TEXT ·dw3x3PlanesAVX512(SB), NOSPLIT, $0-72
 	VBROADCASTSS hi+60(FP), Z31
 	MOVQ R13, DX
 	SHLQ $2, DX // row bytes
-	MOVQ R8, R9
-	DECQ R9 // the last row's index
+	MOVQ R8, R12
+	IMULQ DX, R12 // plane bytes
 
 dw3x3PlaneAVX512_plane:
 	PLANECONSTS
-	XORQ BX, BX
-
-dw3x3PlaneAVX512_row:
-	XORQ R10, R10 // the segment's first column, in bytes
+	XORQ R10, R10 // the strip's first column, in bytes
 	MOVQ R13, R11 // the columns left in the row
 
 dw3x3PlaneAVX512_seg:
-	// K1: the segment's columns; K2: those with a column to their left
+	// K1: the strip's columns; K2: those with a column to their left
 	// in the row; K3: those with one to their right.
 	MOVQ R11, CX
 	CMPQ CX, $16
@@ -87,56 +109,82 @@ dw3x3PlaneAVX512_r:
 	SHLQ CX, AX
 	DECQ AX
 	KMOVW AX, K3
-	VMOVAPS Z29, Z0
-	LEAQ (SI)(R10*1), R12
-	TESTQ BX, BX
-	JZ dw3x3PlaneAVX512_mid
-	MOVQ R12, AX
-	SUBQ DX, AX
-	TAPROW(Z20, Z21, Z22)
+	LEAQ (SI)(R10*1), AX // the input row
+	LEAQ (DI)(R10*1), BX // the output row that the next step finishes
+	// Row 0 starts output rows 0 (Z4) and 1 (Z5).
+	ROWLOADS
+	VMOVAPS Z29, Z4
+	VFMADD231PS Z1, Z23, Z4; VFMADD231PS Z2, Z24, Z4; VFMADD231PS Z3, Z25, Z4
+	VMOVAPS Z29, Z5
+	VFMADD231PS Z1, Z20, Z5; VFMADD231PS Z2, Z21, Z5; VFMADD231PS Z3, Z22, Z5
+	MOVQ $1, CX // the input row's index
+	CMPQ CX, R8
+	JGE dw3x3PlaneAVX512_last4
 
-dw3x3PlaneAVX512_mid:
-	MOVQ R12, AX
-	TAPROW(Z23, Z24, Z25)
-	CMPQ BX, R9
-	JGE dw3x3PlaneAVX512_store
-	ADDQ DX, AX
-	TAPROW(Z26, Z27, Z28)
+dw3x3PlaneAVX512_rows:
+	DWSTEP(Z4, Z5, Z6)
+	INCQ CX
+	CMPQ CX, R8
+	JGE dw3x3PlaneAVX512_last5
+	DWSTEP(Z5, Z6, Z4)
+	INCQ CX
+	CMPQ CX, R8
+	JGE dw3x3PlaneAVX512_last6
+	DWSTEP(Z6, Z4, Z5)
+	INCQ CX
+	CMPQ CX, R8
+	JLT dw3x3PlaneAVX512_rows
 
-dw3x3PlaneAVX512_store:
-	VMAXPS Z0, Z30, Z0
-	VMINPS Z0, Z31, Z0
-	VMOVUPS Z0, K1, (DI)(R10*1)
+dw3x3PlaneAVX512_last4:
+	DWSTORE(Z4)
+	JMP dw3x3PlaneAVX512_next
+
+dw3x3PlaneAVX512_last5:
+	DWSTORE(Z5)
+	JMP dw3x3PlaneAVX512_next
+
+dw3x3PlaneAVX512_last6:
+	DWSTORE(Z6)
+
+dw3x3PlaneAVX512_next:
 	ADDQ $64, R10
 	SUBQ $16, R11
 	JG dw3x3PlaneAVX512_seg
-	ADDQ DX, SI
-	ADDQ DX, DI
-	INCQ BX
-	CMPQ BX, R8
-	JLT dw3x3PlaneAVX512_row
-	// SI and DI have reached the next plane.
+	ADDQ R12, SI
+	ADDQ R12, DI
 	NEXTPLANE(dw3x3PlaneAVX512_plane)
 	VZEROUPPER
 	RET
 
-// TAPROW2 adds the three taps of one filter row (weights in wl, wc, wr) at
-// the input row at AX for sixteen outputs at stride 2: the input's columns
-// from the segment's first output's left one (K1, K2: 32 of them from
-// R10 bytes in, less one column) are split into the even ones (the left
-// taps) and the odd ones (the middle taps) by Z18 and Z19; those from the
-// right one (K3, K4) give the right taps. The masks stand for the padding.
-#define TAPROW2(wl, wc, wr) \
-	VMOVUPS.Z -4(AX)(R10*1), K1, Z1; VMOVUPS.Z 60(AX)(R10*1), K2, Z2; VMOVAPS Z1, Z3; \
-	VPERMT2PS Z2, Z18, Z1; VPERMT2PS Z2, Z19, Z3; \
-	VMOVUPS.Z 4(AX)(R10*1), K3, Z4; VMOVUPS.Z 68(AX)(R10*1), K4, Z5; VPERMT2PS Z5, Z18, Z4; \
-	VFMADD231PS Z1, wl, Z0; VFMADD231PS Z3, wc, Z0; VFMADD231PS Z4, wr, Z0
+// S2LOADS loads the input row at AX for a strip of sixteen outputs at
+// stride 2: the columns from the strip's first output's left one (K1, K2:
+// 32 of them, from the strip's first input column less one) split into
+// the even ones, the left taps (Z1), and the odd ones, the middle taps
+// (Z2), by Z18 and Z19; those from its right one (K3, K4) give the right
+// taps (Z3). The masks stand for the padding.
+#define S2LOADS \
+	VMOVUPS.Z -4(AX), K1, Z1; VMOVUPS.Z 60(AX), K2, Z9; VMOVAPS Z1, Z2; \
+	VPERMT2PS Z9, Z18, Z1; VPERMT2PS Z9, Z19, Z2; \
+	VMOVUPS.Z 4(AX), K3, Z3; VMOVUPS.Z 68(AX), K4, Z10; VPERMT2PS Z10, Z18, Z3
+
+// S2MID adds the filter's middle row times the input row at AX to acc;
+// S2BOTTOM adds its bottom row to acc and starts next, the output row
+// below, from the bias and the top row; S2STORE bounds acc to [lo, hi],
+// stores it under K5 at BX and steps BX a row. A row's three taps are
+// summed apart (Z7, Z8) and added to acc once.
+#define S2MID(acc) S2LOADS; VMULPS Z1, Z23, Z7; VFMADD231PS Z2, Z24, Z7; VFMADD231PS Z3, Z25, Z7; VADDPS Z7, acc, acc
+#define S2BOTTOM(acc, next) \
+	S2LOADS; VMULPS Z1, Z26, Z8; VFMADD231PS Z2, Z27, Z8; VFMADD231PS Z3, Z28, Z8; VADDPS Z8, acc, acc; \
+	VMOVAPS Z29, next; VFMADD231PS Z1, Z20, next; VFMADD231PS Z2, Z21, next; VFMADD231PS Z3, Z22, next
+#define S2STORE(acc) VMAXPS acc, Z30, acc; VMINPS acc, Z31, acc; VMOVUPS acc, K5, (BX); ADDQ R13, BX
 
 // dw3x3PlanesS2AVX512 is dw3x3PlanesAVX512 at stride 2 in both
-// directions: planes of oh x ow outputs, sixteen columns at a time, each
-// segment's five masks (its loads' four and its store's) at masks, ten
-// bytes a segment; idx holds the even lane indices 0, 2, ... 30, then the
-// odd ones.
+// directions: planes of oh x ow outputs, in strips of sixteen columns
+// walked down their rows. Output row o takes input rows 2o-1, 2o and
+// 2o+1; the odd rows, which two output rows share, are loaded once: row
+// 2o+1 finishes output row o and starts output row o+1. Each strip's five
+// masks (its loads' four and its store's) are at masks, ten bytes a
+// strip; idx holds the even lane indices 0, 2, ... 30, then the odd ones.
 //
 // func dw3x3PlanesS2AVX512(src *float32, h, w, planes int, w9, bias *float32, biasStep int, lo, hi float32, dst *float32, oh, ow int, masks *uint16, idx *int32)
 TEXT ·dw3x3PlanesS2AVX512(SB), NOSPLIT, $0-104
@@ -152,18 +200,16 @@ TEXT ·dw3x3PlanesS2AVX512(SB), NOSPLIT, $0-104
 	MOVQ ow+80(FP), R13
 	SHLQ $2, R13 // output row bytes
 	MOVQ h+8(FP), R8
+	MOVQ R8, R12
+	IMULQ DX, R12 // input plane bytes
 	MOVQ oh+72(FP), R9
+	IMULQ R13, R9 // output plane bytes
 
 s2_plane:
 	PLANECONSTS
-	MOVQ SI, R12 // the plane's first row
-	XORQ BX, BX  // the output row's index
-
-s2_row:
-	XORQ R10, R10 // the segment's first input column, less one, in bytes
+	XORQ R10, R10 // the strip's first input column, in bytes
 	XORQ R11, R11 // its first output column, in bytes
 	MOVQ masks+88(FP), R14
-	LEAQ 1(BX)(BX*1), CX // the last input row it reads
 
 s2_seg:
 	KMOVW 0(R14), K1
@@ -171,39 +217,51 @@ s2_seg:
 	KMOVW 4(R14), K3
 	KMOVW 6(R14), K4
 	KMOVW 8(R14), K5
-	VMOVAPS Z29, Z0
-	TESTQ BX, BX
-	JZ s2_mid
-	MOVQ SI, AX
-	SUBQ DX, AX
-	TAPROW2(Z20, Z21, Z22)
+	LEAQ (SI)(R10*1), AX // the input row
+	LEAQ (DI)(R11*1), BX // the output row
+	XORQ CX, CX          // the input row's index
+	VMOVAPS Z29, Z4      // output row 0: its top row is the padding
 
-s2_mid:
-	MOVQ SI, AX
-	TAPROW2(Z23, Z24, Z25)
+s2_rows:
+	S2MID(Z4)
+	INCQ CX
 	CMPQ CX, R8
-	JGE s2_store
+	JGE s2_last4
 	ADDQ DX, AX
-	TAPROW2(Z26, Z27, Z28)
+	S2BOTTOM(Z4, Z5)
+	S2STORE(Z4)
+	INCQ CX
+	CMPQ CX, R8
+	JGE s2_strip
+	ADDQ DX, AX
+	S2MID(Z5)
+	INCQ CX
+	CMPQ CX, R8
+	JGE s2_last5
+	ADDQ DX, AX
+	S2BOTTOM(Z5, Z4)
+	S2STORE(Z5)
+	INCQ CX
+	CMPQ CX, R8
+	JGE s2_strip
+	ADDQ DX, AX
+	JMP s2_rows
 
-s2_store:
-	VMAXPS Z0, Z30, Z0
-	VMINPS Z0, Z31, Z0
-	VMOVUPS Z0, K5, (DI)(R11*1)
+s2_last4:
+	S2STORE(Z4)
+	JMP s2_strip
+
+s2_last5:
+	S2STORE(Z5)
+
+s2_strip:
 	ADDQ $128, R10
 	ADDQ $64, R11
 	ADDQ $10, R14
 	CMPQ R11, R13
 	JLT s2_seg
-	LEAQ (SI)(DX*2), SI
-	ADDQ R13, DI
-	INCQ BX
-	CMPQ BX, R9
-	JLT s2_row
-	// DI has reached the next plane; SI goes there from the plane's start.
-	MOVQ R8, AX
-	IMULQ DX, AX
-	LEAQ (R12)(AX*1), SI
+	ADDQ R12, SI
+	ADDQ R9, DI
 	NEXTPLANE(s2_plane)
 	VZEROUPPER
 	RET

@@ -105,8 +105,12 @@
 // Depthwise3x3 convolves each plane with its own 3x3 filter (MobileNet's
 // depthwise layers) without a column matrix. With AVX-512, at padding 1
 // and a stride of 1 or 2 (all of MobileNet's), runs of planes are read as
-// they lie, sixteen outputs at a time, masked loads standing for the
-// padding and permutes splitting the even and odd columns at stride 2.
+// they lie, in strips of sixteen outputs walked down the plane, masked
+// loads standing for the padding and permutes splitting the even and odd
+// columns at stride 2: each input row is loaded once per strip and feeds
+// every output row it touches (two or three accumulators in flight, a
+// row's taps summed apart), which took 0.45–0.65 of the time of nine
+// loads per output vector on MobileNet v2's layers.
 // Elsewhere the plane is copied once into a zero-bordered buffer, split
 // into even and odd columns for a stride of 2, so that each output row is
 // nine contiguous runs scaled, summed in registers and bounded (relu,
