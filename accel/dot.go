@@ -19,6 +19,12 @@ var addVecReluKernel func(x, b []float32, relu bool)
 // nil when there are none.
 var scaleAddClampKernel func(y, x []float32, s, b float32, add []float32, lo, hi float32)
 
+// scaleAddClampRowsKernel finishes the rows x cols float32 matrix at c
+// (row stride ldc) in place: row r becomes x*scale[r] + bias[r] (1 and 0
+// for a nil slice), plus row r of add (row stride addStride) when add is
+// not nil, bounded to [lo, hi]; nil where the CPU has no such kernel.
+var scaleAddClampRowsKernel func(c []float32, ldc, rows, cols int, scale, bias, add []float32, addStride int, lo, hi float32)
+
 // scaleAddClamp sets y[i] = x[i]*s + b, adds add[i] when add is not nil,
 // then bounds the result to [lo, hi] (NaN stays NaN): relu is lo 0 and hi
 // +Inf, no bound -Inf and +Inf. y may be x.

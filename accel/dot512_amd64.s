@@ -82,3 +82,105 @@ sdot4_done:
 	VMOVUPS X0, (R11)
 	VZEROUPPER
 	RET
+
+// SCALE0 sets Z0 to Z0*s + b (Z1, Z2); CLAMP0 bounds it to [lo, hi]
+// (Z30, Z31; NaN stays NaN).
+#define SCALE0 VFMADD213PS Z2, Z1, Z0
+#define CLAMP0 VMAXPS Z0, Z30, Z0; VMINPS Z0, Z31, Z0
+
+// func scaleAddClampRowsAVX512(c *float32, ldc, rows, cols int, scale *float32, scaleStep int, bias *float32, biasStep int, add *float32, addStride int, lo, hi float32)
+//
+// scaleAddClampRowsAVX512 sets row r of the rows x cols matrix at c (row
+// stride ldc) to x*scale[r*scaleStep] + bias[r*biasStep], adds row r of
+// add (row stride addStride) when add is not nil, and bounds the result
+// to [lo, hi]: sixteen columns at a time, the last cols%16 under a mask.
+// A step of 0 gives every row the same scale or bias.
+TEXT ·scaleAddClampRowsAVX512(SB), NOSPLIT, $0-88
+	MOVQ c+0(FP), DI
+	MOVQ ldc+8(FP), R8
+	SHLQ $2, R8
+	MOVQ rows+16(FP), R9
+	MOVQ cols+24(FP), R10
+	MOVQ scale+32(FP), R11
+	MOVQ scaleStep+40(FP), R12
+	SHLQ $2, R12
+	MOVQ bias+48(FP), R13
+	MOVQ biasStep+56(FP), R14
+	SHLQ $2, R14
+	MOVQ add+64(FP), SI
+	MOVQ addStride+72(FP), DX
+	SHLQ $2, DX
+	VBROADCASTSS lo+80(FP), Z30
+	VBROADCASTSS hi+84(FP), Z31
+	MOVQ R10, CX
+	ANDQ $15, CX
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1 // the tail's lanes
+	TESTQ R9, R9
+	JLE scalerows_done
+
+scalerows_row:
+	VBROADCASTSS (R11), Z1
+	VBROADCASTSS (R13), Z2
+	MOVQ DI, AX
+	MOVQ SI, BX
+	MOVQ R10, CX
+	TESTQ SI, SI
+	JZ scalerows_plain
+
+scalerows_add:
+	CMPQ CX, $16
+	JLT scalerows_addtail
+	VMOVUPS (AX), Z0
+	SCALE0
+	VADDPS (BX), Z0, Z0
+	CLAMP0
+	VMOVUPS Z0, (AX)
+	ADDQ $64, AX
+	ADDQ $64, BX
+	SUBQ $16, CX
+	JMP scalerows_add
+
+scalerows_addtail:
+	TESTQ CX, CX
+	JZ scalerows_next
+	VMOVUPS.Z (AX), K1, Z0
+	VMOVUPS.Z (BX), K1, Z3
+	SCALE0
+	VADDPS Z3, Z0, Z0
+	CLAMP0
+	VMOVUPS Z0, K1, (AX)
+	JMP scalerows_next
+
+scalerows_plain:
+	CMPQ CX, $16
+	JLT scalerows_plaintail
+	VMOVUPS (AX), Z0
+	SCALE0
+	CLAMP0
+	VMOVUPS Z0, (AX)
+	ADDQ $64, AX
+	SUBQ $16, CX
+	JMP scalerows_plain
+
+scalerows_plaintail:
+	TESTQ CX, CX
+	JZ scalerows_next
+	VMOVUPS.Z (AX), K1, Z0
+	SCALE0
+	CLAMP0
+	VMOVUPS Z0, K1, (AX)
+
+scalerows_next:
+	ADDQ R8, DI
+	ADDQ R12, R11
+	ADDQ R14, R13
+	ADDQ DX, SI
+	DECQ R9
+	JNZ scalerows_row
+
+scalerows_done:
+	VZEROUPPER
+	RET

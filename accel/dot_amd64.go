@@ -27,6 +27,11 @@ func sdot4AVX512(k int, a *float32, lda int, x, out *float32)
 //go:noescape
 func scaleAddClampAVX2(n int, y, x *float32, s, b float32, add *float32, lo, hi float32)
 
+// scaleAddClampRowsAVX512 is scaleAddClampRows32's kernel (dot512_amd64.s).
+//
+//go:noescape
+func scaleAddClampRowsAVX512(c *float32, ldc, rows, cols int, scale *float32, scaleStep int, bias *float32, biasStep int, add *float32, addStride int, lo, hi float32)
+
 // addVecReluAVX2 adds the n float32s at b to those at x and, with relu,
 // sets the negative sums to 0; n is a positive multiple of 8.
 //
@@ -132,7 +137,35 @@ func init() {
 	if cpu.X86.HasAVX512F && !noAVX512 {
 		maxPoolBack3x3s2Kernel = maxPoolBack3x3s2Row32
 		sdotRowsKernel = sdotRows512
+		scaleAddClampRowsKernel = scaleAddClampRows32
 	}
+}
+
+// scaleAddClampRows32 is scaleAddClampRowsKernel, every slice checked to
+// hold what the kernel reads and writes.
+func scaleAddClampRows32(c []float32, ldc, rows, cols int, scale, bias, add []float32, addStride int, lo, hi float32) {
+	if rows <= 0 || cols <= 0 {
+		return
+	}
+	_ = c[(rows-1)*ldc+cols-1]
+	s, sStep := &unitScale[0], 0
+	if scale != nil {
+		_ = scale[rows-1]
+		s, sStep = &scale[0], 1
+	}
+	b, bStep := &zeroBias[0], 0
+	if bias != nil {
+		_ = bias[rows-1]
+		b, bStep = &bias[0], 1
+	}
+	var a *float32
+	if add != nil {
+		_ = add[(rows-1)*addStride+cols-1]
+		a = &add[0]
+	} else {
+		addStride = 0
+	}
+	scaleAddClampRowsAVX512(&c[0], ldc, rows, cols, s, sStep, b, bStep, a, addStride, lo, hi)
 }
 
 // sdotRows512 is sdotRows with the four-row kernel on the multiple-of-16

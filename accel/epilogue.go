@@ -142,9 +142,10 @@ func (e *Epilogue[T]) apply(c []T, ldc, r0, c0, rows, cols int) {
 	}
 }
 
-// apply32 is apply with the vector kernels: per row, one pass that
-// scales, adds the row bias and the added row and clamps (relu and the
-// cap), after a pass that adds the column bias where there is one.
+// apply32 is apply with the vector kernels: without a column bias, one
+// call over the rows that scales, adds the row bias and the added row and
+// clamps (relu and the cap) where there is such a kernel; else per row,
+// that pass after one that adds the column bias where there is one.
 func (e *Epilogue[T]) apply32(c []float32, ldc, r0, c0, rows, cols int) {
 	rs, _ := any(e.RowScale).([]float32)
 	rb, _ := any(e.RowBias).([]float32)
@@ -157,6 +158,19 @@ func (e *Epilogue[T]) apply32(c []float32, ldc, r0, c0, rows, cols int) {
 	}
 	if e.Capped {
 		hi = float32(e.Cap)
+	}
+	if cb == nil && scaleAddClampRowsKernel != nil {
+		if rs != nil {
+			rs = rs[r0:][:rows]
+		}
+		if rb != nil {
+			rb = rb[r0:][:rows]
+		}
+		if add != nil {
+			add = add[r0*e.AddStride+c0:]
+		}
+		scaleAddClampRowsKernel(c, ldc, rows, cols, rs, rb, add, e.AddStride, lo, hi)
+		return
 	}
 	for r := range rows {
 		row := c[r*ldc:][:cols]
