@@ -64,7 +64,8 @@ func closeSlices[T Float](t *testing.T, name string, got, want []T, tol float64)
 
 func testGemmEpilogue[T Float](t *testing.T, tol float64) {
 	r := rand.New(rand.NewPCG(21, 22))
-	sizes := [][3]int{{1, 1, 1}, {1, 10, 784}, {2, 7, 9}, {4, 33, 17}, {5, 40, 3}, {3, 5, 0}, {16, 120, 400}, {13, 70, 300}, {97, 101, 103}, {130, 140, 70}, {9, 1, 20}, {300, 1, 700}} // {130, 140, 70} above epilogueWholeMax; n 1 as dot products
+	sizes := [][3]int{{1, 1, 1}, {1, 10, 784}, {2, 7, 9}, {4, 33, 17}, {5, 40, 3}, {3, 5, 0}, {16, 120, 400}, {13, 70, 300}, {97, 101, 103}, {130, 140, 70}, {9, 1, 20}, {300, 1, 700},
+		{100, 196, 50}, {90, 196, 20}} // {130, 140, 70} above epilogueWholeMax; n 1 as dot products; whole 7x7 planes with ragged rows, above epilogueWholeMax
 	for _, s := range sizes {
 		m, n, k := s[0], s[1], s[2]
 		for _, transA := range []bool{false, true} {
@@ -247,6 +248,14 @@ func TestIm2colPackedT(t *testing.T) {
 		}
 		closeSlices(t, fmt.Sprintf("geom %d weight gradient", gi), got, want, 1e-4*(1+math.Sqrt(float64(n))))
 	}
+}
+
+// TestGemmEpilogueParallel is TestGemmEpilogueFloat32 split over the
+// worker pool: products of planes with few runs finish each panel of a
+// run as a task of its own.
+func TestGemmEpilogueParallel(t *testing.T) {
+	forceParallel(t)
+	testGemmEpilogue[float32](t, 1e-5)
 }
 
 // TestGemmPacked checks GemmPacked (both operands packed by the caller)

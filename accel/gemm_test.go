@@ -216,7 +216,7 @@ func BenchmarkSgemm(b *testing.B) {
 // 7x7) and 256 of 1152 times 196 (to 14x14). Eight copies of the filters
 // take turns, so that they come from memory as in a network.
 func BenchmarkGemmPlanes(b *testing.B) {
-	for _, s := range [][3]int{{512, 49, 4608}, {512, 49, 2304}, {256, 196, 1152}} {
+	for _, s := range [][3]int{{512, 49, 4608}, {512, 49, 2304}, {256, 196, 1152}, {64, 196, 384}, {96, 196, 576}, {576, 196, 96}, {160, 49, 960}, {960, 49, 160}} {
 		m, n, k := s[0], s[1], s[2]
 		r := rand.New(rand.NewPCG(9, 10))
 		var as [8][]float32

@@ -31,6 +31,14 @@ const planesMaxPanels = 4
 // with 196 columns took 0.9 of it at 512 depths against 2048.
 const planesBlock = 2048 * planeCols
 
+// planesSplitRuns is the number of runs of seven rows per worker below
+// which a parallel product of planes makes each panel of each run a task
+// of its own. At 64 x 196 x 384 (ten runs, the last of one row) whole
+// runs left a worker idle for much of the last one: MobileNet v2's
+// projections of 14x14 planes took 0.85–0.9 of their time on two
+// threads. Its expansions (55 runs) took 1.05 of theirs.
+const planesSplitRuns = 8
+
 // planesKC is the depth of a block of a product of planes of n columns:
 // planesBlock elements, in whole steps of 16.
 func planesKC(n int) int { return max(16, planesBlock/n/16*16) }
@@ -63,7 +71,8 @@ func (g *gemmCall[T]) takesPlanes() bool {
 
 // runPlanes is run for a product of planes: for each depth block, B is
 // packed into split panels, then each run of seven rows of A is
-// multiplied by them, the runs spread over the workers.
+// multiplied by them, the runs (or, for few runs, each of their panels)
+// spread over the workers.
 func (g *gemmCall[T]) runPlanes() {
 	panels := g.n / planeCols
 	kc := planesKC(g.n)
@@ -82,6 +91,11 @@ func (g *gemmCall[T]) runPlanes() {
 	b := any(g.b).([]float32)
 	runs := ceilDiv(g.m, planeRows)
 	parallel := numWorkers > 1 && g.m*g.n*g.k >= gemmParallelMin
+	tasks := runs
+	l.qs = panels
+	if parallel && runs < planesSplitRuns*numWorkers {
+		tasks, l.qs = runs*panels, 1
+	}
 	for pc := 0; pc < g.k; pc += kc {
 		kb := min(kc, g.k-pc)
 		l.b = (*bBuf)[:panels*planeCols*kb]
@@ -90,10 +104,10 @@ func (g *gemmCall[T]) runPlanes() {
 		l.first, l.last = pc == 0 && g.overwrite, pc+kb == g.k
 		if parallel {
 			ParallelRange(kb, 64, pack)
-			ParallelLoop(runs, 1, l)
+			ParallelLoop(tasks, 1, l)
 		} else {
 			pack.Range(0, kb)
-			l.Range(0, runs)
+			l.Range(0, tasks)
 		}
 	}
 }
@@ -146,25 +160,32 @@ type planeTasks struct {
 	pc, kb      int
 	first, last bool
 	ep          *Epilogue[float32]
+	// qs is the number of panels a task multiplies: all of them, so that
+	// a run's rows of A are read from memory once, or one (see
+	// planesSplitRuns).
+	qs int
 }
 
 func (l *planeTasks) Range(lo, hi int) {
-	for run := lo; run < hi; run++ {
+	per := l.n / planeCols / l.qs // the tasks of a run
+	for t := lo; t < hi; t++ {
+		run, q0 := t/per, t%per*l.qs
 		i := run * planeRows
 		rows := min(planeRows, l.m-i)
 		if rows < planeRows {
-			l.ragged(i, rows)
+			l.ragged(i, rows, q0)
 		} else {
 			next := l.a[i*l.lda+l.pc:]
 			if i+2*planeRows <= l.m {
 				next = l.a[(i+planeRows)*l.lda+l.pc:]
 			}
-			for q := range l.n / planeCols {
+			for q := q0; q < q0+l.qs; q++ {
 				l.tile(l.a[i*l.lda+l.pc:], l.lda, q, l.c[i*l.ldc+q*planeCols:], l.ldc, l.first, next)
 			}
 		}
 		if l.last && l.ep != nil {
-			l.ep.apply(l.c[i*l.ldc:], l.ldc, i, 0, rows, l.n)
+			c0 := q0 * planeCols
+			l.ep.apply(l.c[i*l.ldc+c0:], l.ldc, i, c0, rows, l.qs*planeCols)
 		}
 	}
 }
@@ -174,10 +195,10 @@ func (l *planeTasks) tile(a []float32, lda, q int, c []float32, ldc int, store b
 	plane7Kernel(l.kb, l.alpha, a, lda, l.b[q*planeCols*l.kb:][:planeCols*l.kb], c, ldc, store, next)
 }
 
-// ragged multiplies the last rows < 7 of A, from row i: copied, with rows
-// of zeros after them, into a block of seven, their products go through
-// a tile of scratch into C.
-func (l *planeTasks) ragged(i, rows int) {
+// ragged multiplies the last rows < 7 of A, from row i, by the task's
+// panels from q0: copied, with rows of zeros after them, into a block of
+// seven, their products go through a tile of scratch into C.
+func (l *planeTasks) ragged(i, rows, q0 int) {
 	ap := getBuf[float32](planeRows * l.kb)
 	defer putBuf(ap)
 	tp := getBuf[float32](planeRows * planeCols)
@@ -187,7 +208,7 @@ func (l *planeTasks) ragged(i, rows int) {
 	for r := range rows {
 		copy(a[r*l.kb:][:l.kb], l.a[(i+r)*l.lda+l.pc:])
 	}
-	for q := range l.n / planeCols {
+	for q := q0; q < q0+l.qs; q++ {
 		l.tile(a, l.kb, q, tile, planeCols, true, a)
 		c := l.c[i*l.ldc+q*planeCols:]
 		if l.first {
