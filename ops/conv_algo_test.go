@@ -275,7 +275,8 @@ func TestConvPlanesMatchesReference(t *testing.T) {
 // TestConvAlgoForResNet checks the algorithms chosen for ResNet-18's
 // layers with 7x7 and 14x14 outputs at batch 1: whole planes where the
 // CPU has their kernel, except the 3x3 convolutions of 14x14 at unit
-// stride, which the direct kernel computes faster.
+// stride, which the direct kernel computes faster (and Winograd's
+// algorithm in a batch of 16).
 func TestConvAlgoForResNet(t *testing.T) {
 	for _, tc := range []struct {
 		data   Shape
@@ -293,6 +294,12 @@ func TestConvAlgoForResNet(t *testing.T) {
 		if (got == algoPlanes) != want {
 			t.Errorf("%v %v stride %v: algorithm %d, planes wanted: %v", tc.data, tc.a.Kernel, tc.a.Stride, got, want)
 		}
+	}
+	// In a batch of 16, the 3x3 convolutions of 14x14 take Winograd's
+	// algorithm (16 tiles an image).
+	a := ConvolutionAttrs{Kernel: Tuple{3, 3}, Pad: Tuple{1, 1}, NumFilter: 256, NumGroup: 1}
+	if got, want := convAlgoFor[float32](a.plan(Shape{16, 256, 14, 14})) == algoWinograd, accel.WinogradFast[float32](); got != want {
+		t.Errorf("batch 16 of 256x14x14: Winograd %v, want %v", got, want)
 	}
 }
 
@@ -508,6 +515,8 @@ func TestDeconvByConv(t *testing.T) {
 		{Shape{1, 3, 5, 5}, 4, Tuple{1, 1}, false}, // too few tiles
 		{Shape{9, 6, 4, 4}, 5, Tuple{1, 1}, false},
 		{Shape{5, 4, 3, 5}, 6, nil, false},
+		{Shape{8, 4, 14, 14}, 3, Tuple{1, 1}, true}, // 16 tiles in a batch of 8
+		{Shape{4, 4, 14, 14}, 3, Tuple{1, 1}, false},
 	} {
 		a := &DeconvolutionAttrs{Kernel: Tuple{3, 3}, Pad: tc.pad, NumFilter: tc.filters, NumGroup: 1}
 		p, err := a.plan(tc.data)

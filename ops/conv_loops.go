@@ -374,17 +374,27 @@ func (s *sideBySideStep[T]) Range(lo, hi int) {
 // filter cache: 0.40 of its time for 64 channels of 56x56, 0.46 for 128
 // of 28x28; at batch 16 with the filters transformed in the call: 0.51
 // and 0.55, 0.69 for 64 of 28x28. For 256 channels of 14x14 (16 tiles,
-// which fill half of a product's panel) it was as fast in the network at
-// batch 1 and at batch 16, for four times the filters' memory; for 512
-// of 7x7, three times slower.
+// which fill half of a product's panel) it took 1.25 of the direct
+// kernel's time at batch 1 and 1.08 at batch 2 (Zen 5, the filters
+// cached), but less as the batch grows: 0.96 at batch 4, 0.84 at 8, 0.77
+// at 16; in ResNet-18's training step at 112x112 (128 channels of 14x14,
+// batch 16) 0.85 of the forward's time and 0.92 of the data gradient's.
+// For 512 of 7x7 it was three times slower.
 func winogradPays[T accel.Float](p convPlan) bool {
-	return p.groups == 1 && accel.WinogradFast[T]() && accel.WinogradApplies(p.geom) &&
-		accel.WinogradTiles(p.geom) >= winogradMinTiles
+	if p.groups != 1 || !accel.WinogradFast[T]() || !accel.WinogradApplies(p.geom) {
+		return false
+	}
+	tiles := accel.WinogradTiles(p.geom)
+	return tiles >= winogradMinTiles || tiles >= winogradMinTiles/2 && p.batch >= winogradMinBatch
 }
 
 // winogradMinTiles is the least number of 4x4 output tiles per image for
-// which Winograd's algorithm is chosen (winogradPays).
-const winogradMinTiles = 32
+// which Winograd's algorithm is chosen (winogradPays) whatever the batch;
+// half as many take it in batches of winogradMinBatch images or more.
+const (
+	winogradMinTiles = 32
+	winogradMinBatch = 8
+)
 
 // convWinograd transforms the filters (or, outside training, finds them
 // transformed in the filter cache), computes the convolution with accel.ConvWinograd and
