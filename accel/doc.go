@@ -129,6 +129,15 @@
 // The gathers, scatters and transforms take eight tiles at a time (AVX2
 // for float32, WinogradFast); it rounds more than the direct product
 // (about 5e-6 of the largest output in float32).
+// ConvWeightGradWinograd computes the weight gradient of such a
+// convolution by F(3x3, 4x4), the same matrices exchanged: each 4x4 tile
+// of the output gradient (A e Aᵀ, sixteen tiles at a time with AVX-512)
+// meets the transformed 6x6 patch under it, and the sum over all the
+// tiles is, at each of the 36 positions, one product of maps x tiles by
+// tiles x channels. Each worker takes a run of images in groups of a few
+// MB, so that the transforms are still in its caches for the products,
+// and keeps sums of its own; one product with G ⊗ G turns the summed
+// positions into the 3x3 gradients.
 //
 // # Small products
 //

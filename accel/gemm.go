@@ -67,6 +67,16 @@ const (
 // When beta is 0, C is not read, so NaNs in C are ignored; when alpha is 0 or
 // k is 0, A and B are not read.
 func Gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	gemm(false, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// gemmSerial is Gemm on the calling goroutine alone, for callers that
+// spread several products over the workers themselves.
+func gemmSerial[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	gemm(true, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+func gemm[T Float](serial, transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	checkGemm(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
 	if m == 0 || n == 0 {
 		return
@@ -91,7 +101,7 @@ func Gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b 
 	g := getObj[gemmCall[T]]()
 	*g = gemmCall[T]{
 		m: m, n: n, k: k, alpha: alpha, c: c, ldc: ldc,
-		kern: kernelForRows[T](m), overwrite: beta == 0,
+		kern: kernelForRows[T](m), overwrite: beta == 0, serial: serial,
 	}
 	g.setA(a, lda, transA)
 	g.setB(b, ldb, transB)
@@ -179,6 +189,7 @@ type gemmCall[T Float] struct {
 	// overwrite says that C's values are not to be read (beta 0): the
 	// first depth block stores its products instead of adding them.
 	overwrite bool
+	serial    bool         // on the calling goroutine alone (gemmSerial)
 	ep        *Epilogue[T] // applied to each tile of C when it is final; nil for none
 	bPre      []T          // op(B) packed by the caller (see GemmPackedB); nil to pack here
 	aPre      []T          // op(A) packed by the caller (see PackA); nil to pack here
@@ -200,7 +211,7 @@ func (g *gemmCall[T]) run() {
 	mc := max(mr, gemmMC/mr*mr)
 	nc := max(nr, gemmNC/nr*nr)
 	kcMax := min(gemmKC, g.k)
-	parallel := numWorkers > 1 && g.m*g.n*g.k >= gemmParallelMin
+	parallel := numWorkers > 1 && !g.serial && g.m*g.n*g.k >= gemmParallelMin
 	byRows := g.aPre == nil && g.readsARows(ceilDiv(g.n, nr))
 
 	colWidth, colTasks := g.columnTasks(nc, parallel)

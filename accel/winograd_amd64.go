@@ -28,6 +28,19 @@ func winoGatherAVX2(groups int, src *float32, ss int, d *float32, ds int)
 //go:noescape
 func winoScatterAVX2(groups int, o *float32, os int, dst *float32, ds int)
 
+// winoGradOutAVX512 is winoGradOutLanes for float32 (winograd512_amd64.s);
+// n is a positive multiple of 16, strides in elements, t 384 elements of
+// scratch.
+//
+//go:noescape
+func winoGradOutAVX512(n int, e *float32, es int, u *float32, us int, t *float32)
+
+func winoGradOut32(n int, e []float32, es int, u []float32, us int) {
+	_, _ = e[15*es+n-1], u[35*us+n-1]
+	var t [24 * 16]float32
+	winoGradOutAVX512(n, &e[0], es, &u[0], us, &t[0])
+}
+
 func winoInput32(n int, d []float32, ds int, v []float32, vs int) {
 	_, _ = d[35*ds+n-1], v[35*vs+n-1]
 	winoInputAVX2(n, &d[0], ds, &v[0], vs)
@@ -54,5 +67,8 @@ func init() {
 		winoOutputKernel = winoOutput32
 		winoGatherKernel = winoGather32
 		winoScatterKernel = winoScatter32
+	}
+	if cpu.X86.HasAVX512F && !noAVX512 {
+		winoGradOutKernel = winoGradOut32
 	}
 }

@@ -117,9 +117,10 @@ func TestConvWeightGradPackedMatchesBlocked(t *testing.T) {
 // TestConvWeightGradSmallPlanes checks where the weight gradient takes
 // the direct kernel: not for small output planes with many lane sums (a
 // ResNet's last stages), which take the column matrix and Gemm, with
-// images side by side along the product's depth (sideBySide); either way
-// the gradient equals the direct kernel's where the CPU has it, and a
-// naive sum everywhere.
+// images side by side along the product's depth (sideBySide); and where
+// Winograd's algorithm (a batch of 14x13 planes). Every way the gradient
+// equals the direct kernel's where the CPU has it, and a naive sum
+// everywhere.
 func TestConvWeightGradSmallPlanes(t *testing.T) {
 	r := rand.New(rand.NewPCG(37, 38))
 	cases := []struct {
@@ -138,6 +139,7 @@ func TestConvWeightGradSmallPlanes(t *testing.T) {
 		{Shape{45, 64, 4, 4}, 40, nil, false, 3},        // more than one product's worth in a run
 		{Shape{7, 48, 3, 3}, 64, nil, false, 3},         // 3x3: seven images to a product
 		{Shape{6, 320, 4, 4}, 64, nil, false, 1},        // 1x1: the images are their column matrices
+		{Shape{8, 6, 14, 13}, 5, nil, true, 3},          // Winograd's: 16 tiles in a batch of 8
 	}
 	for ci, tc := range cases {
 		pad := (tc.kernel - 1) / 2
@@ -145,6 +147,10 @@ func TestConvWeightGradSmallPlanes(t *testing.T) {
 		p := a.plan(tc.data)
 		if got := directWeightGradPays(p.geom, p.maps); got != tc.direct {
 			t.Errorf("case %d: directWeightGradPays = %v, want %v", ci, got, tc.direct)
+		}
+		wantWino := tc.data[0] == 8 && accel.WinogradWeightGradFast[float32]()
+		if got := wgradWinogradPays[float32](p); got != wantWino {
+			t.Errorf("case %d: wgradWinogradPays = %v, want %v", ci, got, wantWino)
 		}
 		x := make([]float32, tc.data.Size())
 		gy := make([]float32, p.batch*p.mapsSize())

@@ -1,0 +1,274 @@
+package accel
+
+import "unsafe"
+
+// The weight gradient of a 3x3 convolution at unit stride by Winograd's
+// F(3x3, 4x4): each filter's gradient is the correlation of the padded
+// image with the output gradient, summed over the images, and each 4x4
+// tile e of the output gradient meets the 6x6 patch d of the image under
+// it. With the matrices of F(4x4, 3x3) (see winograd.go) exchanged as the
+// transposition principle gives,
+//
+//	dW = Gᵀ [ Σ_tiles (A e Aᵀ) ⊙ (Bᵀ d B) ] G
+//
+// so that the sum over the tiles of every image is, at each of the 36
+// positions, one product of the transformed output gradients (maps x
+// tiles) with the transformed patches (channels x tiles, transposed): 36
+// multiply-adds per tile and filter-channel pair where the column matrix
+// and its product take 144.
+
+// WinogradWeightGradApplies reports whether ConvWeightGradWinograd
+// computes the weight gradient of a convolution of geometry g: as
+// WinogradApplies.
+func WinogradWeightGradApplies(g ConvGeom) bool { return WinogradApplies(g) }
+
+// wgradWinoGroupBytes bounds the transformed patches and output gradients
+// that a worker holds at once: its images are taken in groups that fit,
+// so that they are still in its caches for the products. At ResNet-18's
+// 64x28x28, a group of three images (4 MiB) took 0.57 of the time of
+// sixteen.
+var wgradWinoGroupBytes = 4 << 20
+
+// ConvWeightGradWinograd sets dw (maps x Channels x 3 x 3) to the weight
+// gradient of a convolution of geometry g (WinogradApplies): the sum over
+// batch images (each Channels x InH x InW, one after another in images)
+// of the correlation of each padded image with its output gradient (maps
+// x OutH x OutW per image, one after another in gradOut). Each worker
+// sums the products of a run of images; the sums are then added in
+// order, so the result does not depend on scheduling.
+func ConvWeightGradWinograd[T Float](g ConvGeom, maps, batch int, images, gradOut, dw []T) {
+	if !WinogradApplies(g) {
+		panic("accel: ConvWeightGradWinograd of a convolution that is not 3x3 at stride 1")
+	}
+	c := g.Channels
+	dw = dw[:maps*c*9]
+	if maps <= 0 || batch <= 0 {
+		clear(dw)
+		return
+	}
+	f := newWinoFrame(g)
+	tiles := f.tilesH * f.tilesW
+	tp := roundUp(tiles, 16) // an image's columns in the transformed matrices
+	var zero T
+	size := int(unsafe.Sizeof(zero))
+	runs := min(batch, Workers(), maxWgradWinoRuns)
+	l := getObj[wgradWinoLoop[T]]() // recycled: the workers are handed it
+	defer putObj(l)
+	*l = wgradWinoLoop[T]{
+		wk:      winoWork[T]{g: g, f: f, maps: maps, images: images[:batch*c*g.InH*g.InW], w: PanelWidth[T](), tiles: tiles},
+		gradOut: gradOut[:batch*maps*g.OutH()*g.OutW()],
+		tp:      tp, batch: batch, runs: runs,
+		group: max(1, wgradWinoGroupBytes/(winoPos*(c+maps)*tp*size)),
+	}
+	mc := maps * c
+	for r := range runs {
+		l.sums[r] = getBuf[T](winoPos * mc)
+	}
+	ParallelLoop(runs, 1, l)
+	m := (*l.sums[0])[:winoPos*mc]
+	for r := 1; r < runs; r++ {
+		Axpy(1, (*l.sums[r])[:winoPos*mc], m)
+	}
+	// dW (maps*channels x 9) is the sums (36 x maps*channels) transposed
+	// times G ⊗ G (36 x 9).
+	gg, ok := any(winoGG32).([]T)
+	if !ok {
+		if gg, ok = any(winoGG64).([]T); !ok {
+			gg = winoFilterTransform[T]()
+		}
+	}
+	Gemm(true, false, mc, 9, winoPos, 1, m, mc, gg, 9, 0, dw, 9)
+	for r := range runs {
+		putBuf(l.sums[r])
+	}
+}
+
+// maxWgradWinoRuns bounds the runs of images, each with its own sums, of
+// ConvWeightGradWinograd.
+const maxWgradWinoRuns = 16
+
+// wgradWinoLoop is ConvWeightGradWinograd's loop over runs of images: run
+// r sums the products of its images at the 36 positions (36 matrices of
+// maps x channels) into sums[r].
+type wgradWinoLoop[T Float] struct {
+	wk                 winoWork[T]
+	gradOut            []T
+	tp                 int // an image's columns
+	batch, runs, group int
+	sums               [maxWgradWinoRuns]*[]T
+}
+
+func (l *wgradWinoLoop[T]) Range(lo, hi int) {
+	c, k := l.wk.g.Channels, l.wk.maps
+	cols := l.group * l.tp
+	// v holds the transformed patches of a group of images (36 matrices
+	// of channels x cols, image i's tiles from column i*tp; vs apart), u
+	// their transformed output gradients (36 of maps x cols, us apart).
+	// The 36 matrices lie a little more than their size apart, so that
+	// a tile's 36 values do not fall in the same cache sets.
+	w := wgradWinoGroup[T]{vs: c*cols + winoSkew, us: k*cols + winoSkew}
+	vp := getBuf[T](winoPos * w.vs)
+	defer putBuf(vp)
+	up := getBuf[T](winoPos * w.us)
+	defer putBuf(up)
+	w.v, w.u = *vp, *up
+	for r := lo; r < hi; r++ {
+		m := (*l.sums[r])[:winoPos*k*c]
+		n0, n1 := r*l.batch/l.runs, (r+1)*l.batch/l.runs
+		if n0 == n1 {
+			clear(m)
+			continue
+		}
+		var beta T
+		for g0 := n0; g0 < n1; g0 += l.group {
+			w.n0, w.cols = g0, min(l.group, n1-g0)*l.tp
+			l.transform(&w)
+			for p := range winoPos {
+				u := w.u[p*w.us:][:k*w.cols]
+				v := w.v[p*w.vs:][:c*w.cols]
+				gemmSerial(false, true, k, c, w.cols, 1, u, w.cols, v, w.cols, beta, m[p*k*c:][:k*c], c)
+			}
+			beta = 1
+		}
+	}
+}
+
+// wgradWinoGroup is a group of images of a run: v and u their
+// transformed patches and output gradients, the strides of their 36
+// matrices, the group's first image and its columns (in v's and u's
+// rows; the strides allow for a whole group).
+type wgradWinoGroup[T Float] struct {
+	v, u     []T
+	vs, us   int
+	n0, cols int
+}
+
+// transform writes the transformed patches and output gradients of the
+// images of group w into its v and u.
+func (l *wgradWinoLoop[T]) transform(w *wgradWinoGroup[T]) {
+	wk, f := &l.wk, l.wk.f
+	c, k, pw := wk.g.Channels, wk.maps, wk.w
+	ds := pw + 8
+	fp := getBuf[T](c * f.bh * f.bw)
+	defer putBuf(fp)
+	dp := getBuf[T](winoPos * ds)
+	defer putBuf(dp)
+	ep := getBuf[T](winoTile * winoTile * l.tp)
+	defer putBuf(ep)
+	ohw := wk.g.OutH() * wk.g.OutW()
+	for col0 := 0; col0 < w.cols; col0 += l.tp {
+		n := w.n0 + col0/l.tp
+		wk.border(n, *fp, 0, c)
+		for t0 := 0; t0 < wk.tiles; t0 += pw {
+			cnt := min(pw, wk.tiles-t0)
+			winoInput(f, c, *fp, t0, cnt, w.cols, w.v[col0+t0:], w.vs, *dp, ds)
+		}
+		gy := l.gradOut[n*k*ohw:][:k*ohw]
+		for m := range k {
+			winoGradOut(wk.g, f, gy[m*ohw:][:ohw], w.u[m*w.cols+col0:], w.us, l.tp, *ep)
+		}
+		// Past the image's tiles u is zero; so must v be, where
+		// winoInput did not write (a NaN left in a recycled buffer
+		// times zero is NaN).
+		if wk.tiles < l.tp {
+			lanes := winoLanes[T](wk.tiles%pw, pw) + wk.tiles/pw*pw // what winoInput wrote
+			for p := range winoPos {
+				for ch := range c {
+					row := w.v[p*w.vs+ch*w.cols+col0:]
+					clear(row[lanes:l.tp])
+				}
+			}
+		}
+	}
+}
+
+// winoGradOutKernel is winoGradOutLanes for float32 with vector
+// instructions, n a multiple of 16; nil where the CPU has none.
+var winoGradOutKernel func(n int, e []float32, es int, u []float32, us int)
+
+// WinogradWeightGradFast reports whether ConvWeightGradWinograd has its
+// vector kernels for T on this CPU; without them it is correct but
+// slower than the column matrix and its product.
+func WinogradWeightGradFast[T Float]() bool {
+	_, ok := any(winoGradOutKernel).(func(int, []T, int, []T, int))
+	return ok && winoGradOutKernel != nil && WinogradFast[T]()
+}
+
+// winoGradOut writes A e Aᵀ of each 4x4 tile e of one output gradient
+// plane (OutH x OutW, zero past its edges) to u: position p of tile t at
+// u[p*ustride+t], for the tp columns of the plane's tiles (zero past the
+// last). e (16 rows of stride tp) holds the tiles, row i*4+j holding
+// element (i, j) of each.
+func winoGradOut[T Float](g ConvGeom, f winoFrame, plane, u []T, ustride, tp int, e []T) {
+	oh, ow := g.OutH(), g.OutW()
+	tiles := f.tilesH * f.tilesW
+	full := ow / winoTile // the tiles of a row that lie inside the plane
+	for th := range f.tilesH {
+		for i := range winoTile {
+			r := winoTile*th + i
+			at := th * f.tilesW
+			e0 := e[i*winoTile*tp+at:][:f.tilesW]
+			e1 := e[(i*winoTile+1)*tp+at:][:f.tilesW]
+			e2 := e[(i*winoTile+2)*tp+at:][:f.tilesW]
+			e3 := e[(i*winoTile+3)*tp+at:][:f.tilesW]
+			if r >= oh {
+				clear(e0)
+				clear(e1)
+				clear(e2)
+				clear(e3)
+				continue
+			}
+			src := plane[r*ow:][:ow]
+			for tw := range full {
+				x := src[winoTile*tw:][:winoTile]
+				e0[tw], e1[tw], e2[tw], e3[tw] = x[0], x[1], x[2], x[3]
+			}
+			for tw := full; tw < f.tilesW; tw++ { // a tile past the plane's right edge
+				for j, ej := range [][]T{e0, e1, e2, e3} {
+					var x T
+					if q := winoTile*tw + j; q < ow {
+						x = src[q]
+					}
+					ej[tw] = x
+				}
+			}
+		}
+	}
+	for i := range winoTile * winoTile {
+		clear(e[i*tp+tiles : (i+1)*tp])
+	}
+	if k, ok := any(winoGradOutKernel).(func(int, []T, int, []T, int)); ok && k != nil && tp%16 == 0 {
+		k(tp, e, tp, u, ustride)
+		return
+	}
+	winoGradOutLanes(tp, e, tp, u, ustride)
+}
+
+// winoGradOutLanes is A e Aᵀ for n lanes: e (rows i*4+j, row stride es)
+// holds the tiles, and row r*6+s of u (row stride us) receives element
+// (r, s) of A e Aᵀ.
+func winoGradOutLanes[T Float](n int, e []T, es int, u []T, us int) {
+	for l := range n {
+		var ae [winoPatch][winoTile]T
+		for j := range winoTile {
+			x := gradColumn(e[j*es+l], e[(4+j)*es+l], e[(8+j)*es+l], e[(12+j)*es+l])
+			for r := range winoPatch {
+				ae[r][j] = x[r]
+			}
+		}
+		for r := range winoPatch {
+			x := gradColumn(ae[r][0], ae[r][1], ae[r][2], ae[r][3])
+			for s, val := range x {
+				u[(r*winoPatch+s)*us+l] = val
+			}
+		}
+	}
+}
+
+// gradColumn is A times a column of four values: A is Aᵀ of the output
+// transform (outputColumn) transposed.
+func gradColumn[T Float](e0, e1, e2, e3 T) [winoPatch]T {
+	a, b := e0+e2, e1+e3
+	c, d := e0+4*e2, 2*e1+8*e3
+	return [winoPatch]T{e0, a + b, a - b, c + d, c - d, e3}
+}
