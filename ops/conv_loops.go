@@ -891,16 +891,22 @@ type turnLoop[T accel.Float] struct {
 }
 
 func (l *turnLoop[T]) Range(lo, hi int) {
-	for ci := lo; ci < hi; ci++ {
+	for c0 := lo; c0 < hi; c0 += turnBlock {
+		c1 := min(c0+turnBlock, hi)
 		for ki := range l.k {
-			src := l.weight[(ki*l.c+ci)*9:][:9]
-			dst := l.turned[(ci*l.k+ki)*9:][:9]
-			for t := range 9 {
-				dst[t] = src[8-t]
+			src := l.weight[(ki*l.c+c0)*9:][:(c1-c0)*9]
+			for ci := c0; ci < c1; ci++ {
+				s := src[(ci-c0)*9:][:9]
+				dst := l.turned[(ci*l.k+ki)*9:][:9]
+				dst[0], dst[1], dst[2], dst[3], dst[4], dst[5], dst[6], dst[7], dst[8] = s[8], s[7], s[6], s[5], s[4], s[3], s[2], s[1], s[0]
 			}
 		}
 	}
 }
+
+// turnBlock is the number of channels turnLoop turns together: for each
+// filter it reads their taps in one run, and writes to as many places.
+const turnBlock = 32
 
 // deconvGemm is deconvForward by products: the transposed filters are
 // packed once for all images. Images whose maps fill at most half of a
