@@ -20,9 +20,10 @@ var dw3x3RowKernel func(out, src []float32, offs *[9]int, w *[9]float32, bias, l
 // (dwPlanesApply), one after another in src and dst, reading src as it
 // lies: plane i of dst = bias[i] (0 for a nil bias) + the 3x3 filter
 // w9[9i:] over plane i of src, bounded to [lo, hi]. At stride 2 masks
-// holds the masks of its loads and stores (dwS2Masks). nil where the CPU
-// has no such kernel.
-var dw3x3PlanesKernel func(g ConvGeom, src, dst, w9, bias []float32, planes int, masks *[dwMasksLen]uint16, lo, hi float32)
+// holds the masks of its loads and stores (dwS2Masks). The filters are
+// scaled by scale[i] (1 for a nil scale). nil where the CPU has no such
+// kernel.
+var dw3x3PlanesKernel func(g ConvGeom, src, dst, w9, scale, bias []float32, planes int, masks *[dwMasksLen]uint16, lo, hi float32)
 
 // dwPlanesApply reports whether dw3x3PlanesKernel takes geometry g: a
 // padding of 1 and a stride of 1 or 2, the same in both directions, and
@@ -85,11 +86,12 @@ func Depthwise3x3Applies(g ConvGeom) bool {
 
 // Depthwise3x3 computes a depthwise convolution of planes planes of
 // InH x InW (geometry g, one channel's, where Depthwise3x3Applies): plane
-// p of img, convolved with the 3x3 filter weight[(p%channels)*9:] and
+// p of img, convolved with the 3x3 filter weight[(p%channels)*9:] times
+// scale[p%channels] (nil for none: an inference BatchNorm's scale) and
 // added to bias[p%channels] (nil for none) and bounded to [lo, hi] (NaN
 // stays NaN; -Inf and +Inf bound nothing, 0 and +Inf is relu), gives
 // plane p of out (OutH x OutW). The planes are spread over the workers.
-func Depthwise3x3[T Float](g ConvGeom, planes, channels int, img, weight, bias []T, lo, hi T, out []T) {
+func Depthwise3x3[T Float](g ConvGeom, planes, channels int, img, weight, scale, bias []T, lo, hi T, out []T) {
 	if !Depthwise3x3Applies(g) {
 		panic("accel: Depthwise3x3 of a geometry it does not handle")
 	}
@@ -103,10 +105,13 @@ func Depthwise3x3[T Float](g ConvGeom, planes, channels int, img, weight, bias [
 	if bias != nil {
 		bias = bias[:channels]
 	}
+	if scale != nil {
+		scale = scale[:channels]
+	}
 	grain := max(1, im2colGrain/(9*plane))
 	// offs[kh*3+kw] is tap (kh, kw)'s offset from the start of the
 	// bordered row of the output row's first tap row.
-	l := depthwiseLoop[T]{g: g, channels: channels, img: img, weight: weight, bias: bias, out: out, lo: lo, hi: hi}
+	l := depthwiseLoop[T]{g: g, channels: channels, img: img, weight: weight, scale: scale, bias: bias, out: out, lo: lo, hi: hi}
 	if g.StrideH == 2 && g.StrideW == 2 {
 		l.s2Masks = dwS2Masks(g.InW, g.OutW())
 	}
@@ -125,12 +130,12 @@ func Depthwise3x3[T Float](g ConvGeom, planes, channels int, img, weight, bias [
 
 // depthwiseLoop is Depthwise3x3's loop over planes.
 type depthwiseLoop[T Float] struct {
-	g                      ConvGeom
-	channels               int
-	img, weight, bias, out []T
-	lo, hi                 T                  // the bounds of the outputs
-	offs                   [9]int             // the taps' offsets in the bordered rows
-	s2Masks                [dwMasksLen]uint16 // see dwS2Masks
+	g                             ConvGeom
+	channels                      int
+	img, weight, scale, bias, out []T
+	lo, hi                        T                  // the bounds of the outputs
+	offs                          [9]int             // the taps' offsets in the bordered rows
+	s2Masks                       [dwMasksLen]uint16 // see dwS2Masks
 }
 
 // depthwiseRowMin is the narrowest output row that Depthwise3x3 computes
@@ -187,6 +192,11 @@ func (l *depthwiseLoop[T]) Range(lo, hi int) {
 		}
 		c := p % l.channels
 		copy(w[:], l.weight[c*9:][:9])
+		if l.scale != nil {
+			for t := range w {
+				w[t] *= l.scale[c]
+			}
+		}
 		var b T
 		if l.bias != nil {
 			b = l.bias[c]
@@ -223,11 +233,14 @@ func (l *depthwiseLoop[T]) wholePlanes(lo, hi int) bool {
 	for p := lo; p < hi; {
 		c := p % l.channels
 		run := min(hi-p, l.channels-c)
-		var bias []float32
+		var scale, bias []float32
+		if l32.scale != nil {
+			scale = l32.scale[c:][:run]
+		}
 		if l32.bias != nil {
 			bias = l32.bias[c:][:run]
 		}
-		dw3x3PlanesKernel(g, l32.img[p*n:][:run*n], l32.out[p*on:][:run*on], l32.weight[c*9:][:run*9], bias, run, &l32.s2Masks, l32.lo, l32.hi)
+		dw3x3PlanesKernel(g, l32.img[p*n:][:run*n], l32.out[p*on:][:run*on], l32.weight[c*9:][:run*9], scale, bias, run, &l32.s2Masks, l32.lo, l32.hi)
 		p += run
 	}
 	return true

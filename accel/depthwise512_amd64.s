@@ -8,13 +8,20 @@
 	VBROADCASTSS 12(AX), Z23; VBROADCASTSS 16(AX), Z24; VBROADCASTSS 20(AX), Z25; \
 	VBROADCASTSS 24(AX), Z26; VBROADCASTSS 28(AX), Z27; VBROADCASTSS 32(AX), Z28
 
-// PLANECONSTS broadcasts a plane's weights (the kernels' argument w9)
-// into Z20..Z28 and its bias (at the argument bias) into Z29; NEXTPLANE
-// steps both arguments to the next plane's and loops to label while
-// planes remain.
-#define PLANECONSTS MOVQ w9+32(FP), AX; DWWEIGHTS; MOVQ bias+40(FP), AX; VBROADCASTSS (AX), Z29
-#define NEXTPLANE(label) \
+// PLANECONSTS broadcasts a plane's weights (the kernels' argument w9),
+// times its scale (at the argument scale), into Z20..Z28 and its bias
+// (at the argument bias) into Z29; NEXTPLANE steps the three arguments to
+// the next plane's and loops to label while planes remain. Z17 is
+// scratch.
+#define PLANECONSTS(scale) \
+	MOVQ w9+32(FP), AX; DWWEIGHTS; MOVQ bias+40(FP), AX; VBROADCASTSS (AX), Z29; \
+	MOVQ scale, AX; VBROADCASTSS (AX), Z17; \
+	VMULPS Z17, Z20, Z20; VMULPS Z17, Z21, Z21; VMULPS Z17, Z22, Z22; \
+	VMULPS Z17, Z23, Z23; VMULPS Z17, Z24, Z24; VMULPS Z17, Z25, Z25; \
+	VMULPS Z17, Z26, Z26; VMULPS Z17, Z27, Z27; VMULPS Z17, Z28, Z28
+#define NEXTPLANE(label, scale, scaleStep) \
 	ADDQ $36, w9+32(FP); MOVQ biasStep+48(FP), AX; SHLQ $2, AX; ADDQ AX, bias+40(FP); \
+	MOVQ scaleStep, AX; SHLQ $2, AX; ADDQ AX, scale; \
 	DECQ planes+24(FP); JNZ label
 
 // TAPROW adds the three taps of one filter row (weights in wl, wc, wr) at
@@ -50,7 +57,8 @@
 // dw3x3PlanesAVX512 computes planes planes of a depthwise 3x3 convolution
 // at unit stride with one column and one row of zero padding on each
 // side, one after another in src and dst (h x w each): plane i takes the
-// nine weights at w9+9i and the bias at bias+i*biasStep. A plane is
+// nine weights at w9+9i times the scale at scale+i*scaleStep, and the
+// bias at bias+i*biasStep. A plane is
 // computed in strips of sixteen columns, each walked down its rows: input
 // row i, loaded once in three shifts (ROWLOADS), finishes output row i-1
 // with the filter's bottom row, adds the middle row to output row i and
@@ -61,8 +69,8 @@
 // read as they lie, without a bordered copy: masks keep the loads inside
 // each row, and stand for the padding at its ends.
 //
-// func dw3x3PlanesAVX512(src *float32, h, w, planes int, w9, bias *float32, biasStep int, lo, hi float32, dst *float32)
-TEXT ·dw3x3PlanesAVX512(SB), NOSPLIT, $0-72
+// func dw3x3PlanesAVX512(src *float32, h, w, planes int, w9, bias *float32, biasStep int, lo, hi float32, dst *float32, scale *float32, scaleStep int)
+TEXT ·dw3x3PlanesAVX512(SB), NOSPLIT, $0-88
 	MOVQ src+0(FP), SI
 	MOVQ h+8(FP), R8
 	MOVQ w+16(FP), R13
@@ -75,7 +83,7 @@ TEXT ·dw3x3PlanesAVX512(SB), NOSPLIT, $0-72
 	IMULQ DX, R12 // plane bytes
 
 dw3x3PlaneAVX512_plane:
-	PLANECONSTS
+	PLANECONSTS(scale+72(FP))
 	XORQ R10, R10 // the strip's first column, in bytes
 	MOVQ R13, R11 // the columns left in the row
 
@@ -152,7 +160,7 @@ dw3x3PlaneAVX512_next:
 	JG dw3x3PlaneAVX512_seg
 	ADDQ R12, SI
 	ADDQ R12, DI
-	NEXTPLANE(dw3x3PlaneAVX512_plane)
+	NEXTPLANE(dw3x3PlaneAVX512_plane, scale+72(FP), scaleStep+80(FP))
 	VZEROUPPER
 	RET
 
@@ -186,8 +194,8 @@ dw3x3PlaneAVX512_next:
 // masks (its loads' four and its store's) are at masks, ten bytes a
 // strip; idx holds the even lane indices 0, 2, ... 30, then the odd ones.
 //
-// func dw3x3PlanesS2AVX512(src *float32, h, w, planes int, w9, bias *float32, biasStep int, lo, hi float32, dst *float32, oh, ow int, masks *uint16, idx *int32)
-TEXT ·dw3x3PlanesS2AVX512(SB), NOSPLIT, $0-104
+// func dw3x3PlanesS2AVX512(src *float32, h, w, planes int, w9, bias *float32, biasStep int, lo, hi float32, dst *float32, oh, ow int, masks *uint16, idx *int32, scale *float32, scaleStep int)
+TEXT ·dw3x3PlanesS2AVX512(SB), NOSPLIT, $0-120
 	MOVQ src+0(FP), SI
 	MOVQ dst+64(FP), DI
 	VBROADCASTSS lo+56(FP), Z30
@@ -206,7 +214,7 @@ TEXT ·dw3x3PlanesS2AVX512(SB), NOSPLIT, $0-104
 	IMULQ R13, R9 // output plane bytes
 
 s2_plane:
-	PLANECONSTS
+	PLANECONSTS(scale+104(FP))
 	XORQ R10, R10 // the strip's first input column, in bytes
 	XORQ R11, R11 // its first output column, in bytes
 	MOVQ masks+88(FP), R14
@@ -262,7 +270,7 @@ s2_strip:
 	JLT s2_seg
 	ADDQ R12, SI
 	ADDQ R9, DI
-	NEXTPLANE(s2_plane)
+	NEXTPLANE(s2_plane, scale+104(FP), scaleStep+112(FP))
 	VZEROUPPER
 	RET
 

@@ -15,13 +15,13 @@ func dw3x3RowAVX2(n int, src *float32, offs *[9]int, w *[9]float32, bias, lo, hi
 // whole planes of h x w at unit stride and padding 1.
 //
 //go:noescape
-func dw3x3PlanesAVX512(src *float32, h, w, planes int, w9, bias *float32, biasStep int, lo, hi float32, dst *float32)
+func dw3x3PlanesAVX512(src *float32, h, w, planes int, w9, bias *float32, biasStep int, lo, hi float32, dst *float32, scale *float32, scaleStep int)
 
 // dw3x3PlanesS2AVX512 is dw3x3Planes32's kernel at stride 2
 // (depthwise512_amd64.s).
 //
 //go:noescape
-func dw3x3PlanesS2AVX512(src *float32, h, w, planes int, w9, bias *float32, biasStep int, lo, hi float32, dst *float32, oh, ow int, masks *uint16, idx *int32)
+func dw3x3PlanesS2AVX512(src *float32, h, w, planes int, w9, bias *float32, biasStep int, lo, hi float32, dst *float32, oh, ow int, masks *uint16, idx *int32, scale *float32, scaleStep int)
 
 // dwS2Index holds the even lane indices of two vectors, then the odd ones.
 var dwS2Index = func() (x [32]int32) {
@@ -70,7 +70,7 @@ func init() {
 }
 
 // dw3x3Planes32 is dw3x3PlanesKernel.
-func dw3x3Planes32(g ConvGeom, src, dst, w9, bias []float32, planes int, masks *[dwMasksLen]uint16, lo, hi float32) {
+func dw3x3Planes32(g ConvGeom, src, dst, w9, scale, bias []float32, planes int, masks *[dwMasksLen]uint16, lo, hi float32) {
 	h, w, oh, ow := g.InH, g.InW, g.OutH(), g.OutW()
 	if !dwPlanesApply(g) || planes < 1 {
 		panic("accel: dw3x3Planes32 of planes it does not handle")
@@ -81,11 +81,16 @@ func dw3x3Planes32(g ConvGeom, src, dst, w9, bias []float32, planes int, masks *
 		_ = bias[planes-1]
 		b, step = &bias[0], 1
 	}
+	s, sStep := &unitScale[0], 0 // a missing scale: 1 for every plane
+	if scale != nil {
+		_ = scale[planes-1]
+		s, sStep = &scale[0], 1
+	}
 	if g.StrideH == 1 {
-		dw3x3PlanesAVX512(&src[0], h, w, planes, &w9[0], b, step, lo, hi, &dst[0])
+		dw3x3PlanesAVX512(&src[0], h, w, planes, &w9[0], b, step, lo, hi, &dst[0], s, sStep)
 		return
 	}
-	dw3x3PlanesS2AVX512(&src[0], h, w, planes, &w9[0], b, step, lo, hi, &dst[0], oh, ow, &masks[0], &dwS2Index[0])
+	dw3x3PlanesS2AVX512(&src[0], h, w, planes, &w9[0], b, step, lo, hi, &dst[0], oh, ow, &masks[0], &dwS2Index[0], s, sStep)
 }
 
 // deinterleave512 is deinterleave's pairs loop on float32 with AVX-512.

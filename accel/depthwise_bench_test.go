@@ -21,7 +21,7 @@ func BenchmarkDepthwise3x3(b *testing.B) {
 		out := make([]float32, s.c*g.OutH()*g.OutW())
 		b.Run(fmt.Sprintf("%dx%dx%d/stride=%d", s.c, s.hw, s.hw, s.stride), func(b *testing.B) {
 			for b.Loop() {
-				Depthwise3x3(g, s.c, s.c, img, w, bias, 0, 6, out)
+				Depthwise3x3(g, s.c, s.c, img, w, nil, bias, 0, 6, out)
 			}
 		})
 	}

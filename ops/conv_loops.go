@@ -562,12 +562,6 @@ func convForwardWith[T accel.Float](algo convAlgo, p convPlan, image, weight, ma
 // filters first (they are small), and a residual, with what follows it,
 // is applied in a pass after.
 func convDepthwise[T accel.Float](p convPlan, image, weight, maps []T, post convPost[T]) {
-	if post.scale != nil {
-		wp := getScratch[T](len(weight))
-		defer putScratch(wp)
-		accel.ScaleRows(*wp, weight, post.scale)
-		weight = (*wp)[:len(weight)]
-	}
 	// The kernel bounds its outputs: relu, and relu6's cap, unless a
 	// residual comes first.
 	lo, hi := T(math.Inf(-1)), T(math.Inf(1))
@@ -579,7 +573,7 @@ func convDepthwise[T accel.Float](p convPlan, image, weight, maps []T, post conv
 		}
 		after = false
 	}
-	accel.Depthwise3x3(p.geom, p.batch*p.groups, p.groups, image, weight, post.bias, lo, hi, maps)
+	accel.Depthwise3x3(p.geom, p.batch*p.groups, p.groups, image, weight, post.scale, post.bias, lo, hi, maps)
 	if after {
 		plane := p.colCols()
 		ep := accel.GetRecycled[accel.Epilogue[T]]() // recycled: Apply hands it to the workers
