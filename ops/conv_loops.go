@@ -456,9 +456,11 @@ func directPays[T accel.Float](p convPlan) bool {
 // a network's stem, whose product with the column matrix is too shallow
 // for the packed kernels. MobileNet v2's 3x3 stem, of depth 27, took 0.65
 // of the packed path's time on one thread and 0.7 on two; ResNet's 7x7
-// stem, of depth 147, 0.8. At depths of 576 and more (ResNet's 3x3
-// convolutions at stride 2) the direct kernel was no faster, or slower.
-const directStridedDepth = 256
+// stem, of depth 147, 0.8. At a depth of 576 (ResNet-18's 64->128
+// convolution at stride 2) it took 0.93 of the product's time on one
+// thread and 0.82 on two (Zen 5); at 1152 and 2304 it was 1.02 to 1.06
+// times as long on one thread.
+const directStridedDepth = 576
 
 // directColsMin is the most output positions for which a small
 // convolution takes the packed path rather than the direct kernel: at
