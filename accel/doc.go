@@ -169,7 +169,8 @@
 // BatchNorm's statistics and gradients in training run per channel
 // through SumFloat64, SquaredDeviations and ShiftScale (the forward) and
 // GradStatistics and GradCombine (the gradient): sums in float64, AVX-512
-// loops for float32. The gradient of 3x3 max pooling at stride 2 takes
+// loops for float32; outside training BatchNormFold folds it into the
+// layer before it, sixteen channels at a time. The gradient of 3x3 max pooling at stride 2 takes
 // sixteen windows at a time with AVX-512. MakeLarge makes the large
 // buffers (a graph's float32 arrays, the kernels' scratch, Winograd's
 // filters): from 2 MiB, on a huge-page boundary and marked for

@@ -1,5 +1,7 @@
 package accel
 
+import "math"
+
 // Per-channel statistics and normalisation (BatchNorm's): sums in float64
 // over float32 or float64 data, and a shift and scale.
 
@@ -16,7 +18,45 @@ var (
 	// positive lengths.
 	gradStatsKernel   func(g, x []float32, mu float64) (float64, float64)
 	gradCombineKernel func(dx, g, x []float32, a, b, m, c float32)
+	// bnFoldKernel is BatchNormFold on float32.
+	bnFoldKernel func(scale, shift, gamma, beta, mean, variance, bias []float32, eps float32)
 )
+
+// BatchNormFold folds an inference BatchNorm into the layer before it:
+// for each of the len(scale) channels, scale = gamma / sqrt(variance +
+// eps) (1 over the root for a nil gamma, BatchNorm's fix_gamma) and shift
+// = beta - mean*scale, plus bias*scale for the layer's bias (nil for
+// none). float32 goes sixteen channels at a time where the CPU has the
+// kernel (MobileNet v2's 17,000 channels took 75 µs a forward one at a
+// time in float64); the rest is computed in float64.
+func BatchNormFold[T Float](scale, shift, gamma, beta, mean, variance, bias []T, eps float64) {
+	n := len(scale)
+	shift, beta, mean, variance = shift[:n], beta[:n], mean[:n], variance[:n]
+	if gamma != nil {
+		gamma = gamma[:n]
+	}
+	if bias != nil {
+		bias = bias[:n]
+	}
+	if k := bnFoldKernel; k != nil {
+		if s32, ok := any(scale).([]float32); ok {
+			k(s32, any(shift).([]float32), any(gamma).([]float32), any(beta).([]float32), any(mean).([]float32),
+				any(variance).([]float32), any(bias).([]float32), float32(eps))
+			return
+		}
+	}
+	for f := range n {
+		s := 1 / math.Sqrt(float64(variance[f])+eps)
+		if gamma != nil {
+			s *= float64(gamma[f])
+		}
+		b := float64(beta[f]) - float64(mean[f])*s
+		if bias != nil {
+			b += float64(bias[f]) * s
+		}
+		scale[f], shift[f] = T(s), T(b)
+	}
+}
 
 // SumFloat64 returns the sum of x computed in float64, in eight
 // independent sums (so that additions need not wait for each other: one

@@ -198,3 +198,60 @@ gradCombineAVX512_tail:
 	VMOVUPS Z0, K1, (DI)
 	VZEROUPPER
 	RET
+
+// func bnFoldAVX512(n int, gamma, beta, mean, variance, bias *float32, eps float32, scale, shift *float32)
+//
+// bnFoldAVX512 sets scale[i] = gamma[i] / sqrt(variance[i] + eps) (1
+// over it where gamma is nil) and shift[i] = beta[i] - mean[i]*scale[i],
+// plus bias[i]*scale[i] where bias is not nil, for i below n (positive),
+// sixteen at a time, the last n%16 under a mask.
+TEXT ·bnFoldAVX512(SB), NOSPLIT, $0-72
+	MOVQ n+0(FP), CX
+	MOVQ gamma+8(FP), R8
+	MOVQ beta+16(FP), R9
+	MOVQ mean+24(FP), R10
+	MOVQ variance+32(FP), R11
+	MOVQ bias+40(FP), R12
+	VBROADCASTSS eps+48(FP), Z30
+	MOVQ scale+56(FP), DI
+	MOVQ shift+64(FP), SI
+	MOVL $0x3f800000, AX
+	VPBROADCASTD AX, Z31 // 1
+	XORQ DX, DX          // the offset, in bytes
+
+bnfold_loop:
+	MOVQ $0xffff, AX
+	CMPQ CX, $16
+	JGE bnfold_mask
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+
+bnfold_mask:
+	KMOVW AX, K1
+	VMOVUPS.Z (R11)(DX*1), K1, Z0
+	VADDPS Z30, Z0, Z0
+	VSQRTPS Z0, Z0
+	VDIVPS Z0, Z31, Z1
+	TESTQ R8, R8
+	JZ bnfold_shift
+	VMOVUPS.Z (R8)(DX*1), K1, Z4
+	VMULPS Z4, Z1, Z1
+
+bnfold_shift:
+	VMOVUPS.Z (R9)(DX*1), K1, Z2
+	VMOVUPS.Z (R10)(DX*1), K1, Z3
+	VFNMADD231PS Z3, Z1, Z2
+	TESTQ R12, R12
+	JZ bnfold_store
+	VMOVUPS.Z (R12)(DX*1), K1, Z4
+	VFMADD231PS Z4, Z1, Z2
+
+bnfold_store:
+	VMOVUPS Z1, K1, (DI)(DX*1)
+	VMOVUPS Z2, K1, (SI)(DX*1)
+	ADDQ $64, DX
+	SUBQ $16, CX
+	JG bnfold_loop
+	VZEROUPPER
+	RET

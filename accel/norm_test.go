@@ -67,3 +67,36 @@ func TestNormStatistics(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchNormFold checks the folded scale and shift against the
+// definition in float64, with and without gamma and the layer's bias, on
+// lengths around the vector width.
+func TestBatchNormFold(t *testing.T) {
+	r := rand.New(rand.NewPCG(61, 62))
+	for _, n := range []int{1, 15, 16, 17, 33, 960} {
+		gamma, beta, mean, bias := randSlice[float32](r, n), randSlice[float32](r, n), randSlice[float32](r, n), randSlice[float32](r, n)
+		variance := make([]float32, n)
+		for i := range variance {
+			variance[i] = float32(r.Float64() * 3)
+		}
+		for _, g := range [][]float32{gamma, nil} {
+			for _, b := range [][]float32{bias, nil} {
+				scale, shift := make([]float32, n), make([]float32, n)
+				BatchNormFold(scale, shift, g, beta, mean, variance, b, 1e-5)
+				for i := range n {
+					s := 1 / math.Sqrt(float64(variance[i])+1e-5)
+					if g != nil {
+						s *= float64(g[i])
+					}
+					sh := float64(beta[i]) - float64(mean[i])*s
+					if b != nil {
+						sh += float64(b[i]) * s
+					}
+					if math.Abs(float64(scale[i])-s) > 1e-6*(1+math.Abs(s)) || math.Abs(float64(shift[i])-sh) > 1e-5*(1+math.Abs(sh)) {
+						t.Fatalf("n=%d gamma %v bias %v: [%d] = %v, %v, want %v, %v", n, g != nil, b != nil, i, scale[i], shift[i], s, sh)
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package ops
 
 import (
-	"math"
 
 	"github.com/hybridgo/hybridgo/accel"
 )
@@ -224,17 +223,10 @@ func convBN[T accel.Float](a *ConvBNAttrs, p convPlan, x []T, in []Value, y []T,
 	sp := getScratch[T](2 * filters)
 	defer putScratch(sp)
 	scale, shift := (*sp)[:filters], (*sp)[filters:2*filters]
-	for f := range filters {
-		s := 1 / math.Sqrt(float64(variance[f])+a.Eps)
-		if !a.FixGamma {
-			s *= float64(gamma[f])
-		}
-		b := float64(beta[f]) - float64(mean[f])*s
-		if bias != nil {
-			b += float64(bias[f]) * s
-		}
-		scale[f], shift[f] = T(s), T(b)
+	if a.FixGamma {
+		gamma = nil
 	}
+	accel.BatchNormFold(scale, shift, gamma, beta[:filters], mean[:filters], variance[:filters], bias, a.Eps)
 	post := convPost[T]{scale: scale, bias: shift, relu: relu, capped: relu && a.Cap.Valid, cap: T(a.Cap.Value), cache: true}
 	if residual {
 		post.residual = in[nc+4].Data.([]T)
