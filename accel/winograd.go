@@ -185,6 +185,12 @@ func ConvWinograd[T Float](g ConvGeom, maps, batch int, images, filters, out []T
 	work := getObj[winoWork[T]]() // recycled: the steps hand it to other goroutines
 	defer putObj(work)
 	*work = winoWork[T]{g: g, f: f, maps: maps, images: images, filters: filters, out: out, ep: ep, w: w, tiles: tiles, blocks: ceilDiv(tiles, w)}
+	if per := min(w/tiles, ceilDiv(batch, Workers())); batch > 1 && per > 1 {
+		// Images of fewer tiles than a panel's columns go several to a
+		// block, a group of them at a time on each worker.
+		ParallelRange(ceilDiv(batch, per), 1, winoGroupLoop[T]{work: *work, per: per, batch: batch})
+		return
+	}
 	if batch > 1 && batch >= Workers() {
 		// An image at a time on each worker, so that its frames stay in
 		// the worker's cache from the border to the crop.
@@ -318,6 +324,39 @@ func (l *winoImageLoop[T]) Range(lo, hi int) {
 	}
 }
 
+// winoGroupLoop is ConvWinograd's loop over groups of per images of few
+// tiles, each worker taking whole groups: their tiles, one image's after
+// another's, make the blocks.
+type winoGroupLoop[T Float] struct {
+	work       winoWork[T]
+	per, batch int
+}
+
+func (l *winoGroupLoop[T]) Range(lo, hi int) {
+	wk := &l.work
+	c, k, f := wk.g.Channels, wk.maps, wk.f
+	inSize, outSize := c*f.bh*f.bw, k*f.oh*f.ow // an image's frames
+	ip := getBuf[T](l.per * inSize)
+	defer putBuf(ip)
+	op := getBuf[T](l.per * outSize)
+	defer putBuf(op)
+	b := newWinoBlocks(wk)
+	defer b.release()
+	for gi := lo; gi < hi; gi++ {
+		n0, n1 := gi*l.per, min((gi+1)*l.per, l.batch)
+		for n := n0; n < n1; n++ {
+			wk.border(n, (*ip)[(n-n0)*inSize:], 0, c)
+		}
+		cnt := (n1 - n0) * wk.tiles
+		for t0 := 0; t0 < cnt; t0 += wk.w {
+			b.runTiles(wk, *ip, *op, inSize, outSize, t0, min(wk.w, cnt-t0))
+		}
+		for n := n0; n < n1; n++ {
+			wk.crop(n, (*op)[(n-n0)*outSize:], 0, k)
+		}
+	}
+}
+
 // winoBlockLoop is ConvWinograd's loop over the blocks of one image.
 type winoBlockLoop[T Float] struct {
 	work    winoWork[T]
@@ -363,15 +402,21 @@ func (b *winoBlocks[T]) release() { putBuf(b.bp) }
 // run computes block blk of the image framed in in, into the framed
 // output planes out.
 func (b *winoBlocks[T]) run(wk *winoWork[T], in, out []T, blk int) {
+	t0 := blk * wk.w
+	b.runTiles(wk, in, out, 0, 0, t0, min(wk.w, wk.tiles-t0))
+}
+
+// runTiles computes the block of tiles t0 .. t0+cnt-1 of a group of
+// images, framed in in and out (image i's frames from in[i*inStride:] and
+// out[i*outStride:]).
+func (b *winoBlocks[T]) runTiles(wk *winoWork[T], in, out []T, inStride, outStride, t0, cnt int) {
 	c, k, w, f := wk.g.Channels, wk.maps, wk.w, wk.f
-	t0 := blk * w
-	cnt := min(w, wk.tiles-t0)
 	if cnt < w {
 		winoClearLanes(c, k, cnt, w, b.v, b.vstride, b.m, b.mstride)
 	}
-	winoInput(f, c, in, t0, cnt, w, b.v, b.vstride, b.d, b.ds)
+	winoInput(f, c, in, inStride, wk.tiles, t0, cnt, w, b.v, b.vstride, b.d, b.ds)
 	b.products(wk, cnt, 0, winoPos)
-	winoOutput(f, k, t0, cnt, w, b.m, b.mstride, out, b.o, b.ds)
+	winoOutput(f, k, t0, cnt, w, b.m, b.mstride, out, outStride, wk.tiles, b.o, b.ds)
 }
 
 // products computes the block's products at positions lo to hi-1: the
@@ -442,13 +487,13 @@ func (l *winoStep[T]) Range(lo, hi int) {
 	case winoInputStep:
 		dp := getBuf[T](winoPos * b.ds)
 		defer putBuf(dp)
-		winoInput(f, hi-lo, l.in[lo*f.bh*f.bw:], l.t0, l.cnt, w, b.v[lo*w:], b.vstride, *dp, b.ds)
+		winoInput(f, hi-lo, l.in[lo*f.bh*f.bw:], 0, wk.tiles, l.t0, l.cnt, w, b.v[lo*w:], b.vstride, *dp, b.ds)
 	case winoProductStep:
 		b.products(wk, l.cnt, lo, hi)
 	case winoOutputStep:
 		op := getBuf[T](winoTile * winoTile * b.ds)
 		defer putBuf(op)
-		winoOutput(f, hi-lo, l.t0, l.cnt, w, b.m[lo*w:], b.mstride, l.out[lo*f.oh*f.ow:], *op, b.ds)
+		winoOutput(f, hi-lo, l.t0, l.cnt, w, b.m[lo*w:], b.mstride, l.out[lo*f.oh*f.ow:], 0, wk.tiles, *op, b.ds)
 	}
 }
 
@@ -495,36 +540,43 @@ func winoRuns(f winoFrame, t0, cnt int, run func(j, th, tw, n int, rowEnd bool))
 	}
 }
 
-// winoInput writes Bᵀ d B of the patches d of tiles t0 .. t0+cnt-1 of the
-// image (channels framed planes), for every channel, into v: at each
+// winoInput writes Bᵀ d B of the patches d of tiles t0 .. t0+cnt-1 of a
+// group of images of tiles tiles each (image i's channels framed planes
+// from planes[i*imgStride:]; tile t0 of the first image's tiles, the
+// next image's following its last), for every channel, into v: at each
 // position p, the channels x w matrix at v[p*vstride:] in the packed
 // layout of GemmPackedB (one panel of w columns, the columns past cnt
 // zero). d (36 rows of stride ds) holds a channel's patches, row r*6+q
 // holding element (r, q) of each.
-func winoInput[T Float](f winoFrame, channels int, planes []T, t0, cnt, w int, v []T, vstride int, d []T, ds int) {
+func winoInput[T Float](f winoFrame, channels int, planes []T, imgStride, tiles, t0, cnt, w int, v []T, vstride int, d []T, ds int) {
 	lanes := winoLanes[T](cnt, w)
 	in32, _ := any(winoInputKernel).(func(int, []T, int, []T, int))
 	gather32, _ := any(winoGatherKernel).(func(int, []T, int, []T, int))
 	for ch := range channels {
-		plane := planes[ch*f.bh*f.bw:][:f.bh*f.bw]
-		winoRuns(f, t0, cnt, func(j, th, tw, n int, _ bool) {
-			src := plane[winoTile*(th*f.bw+tw):]
-			if gather32 != nil {
-				// Groups past the run write lanes that the next run or
-				// the clearing below writes again.
-				gather32(ceilDiv(n, 8), src, f.bw, d[j:], ds)
-				return
-			}
-			for r := range winoPatch {
-				row := src[r*f.bw:]
-				for q := range winoPatch {
-					e := d[(r*winoPatch+q)*ds+j:][:n]
-					for i := range e {
-						e[i] = row[winoTile*i+q]
+		for j0 := 0; j0 < cnt; { // the tiles of one image
+			img, t := (t0+j0)/tiles, (t0+j0)%tiles
+			n := min(cnt-j0, tiles-t)
+			plane := planes[img*imgStride+ch*f.bh*f.bw:][:f.bh*f.bw]
+			winoRuns(f, t, n, func(j, th, tw, n int, _ bool) {
+				src := plane[winoTile*(th*f.bw+tw):]
+				if gather32 != nil {
+					// Groups past the run write lanes that the next run
+					// or the clearing below writes again.
+					gather32(ceilDiv(n, 8), src, f.bw, d[j0+j:], ds)
+					return
+				}
+				for r := range winoPatch {
+					row := src[r*f.bw:]
+					for q := range winoPatch {
+						e := d[(r*winoPatch+q)*ds+j0+j:][:n]
+						for i := range e {
+							e[i] = row[winoTile*i+q]
+						}
 					}
 				}
-			}
-		})
+			})
+			j0 += n
+		}
 		if lanes > cnt {
 			for p := range winoPos {
 				clear(d[p*ds+cnt : p*ds+lanes])
@@ -572,10 +624,11 @@ func inputColumn[T Float](d0, d1, d2, d3, d4, d5 T) [winoPatch]T {
 }
 
 // winoOutput writes Aᵀ m A of the products m (at position p, the
-// maps x w matrix at m[p*mstride:]) for tiles t0 .. t0+cnt-1 into the
-// maps framed output planes of one image. o (16 rows of stride os) holds
+// maps x w matrix at m[p*mstride:]) for tiles t0 .. t0+cnt-1 of a group
+// of images of tiles tiles each (as winoInput's) into their maps framed
+// output planes, image i's from planes[i*imgStride:]. o (16 rows of stride os) holds
 // a map's output tiles, row i*4+j holding element (i, j) of each.
-func winoOutput[T Float](f winoFrame, maps, t0, cnt, w int, m []T, mstride int, planes, o []T, os int) {
+func winoOutput[T Float](f winoFrame, maps, t0, cnt, w int, m []T, mstride int, planes []T, imgStride, tiles int, o []T, os int) {
 	lanes := winoLanes[T](cnt, w)
 	out32, _ := any(winoOutputKernel).(func(int, []T, int, []T, int))
 	scatter32, _ := any(winoScatterKernel).(func(int, []T, int, []T, int))
@@ -585,27 +638,32 @@ func winoOutput[T Float](f winoFrame, maps, t0, cnt, w int, m []T, mstride int, 
 		} else {
 			winoOutputLanes(lanes, m[k*w:], mstride, o, os)
 		}
-		plane := planes[k*f.oh*f.ow:][:f.oh*f.ow]
-		winoRuns(f, t0, cnt, func(j, th, tw, n int, rowEnd bool) {
-			dst := plane[winoTile*(th*f.ow+tw):]
-			if scatter32 == nil {
-				scatterTiles(o[j:], os, dst, f.ow, n)
-				return
-			}
-			// A group past the run's end writes into the row's slack, so
-			// only where the run ends the row; elsewhere the tiles of
-			// the last group go one by one.
-			groups := n / 8
-			if rowEnd {
-				groups = ceilDiv(n, 8)
-			}
-			if groups > 0 {
-				scatter32(groups, o[j:], os, dst, f.ow)
-			}
-			if rest := n - 8*groups; rest > 0 {
-				scatterTiles(o[j+8*groups:], os, dst[winoTile*8*groups:], f.ow, rest)
-			}
-		})
+		for j0 := 0; j0 < cnt; { // the tiles of one image
+			img, t := (t0+j0)/tiles, (t0+j0)%tiles
+			n := min(cnt-j0, tiles-t)
+			plane := planes[img*imgStride+k*f.oh*f.ow:][:f.oh*f.ow]
+			winoRuns(f, t, n, func(j, th, tw, n int, rowEnd bool) {
+				dst := plane[winoTile*(th*f.ow+tw):]
+				if scatter32 == nil {
+					scatterTiles(o[j0+j:], os, dst, f.ow, n)
+					return
+				}
+				// A group past the run's end writes into the row's
+				// slack, so only where the run ends the row; elsewhere
+				// the tiles of the last group go one by one.
+				groups := n / 8
+				if rowEnd {
+					groups = ceilDiv(n, 8)
+				}
+				if groups > 0 {
+					scatter32(groups, o[j0+j:], os, dst, f.ow)
+				}
+				if rest := n - 8*groups; rest > 0 {
+					scatterTiles(o[j0+j+8*groups:], os, dst[winoTile*8*groups:], f.ow, rest)
+				}
+			})
+			j0 += n
+		}
 	}
 }
 

@@ -54,6 +54,12 @@ func TestConvWinograd(t *testing.T) {
 		{16, 40, 28, 28, 1, 2},
 		{3, 8, 10, 150, 1, 2}, // rows of 38 tiles: blocks end inside rows
 		{2, 3, 21, 45, 0, 3},
+		// images of fewer tiles than a block, several to a block
+		{6, 10, 7, 7, 1, 16},
+		{5, 9, 4, 4, 1, 7},
+		{3, 4, 9, 10, 1, 6}, // blocks that end inside an image's rows
+		{4, 6, 14, 14, 1, 4},
+		{2, 3, 6, 9, 0, 8},
 	}
 	for _, tc := range cases {
 		g := ConvGeom{Channels: tc.c, InH: tc.h, InW: tc.w, KernelH: 3, KernelW: 3, StrideH: 1, StrideW: 1, PadH: tc.pad, PadW: tc.pad, DilateH: 1, DilateW: 1}
