@@ -60,6 +60,7 @@ func TestConvWinograd(t *testing.T) {
 		{3, 4, 9, 10, 1, 6}, // blocks that end inside an image's rows
 		{4, 6, 14, 14, 1, 4},
 		{2, 3, 6, 9, 0, 8},
+		{300, 13, 6, 6, 1, 1}, // filters past a block of depth
 	}
 	for _, tc := range cases {
 		g := ConvGeom{Channels: tc.c, InH: tc.h, InW: tc.w, KernelH: 3, KernelW: 3, StrideH: 1, StrideW: 1, PadH: tc.pad, PadW: tc.pad, DilateH: 1, DilateW: 1}
