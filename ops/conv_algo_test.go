@@ -301,15 +301,14 @@ func TestConvAlgoForResNet(t *testing.T) {
 	if got, want := convAlgoFor[float32](a.plan(Shape{16, 256, 14, 14})) == algoWinograd, accel.WinogradFast[float32](); got != want {
 		t.Errorf("batch 16 of 256x14x14: Winograd %v, want %v", got, want)
 	}
-	// Those of 7x7 too, outside training, where the filters' transforms
-	// are cached; in training, and at batch 1, not.
+	// Those of 7x7 too, several images to a block; at batch 1 not, nor
+	// those of 4x4.
 	a.NumFilter = 512
-	p := a.plan(Shape{16, 512, 7, 7})
-	if got, want := convAlgoForCall[float32](p, true) == algoWinograd, accel.WinogradFast[float32](); got != want {
-		t.Errorf("batch 16 of 512x7x7, filters cached: Winograd %v, want %v", got, want)
+	if got, want := convAlgoFor[float32](a.plan(Shape{16, 512, 7, 7})) == algoWinograd, accel.WinogradFast[float32](); got != want {
+		t.Errorf("batch 16 of 512x7x7: Winograd %v, want %v", got, want)
 	}
-	if convAlgoForCall[float32](p, false) == algoWinograd || convAlgoForCall[float32](a.plan(Shape{1, 512, 7, 7}), true) == algoWinograd {
-		t.Error("512x7x7 in training or at batch 1 takes Winograd's algorithm")
+	if convAlgoFor[float32](a.plan(Shape{1, 512, 7, 7})) == algoWinograd || convAlgoFor[float32](a.plan(Shape{16, 512, 4, 4})) == algoWinograd {
+		t.Error("512x7x7 at batch 1 or 512x4x4 at batch 16 takes Winograd's algorithm")
 	}
 }
 

@@ -249,10 +249,10 @@ func convAlgoFor[T accel.Float](p convPlan) convAlgo {
 		return algoDirect
 	case p.direct():
 		return algoPointwise
-	case sideBySidePays[T](p):
-		return algoSideBySide
 	case winogradPays[T](p):
 		return algoWinograd
+	case sideBySidePays[T](p):
+		return algoSideBySide
 	case accel.ConvDirectApplies[T](p.geom, p.maps) && cols > directColsMin && directPays[T](p):
 		return algoDirect
 	case planesPay[T](p):
@@ -379,18 +379,24 @@ func (s *sideBySideStep[T]) Range(lo, hi int) {
 // cached), but less as the batch grows: 0.96 at batch 4, 0.84 at 8, 0.77
 // at 16; in ResNet-18's training step at 112x112 (128 channels of 14x14,
 // batch 16) 0.85 of the forward's time and 0.92 of the data gradient's.
-// For 512 of 7x7 it was three times slower.
+// Images of fewer tiles than a block go several to a block (see
+// accel.ConvWinograd): at batch 16, 512 channels of 7x7 took 0.69 of the
+// time of their images side by side with the filters cached, and in the
+// training step at 112x112 (256 of 7x7) 0.6 to 0.8 of the forward's time
+// and 0.75 to 0.8 of the data gradient's; at batch 1 three times as
+// long. At 4x4 (one tile) it took 1.5 times as long.
 func winogradPays[T accel.Float](p convPlan) bool {
 	if p.groups != 1 || !accel.WinogradFast[T]() || !accel.WinogradApplies(p.geom) {
 		return false
 	}
 	tiles := accel.WinogradTiles(p.geom)
-	return tiles >= winogradMinTiles || tiles >= winogradMinTiles/2 && p.batch >= winogradMinBatch
+	return tiles >= winogradMinTiles || tiles >= winogradMinTiles/8 && p.batch >= winogradMinBatch
 }
 
 // winogradMinTiles is the least number of 4x4 output tiles per image for
 // which Winograd's algorithm is chosen (winogradPays) whatever the batch;
-// half as many take it in batches of winogradMinBatch images or more.
+// an eighth as many (7x7 planes) take it in batches of winogradMinBatch
+// images or more.
 const (
 	winogradMinTiles = 32
 	winogradMinBatch = 8
@@ -492,31 +498,7 @@ func convForward[T accel.Float](p convPlan, image, weight, maps []T, post convPo
 		convForwardWith(convAlgoFor[T](q), q, sub, weight, maps, post)
 		return
 	}
-	convForwardWith(convAlgoForCall[T](p, post.cache), p, image, weight, maps, post)
-}
-
-// convAlgoForCall is convAlgoFor for a call that may keep its filters'
-// transforms in the filter cache (cached: outside training), where
-// Winograd's algorithm also pays on images of few tiles in a batch
-// (winogradCachedPays).
-func convAlgoForCall[T accel.Float](p convPlan, cached bool) convAlgo {
-	if cached && winogradCachedPays[T](p) {
-		return algoWinograd
-	}
-	return convAlgoFor[T](p)
-}
-
-// winogradCachedPays reports whether plan p takes Winograd's algorithm
-// when its filters' transforms come from the filter cache: in batches of
-// winogradMinBatch images or more, also on images of 4 to 15 tiles
-// (ResNet's 7x7 planes), several images to a block of tiles. At batch 16
-// ResNet-18's 512x7x7 convolutions took 0.69 of the time of their images
-// side by side (Zen 5, one thread), for 38 MB of transformed filters
-// each. With the filters transformed on every call (training) they took
-// 1.2 times as long.
-func winogradCachedPays[T accel.Float](p convPlan) bool {
-	return p.groups == 1 && accel.WinogradFast[T]() && accel.WinogradApplies(p.geom) &&
-		accel.WinogradTiles(p.geom) >= winogradMinTiles/8 && p.batch >= winogradMinBatch
+	convForwardWith(convAlgoFor[T](p), p, image, weight, maps, post)
 }
 
 // subsampledPlan returns, for a 1x1 convolution at a stride above 1
