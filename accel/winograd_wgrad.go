@@ -48,7 +48,6 @@ func ConvWeightGradWinograd[T Float](g ConvGeom, maps, batch int, images, gradOu
 	}
 	f := newWinoFrame(g)
 	tiles := f.tilesH * f.tilesW
-	tp := roundUp(tiles, 16) // an image's columns in the transformed matrices
 	var zero T
 	size := int(unsafe.Sizeof(zero))
 	runs := min(batch, Workers(), maxWgradWinoRuns)
@@ -57,8 +56,8 @@ func ConvWeightGradWinograd[T Float](g ConvGeom, maps, batch int, images, gradOu
 	*l = wgradWinoLoop[T]{
 		wk:      winoWork[T]{g: g, f: f, maps: maps, images: images[:batch*c*g.InH*g.InW], w: PanelWidth[T](), tiles: tiles},
 		gradOut: gradOut[:batch*maps*g.OutH()*g.OutW()],
-		tp:      tp, batch: batch, runs: runs,
-		group: max(1, wgradWinoGroupBytes/(winoPos*(c+maps)*tp*size)),
+		batch:   batch, runs: runs,
+		group: max(1, wgradWinoGroupBytes/(winoPos*(c+maps)*tiles*size)),
 	}
 	mc := maps * c
 	for r := range runs {
@@ -93,17 +92,16 @@ const maxWgradWinoRuns = 16
 type wgradWinoLoop[T Float] struct {
 	wk                 winoWork[T]
 	gradOut            []T
-	tp                 int // an image's columns
 	batch, runs, group int
 	sums               [maxWgradWinoRuns]*[]T
 }
 
 func (l *wgradWinoLoop[T]) Range(lo, hi int) {
-	c, k := l.wk.g.Channels, l.wk.maps
-	cols := l.group * l.tp
+	c, k, tiles := l.wk.g.Channels, l.wk.maps, l.wk.tiles
+	cols := groupCols(l.group, tiles)
 	// v holds the transformed patches of a group of images (36 matrices
-	// of channels x cols, image i's tiles from column i*tp; vs apart), u
-	// their transformed output gradients (36 of maps x cols, us apart).
+	// of channels x cols, image i's tiles from column i*tiles; vs apart),
+	// u their transformed output gradients (36 of maps x cols, us apart).
 	// The 36 matrices lie a little more than their size apart, so that
 	// a tile's 36 values do not fall in the same cache sets.
 	w := wgradWinoGroup[T]{vs: c*cols + winoSkew, us: k*cols + winoSkew}
@@ -121,7 +119,8 @@ func (l *wgradWinoLoop[T]) Range(lo, hi int) {
 		}
 		var beta T
 		for g0 := n0; g0 < n1; g0 += l.group {
-			w.n0, w.cols = g0, min(l.group, n1-g0)*l.tp
+			w.n0, w.n = g0, min(l.group, n1-g0)
+			w.cols = groupCols(w.n, tiles)
 			l.transform(&w)
 			for p := range winoPos {
 				u := w.u[p*w.us:][:k*w.cols]
@@ -135,13 +134,18 @@ func (l *wgradWinoLoop[T]) Range(lo, hi int) {
 
 // wgradWinoGroup is a group of images of a run: v and u their
 // transformed patches and output gradients, the strides of their 36
-// matrices, the group's first image and its columns (in v's and u's
-// rows; the strides allow for a whole group).
+// matrices, the group's first image, its images and its columns (in v's
+// and u's rows; the strides allow for a whole group).
 type wgradWinoGroup[T Float] struct {
-	v, u     []T
-	vs, us   int
-	n0, cols int
+	v, u        []T
+	vs, us      int
+	n0, n, cols int
 }
+
+// groupCols is the columns of the transformed matrices of n images of
+// tiles tiles each: their tiles side by side, and room past the last for
+// the sixteen lanes at a time that the transforms write (zero there).
+func groupCols(n, tiles int) int { return (n-1)*tiles + roundUp(tiles, 16) }
 
 // transform writes the transformed patches and output gradients of the
 // images of group w into its v and u.
@@ -153,11 +157,15 @@ func (l *wgradWinoLoop[T]) transform(w *wgradWinoGroup[T]) {
 	defer putBuf(fp)
 	dp := getBuf[T](winoPos * ds)
 	defer putBuf(dp)
-	ep := getBuf[T](winoTile * winoTile * l.tp)
+	tp := roundUp(wk.tiles, 16) // the lanes of an image's output gradient transforms
+	ep := getBuf[T](winoTile * winoTile * tp)
 	defer putBuf(ep)
 	ohw := wk.g.OutH() * wk.g.OutW()
-	for col0 := 0; col0 < w.cols; col0 += l.tp {
-		n := w.n0 + col0/l.tp
+	// The images' tiles lie side by side; the lanes each image's
+	// transforms write past its tiles are the next image's, written
+	// again after.
+	for i := range w.n {
+		n, col0 := w.n0+i, i*wk.tiles
 		wk.border(n, *fp, 0, c)
 		for t0 := 0; t0 < wk.tiles; t0 += pw {
 			cnt := min(pw, wk.tiles-t0)
@@ -165,19 +173,16 @@ func (l *wgradWinoLoop[T]) transform(w *wgradWinoGroup[T]) {
 		}
 		gy := l.gradOut[n*k*ohw:][:k*ohw]
 		for m := range k {
-			winoGradOut(wk.g, f, gy[m*ohw:][:ohw], w.u[m*w.cols+col0:], w.us, l.tp, *ep)
+			winoGradOut(wk.g, f, gy[m*ohw:][:ohw], w.u[m*w.cols+col0:], w.us, tp, *ep)
 		}
-		// Past the image's tiles u is zero; so must v be, where
-		// winoInput did not write (a NaN left in a recycled buffer
-		// times zero is NaN).
-		if wk.tiles < l.tp {
-			lanes := winoLanes[T](wk.tiles%pw, pw) + wk.tiles/pw*pw // what winoInput wrote
-			for p := range winoPos {
-				for ch := range c {
-					row := w.v[p*w.vs+ch*w.cols+col0:]
-					clear(row[lanes:l.tp])
-				}
-			}
+	}
+	// Past the last image's tiles u is zero; so must v be, where
+	// winoInput did not write (a NaN left in a recycled buffer times
+	// zero is NaN).
+	for p := range winoPos {
+		for ch := range c {
+			row := w.v[p*w.vs+ch*w.cols:][:w.cols]
+			clear(row[w.n*wk.tiles:])
 		}
 	}
 }

@@ -100,7 +100,7 @@ func wgradWinograd[T Float](g ConvGeom, maps, batch int, img, gy []T) []T {
 // BenchmarkConvWeightGradWinograd times F(3x3, 4x4) at the 3x3 stride-1
 // shapes of ResNet-18's training step at 112x112, batch 16.
 func BenchmarkConvWeightGradWinograd(b *testing.B) {
-	for _, s := range []struct{ c, hw int }{{64, 28}, {128, 14}} {
+	for _, s := range []struct{ c, hw int }{{64, 28}, {128, 14}, {256, 7}, {512, 4}} {
 		g := ConvGeom{Channels: s.c, InH: s.hw, InW: s.hw, KernelH: 3, KernelW: 3, StrideH: 1, StrideW: 1, PadH: 1, PadW: 1, DilateH: 1, DilateW: 1}
 		r := rand.New(rand.NewPCG(25, 26))
 		const batch = 16
