@@ -442,9 +442,9 @@ func (b *winoBlocks[T]) runTiles(wk *winoWork[T], in, out []T, inStride, outStri
 	if cnt < w {
 		winoClearLanes(c, k, cnt, w, b.v, b.vstride, b.m, b.mstride)
 	}
-	winoInput(f, c, in, inStride, wk.tiles, t0, cnt, w, b.v, b.vstride, b.d, b.ds)
+	winoInput(f, c, in, inStride, t0, cnt, w, b.v, b.vstride, b.d, b.ds)
 	b.products(wk, cnt, 0, winoPos)
-	winoOutput(f, k, t0, cnt, w, b.m, b.mstride, out, outStride, wk.tiles, b.o, b.ds)
+	winoOutput(f, k, t0, cnt, w, b.m, b.mstride, out, outStride, b.o, b.ds)
 }
 
 // products computes the block's products at positions lo to hi-1: the
@@ -515,13 +515,13 @@ func (l *winoStep[T]) Range(lo, hi int) {
 	case winoInputStep:
 		dp := getBuf[T](winoPos * b.ds)
 		defer putBuf(dp)
-		winoInput(f, hi-lo, l.in[lo*f.bh*f.bw:], 0, wk.tiles, l.t0, l.cnt, w, b.v[lo*w:], b.vstride, *dp, b.ds)
+		winoInput(f, hi-lo, l.in[lo*f.bh*f.bw:], 0, l.t0, l.cnt, w, b.v[lo*w:], b.vstride, *dp, b.ds)
 	case winoProductStep:
 		b.products(wk, l.cnt, lo, hi)
 	case winoOutputStep:
 		op := getBuf[T](winoTile * winoTile * b.ds)
 		defer putBuf(op)
-		winoOutput(f, hi-lo, l.t0, l.cnt, w, b.m[lo*w:], b.mstride, l.out[lo*f.oh*f.ow:], 0, wk.tiles, *op, b.ds)
+		winoOutput(f, hi-lo, l.t0, l.cnt, w, b.m[lo*w:], b.mstride, l.out[lo*f.oh*f.ow:], 0, *op, b.ds)
 	}
 }
 
@@ -557,54 +557,51 @@ func winoLanes[T Float](cnt, w int) int {
 }
 
 // winoRuns calls run for each run of tiles t0 .. t0+cnt-1 that lie in one
-// row of tiles: its first lane j (tile t0+j), its row and column of tiles,
-// its length, and whether it ends the row.
-func winoRuns(f winoFrame, t0, cnt int, run func(j, th, tw, n int, rowEnd bool)) {
+// row of tiles of one image (of a group, whose tiles follow one image's
+// after another's): its image, its first lane j (tile t0+j), its row and
+// column of tiles, its length, and whether it ends the row.
+func winoRuns(f winoFrame, t0, cnt int, run func(img, j, th, tw, n int, rowEnd bool)) {
+	tiles := f.tilesH * f.tilesW
 	for j := 0; j < cnt; {
-		th, tw := (t0+j)/f.tilesW, (t0+j)%f.tilesW
+		img, t := (t0+j)/tiles, (t0+j)%tiles
+		th, tw := t/f.tilesW, t%f.tilesW
 		n := min(cnt-j, f.tilesW-tw)
-		run(j, th, tw, n, tw+n == f.tilesW)
+		run(img, j, th, tw, n, tw+n == f.tilesW)
 		j += n
 	}
 }
 
 // winoInput writes Bᵀ d B of the patches d of tiles t0 .. t0+cnt-1 of a
-// group of images of tiles tiles each (image i's channels framed planes
-// from planes[i*imgStride:]; tile t0 of the first image's tiles, the
-// next image's following its last), for every channel, into v: at each
+// group of images (image i's channels framed planes from
+// planes[i*imgStride:]; tile t0 of the first image's tiles, the next
+// image's following its last), for every channel, into v: at each
 // position p, the channels x w matrix at v[p*vstride:] in the packed
 // layout of GemmPackedB (one panel of w columns, the columns past cnt
 // zero). d (36 rows of stride ds) holds a channel's patches, row r*6+q
 // holding element (r, q) of each.
-func winoInput[T Float](f winoFrame, channels int, planes []T, imgStride, tiles, t0, cnt, w int, v []T, vstride int, d []T, ds int) {
+func winoInput[T Float](f winoFrame, channels int, planes []T, imgStride, t0, cnt, w int, v []T, vstride int, d []T, ds int) {
 	lanes := winoLanes[T](cnt, w)
 	in32, _ := any(winoInputKernel).(func(int, []T, int, []T, int))
 	gather32, _ := any(winoGatherKernel).(func(int, []T, int, []T, int))
 	for ch := range channels {
-		for j0 := 0; j0 < cnt; { // the tiles of one image
-			img, t := (t0+j0)/tiles, (t0+j0)%tiles
-			n := min(cnt-j0, tiles-t)
-			plane := planes[img*imgStride+ch*f.bh*f.bw:][:f.bh*f.bw]
-			winoRuns(f, t, n, func(j, th, tw, n int, _ bool) {
-				src := plane[winoTile*(th*f.bw+tw):]
-				if gather32 != nil {
-					// Groups past the run write lanes that the next run
-					// or the clearing below writes again.
-					gather32(ceilDiv(n, 8), src, f.bw, d[j0+j:], ds)
-					return
-				}
-				for r := range winoPatch {
-					row := src[r*f.bw:]
-					for q := range winoPatch {
-						e := d[(r*winoPatch+q)*ds+j0+j:][:n]
-						for i := range e {
-							e[i] = row[winoTile*i+q]
-						}
+		winoRuns(f, t0, cnt, func(img, j, th, tw, n int, _ bool) {
+			src := planes[img*imgStride+ch*f.bh*f.bw:][:f.bh*f.bw][winoTile*(th*f.bw+tw):]
+			if gather32 != nil {
+				// Groups past the run write lanes that the next run or
+				// the clearing below writes again.
+				gather32(ceilDiv(n, 8), src, f.bw, d[j:], ds)
+				return
+			}
+			for r := range winoPatch {
+				row := src[r*f.bw:]
+				for q := range winoPatch {
+					e := d[(r*winoPatch+q)*ds+j:][:n]
+					for i := range e {
+						e[i] = row[winoTile*i+q]
 					}
 				}
-			})
-			j0 += n
-		}
+			}
+		})
 		if lanes > cnt {
 			for p := range winoPos {
 				clear(d[p*ds+cnt : p*ds+lanes])
@@ -653,10 +650,10 @@ func inputColumn[T Float](d0, d1, d2, d3, d4, d5 T) [winoPatch]T {
 
 // winoOutput writes Aᵀ m A of the products m (at position p, the
 // maps x w matrix at m[p*mstride:]) for tiles t0 .. t0+cnt-1 of a group
-// of images of tiles tiles each (as winoInput's) into their maps framed
-// output planes, image i's from planes[i*imgStride:]. o (16 rows of stride os) holds
+// of images (as winoInput's) into their maps framed output planes, image
+// i's from planes[i*imgStride:]. o (16 rows of stride os) holds
 // a map's output tiles, row i*4+j holding element (i, j) of each.
-func winoOutput[T Float](f winoFrame, maps, t0, cnt, w int, m []T, mstride int, planes []T, imgStride, tiles int, o []T, os int) {
+func winoOutput[T Float](f winoFrame, maps, t0, cnt, w int, m []T, mstride int, planes []T, imgStride int, o []T, os int) {
 	lanes := winoLanes[T](cnt, w)
 	out32, _ := any(winoOutputKernel).(func(int, []T, int, []T, int))
 	scatter32, _ := any(winoScatterKernel).(func(int, []T, int, []T, int))
@@ -666,32 +663,26 @@ func winoOutput[T Float](f winoFrame, maps, t0, cnt, w int, m []T, mstride int, 
 		} else {
 			winoOutputLanes(lanes, m[k*w:], mstride, o, os)
 		}
-		for j0 := 0; j0 < cnt; { // the tiles of one image
-			img, t := (t0+j0)/tiles, (t0+j0)%tiles
-			n := min(cnt-j0, tiles-t)
-			plane := planes[img*imgStride+k*f.oh*f.ow:][:f.oh*f.ow]
-			winoRuns(f, t, n, func(j, th, tw, n int, rowEnd bool) {
-				dst := plane[winoTile*(th*f.ow+tw):]
-				if scatter32 == nil {
-					scatterTiles(o[j0+j:], os, dst, f.ow, n)
-					return
-				}
-				// A group past the run's end writes into the row's
-				// slack, so only where the run ends the row; elsewhere
-				// the tiles of the last group go one by one.
-				groups := n / 8
-				if rowEnd {
-					groups = ceilDiv(n, 8)
-				}
-				if groups > 0 {
-					scatter32(groups, o[j0+j:], os, dst, f.ow)
-				}
-				if rest := n - 8*groups; rest > 0 {
-					scatterTiles(o[j0+j+8*groups:], os, dst[winoTile*8*groups:], f.ow, rest)
-				}
-			})
-			j0 += n
-		}
+		winoRuns(f, t0, cnt, func(img, j, th, tw, n int, rowEnd bool) {
+			dst := planes[img*imgStride+k*f.oh*f.ow:][:f.oh*f.ow][winoTile*(th*f.ow+tw):]
+			if scatter32 == nil {
+				scatterTiles(o[j:], os, dst, f.ow, n)
+				return
+			}
+			// A group past the run's end writes into the row's slack, so
+			// only where the run ends the row; elsewhere the tiles of
+			// the last group go one by one.
+			groups := n / 8
+			if rowEnd {
+				groups = ceilDiv(n, 8)
+			}
+			if groups > 0 {
+				scatter32(groups, o[j:], os, dst, f.ow)
+			}
+			if rest := n - 8*groups; rest > 0 {
+				scatterTiles(o[j+8*groups:], os, dst[winoTile*8*groups:], f.ow, rest)
+			}
+		})
 	}
 }
 

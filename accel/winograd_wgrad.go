@@ -169,7 +169,7 @@ func (l *wgradWinoLoop[T]) transform(w *wgradWinoGroup[T]) {
 		wk.border(n, *fp, 0, c)
 		for t0 := 0; t0 < wk.tiles; t0 += pw {
 			cnt := min(pw, wk.tiles-t0)
-			winoInput(f, c, *fp, 0, wk.tiles, t0, cnt, w.cols, w.v[col0+t0:], w.vs, *dp, ds)
+			winoInput(f, c, *fp, 0, t0, cnt, w.cols, w.v[col0+t0:], w.vs, *dp, ds)
 		}
 		gy := l.gradOut[n*k*ohw:][:k*ohw]
 		for m := range k {
