@@ -125,7 +125,11 @@
 // with G ⊗ G, then PackA per position), each block of 32 output tiles
 // gathered from a zero-bordered frame, transformed, multiplied at its 36
 // positions by the micro-kernel, transformed back and cropped with the
-// epilogue applied, an image at a time so that its frames stay in cache.
+// epilogue applied, an image at a time so that its frames stay in cache
+// (images of fewer tiles than a block, several to a block, a group at a
+// time). WinogradFilters orders the filters as PackA lays out their
+// matrix, so that one product with G ⊗ G writes every position's packed
+// matrix.
 // The gathers, scatters and transforms take eight tiles at a time (AVX2
 // for float32, WinogradFast); it rounds more than the direct product
 // (about 5e-6 of the largest output in float32).
