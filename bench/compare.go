@@ -136,6 +136,10 @@ type Report struct {
 	Missing []string
 }
 
+// NotOpenBLASHint says that the peers' BLAS is not OpenBLAS, and how to
+// fix it.
+const NotOpenBLASHint = "warning: the peers' BLAS is not OpenBLAS, so NumPy and PyTorch ran far below their best (Debian's python3-numpy falls back to the reference BLAS); install libopenblas0-pthread and run the comparison again"
+
 // TorchInstallHint is what to do when PyTorch is missing.
 const TorchInstallHint = "PyTorch was not found; install it with `apt-get install -y python3-torch python3-torchvision python3-numpy libopenblas0-pthread` (Debian) and run the comparison again"
 
@@ -170,6 +174,10 @@ func Compare(o Options) (*Report, error) {
 		m := &rep.Machine
 		m.TorchVersion, m.TorchvisionVersion, m.NumPyVersion, m.BLAS, m.BLASCore = info.Torch, info.Torchvision, info.NumPy, info.BLAS, info.BLASCore
 		fmt.Fprintf(logw, "peers' BLAS: %s\n", info.BLAS)
+		if info.BLASCore == "" {
+			rep.Missing = append(rep.Missing, NotOpenBLASHint)
+			fmt.Fprintln(logw, NotOpenBLASHint)
+		}
 	}
 	cases := Cases()
 	if len(o.Cases) > 0 {
