@@ -76,16 +76,8 @@ func dw3x3Planes32(g ConvGeom, src, dst, w9, scale, bias []float32, planes int, 
 		panic("accel: dw3x3Planes32 of planes it does not handle")
 	}
 	_, _, _ = src[planes*h*w-1], dst[planes*oh*ow-1], w9[9*planes-1]
-	b, step := &zeroBias[0], 0 // a missing bias: 0 for every plane
-	if bias != nil {
-		_ = bias[planes-1]
-		b, step = &bias[0], 1
-	}
-	s, sStep := &unitScale[0], 0 // a missing scale: 1 for every plane
-	if scale != nil {
-		_ = scale[planes-1]
-		s, sStep = &scale[0], 1
-	}
+	b, step := perRow(bias, planes, &zeroBias[0])
+	s, sStep := perRow(scale, planes, &unitScale[0])
 	if g.StrideH == 1 {
 		dw3x3PlanesAVX512(&src[0], h, w, planes, &w9[0], b, step, lo, hi, &dst[0], s, sStep)
 		return

@@ -141,6 +141,18 @@ func init() {
 	}
 }
 
+// perRow gives a kernel a value per row of n rows, as a pointer and the
+// step between rows: x's first element and 1 (x holds n values), or, for
+// a nil x, missing (the value every row takes: a zero bias, a unit
+// scale) and 0.
+func perRow(x []float32, n int, missing *float32) (*float32, int) {
+	if x == nil {
+		return missing, 0
+	}
+	_ = x[n-1]
+	return &x[0], 1
+}
+
 // scaleAddClampRows32 is scaleAddClampRowsKernel, every slice checked to
 // hold what the kernel reads and writes.
 func scaleAddClampRows32(c []float32, ldc, rows, cols int, scale, bias, add []float32, addStride int, lo, hi float32) {
@@ -148,16 +160,8 @@ func scaleAddClampRows32(c []float32, ldc, rows, cols int, scale, bias, add []fl
 		return
 	}
 	_ = c[(rows-1)*ldc+cols-1]
-	s, sStep := &unitScale[0], 0
-	if scale != nil {
-		_ = scale[rows-1]
-		s, sStep = &scale[0], 1
-	}
-	b, bStep := &zeroBias[0], 0
-	if bias != nil {
-		_ = bias[rows-1]
-		b, bStep = &bias[0], 1
-	}
+	s, sStep := perRow(scale, rows, &unitScale[0])
+	b, bStep := perRow(bias, rows, &zeroBias[0])
 	var a *float32
 	if add != nil {
 		_ = add[(rows-1)*addStride+cols-1]

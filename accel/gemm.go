@@ -70,8 +70,10 @@ func Gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b 
 	gemm(false, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
-// gemmSerial is Gemm on the calling goroutine alone, for callers that
-// spread several products over the workers themselves.
+// gemmSerial is Gemm with its blocked product on the calling goroutine
+// alone, for callers that spread several products over the workers
+// themselves (products of a column, or of at most four rows by a
+// transposed B, still take the workers).
 func gemmSerial[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	gemm(true, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
@@ -201,6 +203,13 @@ type gemmCall[T Float] struct {
 	cols  gemmColumns[T]
 }
 
+// parallel reports whether g spreads its blocked product over the
+// workers: unless it is serial (gemmSerial), from gemmParallelMin
+// multiply-adds.
+func (g *gemmCall[T]) parallel() bool {
+	return numWorkers > 1 && !g.serial && g.m*g.n*g.k >= gemmParallelMin
+}
+
 // run performs the blocked multiplication described at the top of the file.
 func (g *gemmCall[T]) run() {
 	if g.takesPlanes() {
@@ -211,7 +220,7 @@ func (g *gemmCall[T]) run() {
 	mc := max(mr, gemmMC/mr*mr)
 	nc := max(nr, gemmNC/nr*nr)
 	kcMax := min(gemmKC, g.k)
-	parallel := numWorkers > 1 && !g.serial && g.m*g.n*g.k >= gemmParallelMin
+	parallel := g.parallel()
 	byRows := g.aPre == nil && g.readsARows(ceilDiv(g.n, nr))
 
 	colWidth, colTasks := g.columnTasks(nc, parallel)

@@ -3,7 +3,8 @@ package accel
 import "math"
 
 // Per-channel statistics and normalisation (BatchNorm's): sums in float64
-// over float32 or float64 data, and a shift and scale.
+// over float32 or float64 data, a shift and scale, and an inference
+// BatchNorm folded into the layer before it.
 
 // sum64Kernel and sqDev64Kernel are SumFloat64 and SquaredDeviations on
 // float32 for lengths that are positive multiples of 32, and
@@ -26,9 +27,9 @@ var (
 // for each of the len(scale) channels, scale = gamma / sqrt(variance +
 // eps) (1 over the root for a nil gamma, BatchNorm's fix_gamma) and shift
 // = beta - mean*scale, plus bias*scale for the layer's bias (nil for
-// none). float32 goes sixteen channels at a time where the CPU has the
-// kernel (MobileNet v2's 17,000 channels took 75 µs a forward one at a
-// time in float64); the rest is computed in float64.
+// none). float32 goes sixteen channels at a time, in float32, where the
+// CPU has the kernel (MobileNet v2's 17,000 channels took 75 µs a
+// forward one at a time in float64); the rest is computed in float64.
 func BatchNormFold[T Float](scale, shift, gamma, beta, mean, variance, bias []T, eps float64) {
 	n := len(scale)
 	shift, beta, mean, variance = shift[:n], beta[:n], mean[:n], variance[:n]

@@ -90,7 +90,7 @@ func (g *gemmCall[T]) runPlanes() {
 	}
 	b := any(g.b).([]float32)
 	runs := ceilDiv(g.m, planeRows)
-	parallel := numWorkers > 1 && !g.serial && g.m*g.n*g.k >= gemmParallelMin
+	parallel := g.parallel()
 	tasks := runs
 	l.qs = panels
 	if parallel && runs < planesSplitRuns*numWorkers {

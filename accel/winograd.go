@@ -53,18 +53,12 @@ func WinogradFilters[T Float](maps, channels int, weight, dst []T) {
 	weight = weight[:maps*channels*9]
 	alen := PackedALen[T](maps, channels)
 	dst = dst[:winoPos*alen]
-	gg, ok := any(winoGG32).([]T)
-	if !ok {
-		if gg, ok = any(winoGG64).([]T); !ok {
-			gg = winoFilterTransform[T]()
-		}
-	}
 	bp := getBuf[T](9 * alen)
 	defer putBuf(bp)
 	wt := (*bp)[:9*alen]
 	mr := kernelForRows[T](maps).mr
-	ParallelRange(roundUp(maps, mr)/mr, max(1, winoFilterGrain/(mr*channels)), filterRowsLoop[T]{maps, channels, weight, wt})
-	Gemm(false, true, winoPos, alen, 9, 1, gg, 9, wt, 9, 0, dst, alen)
+	ParallelRange(roundUp(maps, mr)/mr, max(1, winoFilterGrain/(mr*channels)), filterRowsLoop[T]{maps, channels, mr, weight, wt})
+	Gemm(false, true, winoPos, alen, 9, 1, winoGG[T](), 9, wt, 9, 0, dst, alen)
 }
 
 // winoFilterGrain is the fewest filters a worker orders at a time.
@@ -72,16 +66,17 @@ const winoFilterGrain = 1 << 13
 
 // filterRowsLoop writes the maps x channels 3x3 filters in weight to rows
 // (9 elements each) in the order of PackA's layout of a maps x channels
-// matrix: per block of depth (channels), micro-panels of mr maps stored
-// channel-major; the rows of the maps that pad the last panel are zero.
-// Range writes the rows of panels lo to hi-1.
+// matrix: per block of depth (channels), micro-panels of mr maps (the
+// product's rows kernel's) stored channel-major; the rows of the maps
+// that pad the last panel are zero. Range writes the rows of panels lo
+// to hi-1.
 type filterRowsLoop[T Float] struct {
-	maps, channels int
-	weight, rows   []T
+	maps, channels, mr int
+	weight, rows       []T
 }
 
 func (l *filterRowsLoop[T]) Range(lo, hi int) {
-	mr := kernelForRows[T](l.maps).mr
+	mr := l.mr
 	mp := roundUp(l.maps, mr)
 	for pc := 0; pc < l.channels; pc += gemmKC {
 		kb := min(gemmKC, l.channels-pc)
@@ -109,6 +104,18 @@ var (
 	winoGG32 = winoFilterTransform[float32]()
 	winoGG64 = winoFilterTransform[float64]()
 )
+
+// winoGG returns G ⊗ G in T: winoGG32 or winoGG64, or a new one for
+// another float type.
+func winoGG[T Float]() []T {
+	if gg, ok := any(winoGG32).([]T); ok {
+		return gg
+	}
+	if gg, ok := any(winoGG64).([]T); ok {
+		return gg
+	}
+	return winoFilterTransform[T]()
+}
 
 // winoFilterTransform returns G ⊗ G, 36 x 9: row r*6+s, column kh*3+kw
 // holds G[r][kh]*G[s][kw].
@@ -185,9 +192,11 @@ func newWinoFrame(g ConvGeom) winoFrame {
 // patches are gathered and transformed (Bᵀ d B), multiplied at each of
 // the 36 positions by the filters (winoBlocks.products), transformed back
 // (Aᵀ m A) and scattered to the output frame, the transforms vectorised
-// over the tiles of the block. In batches each worker takes whole images;
-// a single image's blocks, or each block's steps when there are fewer
-// blocks than workers, are spread over the workers.
+// over the tiles of the block. In batches each worker takes whole images,
+// or, for images of fewer tiles than a block, whole groups of images
+// whose tiles, one image's after another's, make the blocks; a single
+// image's blocks, or each block's steps when there are fewer blocks than
+// workers, are spread over the workers.
 func ConvWinograd[T Float](g ConvGeom, maps, batch int, images, filters, out []T, ep *Epilogue[T]) {
 	if !WinogradApplies(g) {
 		panic("accel: ConvWinograd of a convolution that is not 3x3 at stride 1")

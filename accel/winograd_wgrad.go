@@ -17,11 +17,6 @@ import "unsafe"
 // multiply-adds per tile and filter-channel pair where the column matrix
 // and its product take 144.
 
-// WinogradWeightGradApplies reports whether ConvWeightGradWinograd
-// computes the weight gradient of a convolution of geometry g: as
-// WinogradApplies.
-func WinogradWeightGradApplies(g ConvGeom) bool { return WinogradApplies(g) }
-
 // wgradWinoGroupBytes bounds the transformed patches and output gradients
 // that a worker holds at once: its images are taken in groups that fit,
 // so that they are still in its caches for the products. At ResNet-18's
@@ -70,13 +65,7 @@ func ConvWeightGradWinograd[T Float](g ConvGeom, maps, batch int, images, gradOu
 	}
 	// dW (maps*channels x 9) is the sums (36 x maps*channels) transposed
 	// times G ⊗ G (36 x 9).
-	gg, ok := any(winoGG32).([]T)
-	if !ok {
-		if gg, ok = any(winoGG64).([]T); !ok {
-			gg = winoFilterTransform[T]()
-		}
-	}
-	Gemm(true, false, mc, 9, winoPos, 1, m, mc, gg, 9, 0, dw, 9)
+	Gemm(true, false, mc, 9, winoPos, 1, m, mc, winoGG[T](), 9, 0, dw, 9)
 	for r := range runs {
 		putBuf(l.sums[r])
 	}
@@ -229,7 +218,7 @@ func winoGradOut[T Float](g ConvGeom, f winoFrame, plane, u []T, ustride, tp int
 				e0[tw], e1[tw], e2[tw], e3[tw] = x[0], x[1], x[2], x[3]
 			}
 			for tw := full; tw < f.tilesW; tw++ { // a tile past the plane's right edge
-				for j, ej := range [][]T{e0, e1, e2, e3} {
+				for j, ej := range [...][]T{e0, e1, e2, e3} {
 					var x T
 					if q := winoTile*tw + j; q < ow {
 						x = src[q]

@@ -566,9 +566,8 @@ func convForwardWith[T accel.Float](algo convAlgo, p convPlan, image, weight, ma
 }
 
 // convDepthwise is convForward through accel.Depthwise3x3, which applies
-// a bias and a clamp only: a scale is multiplied into a copy of the
-// filters first (they are small), and a residual, with what follows it,
-// is applied in a pass after.
+// a scale (to the filters as it loads them), a bias and a clamp: a
+// residual, with what follows it, is applied in a pass after.
 func convDepthwise[T accel.Float](p convPlan, image, weight, maps []T, post convPost[T]) {
 	// The kernel bounds its outputs: relu, and relu6's cap, unless a
 	// residual comes first.
@@ -1073,10 +1072,11 @@ func convWeightGrad[T accel.Float](p convPlan, maps, image, dw []T) {
 // wgradWinogradMaxFilters filter-channel pairs (each worker keeps 36
 // sums of each). In ResNet-18's training step at 112x112, batch 16 (Zen
 // 5, one thread), it took 0.56 of the direct kernel's time at 64x28x28
-// and 0.6 of the column matrix's and Gemm's at 128x14x14; at 256x7x7
-// twice as long, at 512x4x4 eight times.
+// and 0.6 of the column matrix's and Gemm's at 128x14x14; at 256x7x7 1.5
+// times as long, at 512x4x4 nearly four times (their 36 sums per
+// filter-channel pair outweigh the few tiles).
 func wgradWinogradPays[T accel.Float](p convPlan) bool {
-	if p.groups != 1 || !accel.WinogradWeightGradFast[T]() || !accel.WinogradWeightGradApplies(p.geom) {
+	if p.groups != 1 || !accel.WinogradWeightGradFast[T]() || !accel.WinogradApplies(p.geom) {
 		return false
 	}
 	tiles := accel.WinogradTiles(p.geom)
