@@ -152,7 +152,9 @@
 // range of its panels at a time, so that a large matrix is multiplied in
 // pieces that stay in cache), GemmPackedB and
 // GemmPacked take operands packed that way (PackA packs filters once for
-// all images, and GemmPackedA takes them with an unpacked right operand), and an Epilogue finishes each
+// all images, and GemmPackedA takes them with an unpacked right operand;
+// GemmTurnedA packs a convolution's filters turned for its data gradient
+// block by block, as the product goes), and an Epilogue finishes each
 // tile of C while it is still in cache: a scale and a bias per row (an
 // inference BatchNorm folded into a convolution), a bias per column, an
 // added matrix (a residual sum), relu and a cap (relu6). A product with at

@@ -49,7 +49,12 @@ func WinogradFiltersLen[T Float](maps, channels int) int {
 // order of PackA's layout, so that each position's row of the product is
 // its packed matrix (packing the 36 matrices after the product took 0.85
 // of the time).
-func WinogradFilters[T Float](maps, channels int, weight, dst []T) {
+//
+// With turned, weight holds channels x maps x 3 x 3 filters and filter
+// (k, c) is weight's (c, k) turned by 180 degrees: the filters of the
+// convolution that computes the data gradient of weight's (as
+// GemmTurnedA takes them), turned as they are read.
+func WinogradFilters[T Float](maps, channels int, turned bool, weight, dst []T) {
 	weight = weight[:maps*channels*9]
 	alen := PackedALen[T](maps, channels)
 	dst = dst[:winoPos*alen]
@@ -57,7 +62,7 @@ func WinogradFilters[T Float](maps, channels int, weight, dst []T) {
 	defer putBuf(bp)
 	wt := (*bp)[:9*alen]
 	mr := kernelForRows[T](maps).mr
-	ParallelRange(roundUp(maps, mr)/mr, max(1, winoFilterGrain/(mr*channels)), filterRowsLoop[T]{maps, channels, mr, weight, wt})
+	ParallelRange(roundUp(maps, mr)/mr, max(1, winoFilterGrain/(mr*channels)), filterRowsLoop[T]{maps, channels, mr, turned, weight, wt})
 	Gemm(false, true, winoPos, alen, 9, 1, winoGG[T](), 9, wt, 9, 0, dst, alen)
 }
 
@@ -69,9 +74,11 @@ const winoFilterGrain = 1 << 13
 // matrix: per block of depth (channels), micro-panels of mr maps (the
 // product's rows kernel's) stored channel-major; the rows of the maps
 // that pad the last panel are zero. Range writes the rows of panels lo
-// to hi-1.
+// to hi-1. With turned, filter (k, c) is weight's (c, k) turned (see
+// WinogradFilters).
 type filterRowsLoop[T Float] struct {
 	maps, channels, mr int
+	turned             bool
 	weight, rows       []T
 }
 
@@ -88,6 +95,11 @@ func (l *filterRowsLoop[T]) Range(lo, hi int) {
 					k := q*mr + i
 					if k >= l.maps {
 						clear(row)
+						continue
+					}
+					if l.turned {
+						src := l.weight[((pc+d)*l.maps+k)*9:][:9]
+						row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8] = src[8], src[7], src[6], src[5], src[4], src[3], src[2], src[1], src[0]
 						continue
 					}
 					src := l.weight[(k*l.channels+pc+d)*9:][:9]

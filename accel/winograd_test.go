@@ -91,9 +91,37 @@ func TestConvWinograd(t *testing.T) {
 	}
 }
 
+// TestWinogradFiltersTurned checks that the filters transformed turned
+// are the transform of the filters turned beforehand: maps and channels
+// swapped, each turned by 180 degrees.
+func TestWinogradFiltersTurned(t *testing.T) {
+	r := rand.New(rand.NewPCG(73, 74))
+	for _, s := range [][2]int{{1, 1}, {5, 3}, {13, 40}, {300, 7}} {
+		maps, channels := s[0], s[1]
+		w := randSlice[float64](r, channels*maps*9) // channels x maps x 3 x 3
+		turned := make([]float64, len(w))
+		for k := range maps {
+			for c := range channels {
+				for i := range 9 {
+					turned[(k*channels+c)*9+i] = w[(c*maps+k)*9+8-i]
+				}
+			}
+		}
+		want := make([]float64, WinogradFiltersLen[float64](maps, channels))
+		got := make([]float64, len(want))
+		WinogradFilters(maps, channels, false, turned, want)
+		WinogradFilters(maps, channels, true, w, got)
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("%d maps of %d channels: [%d] = %v, want %v", maps, channels, i, got[i], want[i])
+			}
+		}
+	}
+}
+
 func winograd[T Float](g ConvGeom, maps, batch int, img, w []T) []T {
 	u := make([]T, WinogradFiltersLen[T](maps, g.Channels))
-	WinogradFilters(maps, g.Channels, w, u)
+	WinogradFilters(maps, g.Channels, false, w, u)
 	out := make([]T, batch*maps*g.OutH()*g.OutW())
 	for i := range out {
 		out[i] = T(math.NaN()) // every element must be written
@@ -123,13 +151,13 @@ func BenchmarkConvWinograd(b *testing.B) {
 		flops := 2 * float64(s.c*s.c*9*s.hw*s.hw)
 		b.Run(fmt.Sprintf("winograd-%dx%d", s.c, s.hw), func(b *testing.B) {
 			for b.Loop() {
-				WinogradFilters(s.c, s.c, w, u)
+				WinogradFilters(s.c, s.c, false, w, u)
 				ConvWinograd(g, s.c, 1, img, u, out, nil)
 			}
 			reportGFLOPS(b, flops)
 		})
 		b.Run(fmt.Sprintf("winograd-pre-%dx%d", s.c, s.hw), func(b *testing.B) {
-			WinogradFilters(s.c, s.c, w, u)
+			WinogradFilters(s.c, s.c, false, w, u)
 			for b.Loop() {
 				ConvWinograd(g, s.c, 1, img, u, out, nil)
 			}

@@ -548,7 +548,7 @@ func TestDeconvByConv(t *testing.T) {
 		want, got := make([]float32, size), make([]float32, size)
 		deconvGemm(p, x, w, bias, want)
 		for _, algo := range []convAlgo{algoWinograd, algoSideBySide} {
-			deconvByConv(algo, p, q, x, w, bias, got)
+			deconvByConv(algo, q, x, w, bias, got)
 			for i := range want {
 				if math.Abs(float64(got[i]-want[i])) > 1e-4*(1+math.Abs(float64(want[i]))) {
 					t.Fatalf("%v, algorithm %d: [%d] = %v, want %v", tc.data, algo, i, got[i], want[i])

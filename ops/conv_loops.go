@@ -295,11 +295,13 @@ func roundUp(a, b int) int { return ceilDiv(a, b) * b }
 // convSideBySide is convForward with the column matrices of up to
 // sideBySideDepth/cols images side by side in one matrix, multiplied by
 // the filters in one product; each image's maps are then copied out of
-// the product and post applied to them.
-func convSideBySide[T accel.Float](p convPlan, image, weight, maps []T, post convPost[T]) {
+// the product and post applied to them. With turned, weight holds the
+// filters of the convolution whose data gradient p computes, and the
+// product turns them as it packs them (accel.GemmTurnedA).
+func convSideBySide[T accel.Float](p convPlan, image, weight []T, turned bool, maps []T, post convPost[T]) {
 	runs := ceilDiv(p.batch, max(1, sideBySideDepth/p.colCols()))
 	per := ceilDiv(p.batch, runs) // runs of equal width, as near as may be
-	accel.ParallelRange(runs, 1, convSideBySideLoop[T]{p, image, weight, maps, post, per})
+	accel.ParallelRange(runs, 1, convSideBySideLoop[T]{p, image, weight, maps, post, per, turned})
 }
 
 // convSideBySideLoop is convSideBySide's loop over runs of per images.
@@ -308,6 +310,7 @@ type convSideBySideLoop[T accel.Float] struct {
 	image, weight, maps []T
 	post                convPost[T]
 	per                 int
+	turned              bool
 }
 
 func (l *convSideBySideLoop[T]) Range(lo, hi int) {
@@ -328,7 +331,11 @@ func (l *convSideBySideLoop[T]) Range(lo, hi int) {
 			// last stage in training to 0.7 of its time on two threads.
 			step := sideBySideStep[T]{l: l, a: a, g: g, width: width, cols: colAll}
 			accel.ParallelRange(b-a, 1, step)
-			accel.Gemm(false, false, p.maps, width, k, 1, l.weight[g*p.maps*k:], k, colAll, width, 0, prod, width)
+			if l.turned { // one group (deconvAsConv)
+				accel.GemmTurnedA(p.maps, width, k, p.geom.KernelH*p.geom.KernelW, l.weight, colAll, width, prod, width)
+			} else {
+				accel.Gemm(false, false, p.maps, width, k, 1, l.weight[g*p.maps*k:], k, colAll, width, 0, prod, width)
+			}
 			step.out, step.prod = true, prod
 			accel.ParallelRange(b-a, 1, step)
 		}
@@ -404,17 +411,19 @@ const (
 
 // convWinograd transforms the filters (or, outside training, finds them
 // transformed in the filter cache), computes the convolution with accel.ConvWinograd and
-// then applies post to each image's maps.
-func convWinograd[T accel.Float](p convPlan, image, weight, maps []T, post convPost[T]) {
+// then applies post to each image's maps. With turned, weight holds the
+// filters of the convolution whose data gradient p computes (see
+// deconvByConv), turned as they are transformed.
+func convWinograd[T accel.Float](p convPlan, image, weight []T, turned bool, maps []T, post convPost[T]) {
 	var u []T
-	if post.cache {
+	if post.cache && !turned {
 		u = cachedWinogradFilters(p, weight)
 	}
 	if u == nil {
 		up := getScratch[T](accel.WinogradFiltersLen[T](p.maps, p.geom.Channels))
 		defer putScratch(up)
 		u = *up
-		accel.WinogradFilters(p.maps, p.geom.Channels, weight, u)
+		accel.WinogradFilters(p.maps, p.geom.Channels, turned, weight, u)
 	}
 	ep := accel.GetRecycled[accel.Epilogue[T]]() // recycled: it escapes into the loops
 	defer accel.Recycle(ep)
@@ -555,9 +564,9 @@ func convForwardWith[T accel.Float](algo convAlgo, p convPlan, image, weight, ma
 	case algoBlocked:
 		convBlocked(p, image, weight, maps, post)
 	case algoWinograd:
-		convWinograd(p, image, weight, maps, post)
+		convWinograd(p, image, weight, false, maps, post)
 	case algoSideBySide:
-		convSideBySide(p, image, weight, maps, post)
+		convSideBySide(p, image, weight, false, maps, post)
 	case algoDirect:
 		accel.ParallelRange(p.batch, 1, convDirectLoop[T]{p, image, weight, maps, post})
 	case algoDepthwise:
@@ -835,20 +844,35 @@ func deconvForward[T accel.Float](p convPlan, maps, weight, bias, image []T) {
 	if q, ok := deconvAsConv(p); ok {
 		switch {
 		case winogradPays[T](q):
-			deconvByConv(algoWinograd, p, q, maps, weight, bias, image)
+			deconvByConv(algoWinograd, q, maps, weight, bias, image)
 			return
 		case sideBySidePays[T](q):
-			deconvByConv(algoSideBySide, p, q, maps, weight, bias, image)
+			deconvByConv(algoSideBySide, q, maps, weight, bias, image)
 			return
 		}
 	}
 	deconvGemm(p, maps, weight, bias, image)
 }
 
+// deconvByConv computes a deconvolution as convolution q (deconvAsConv)
+// by algorithm algo, Winograd's or images side by side, the
+// deconvolution's filters turned as they are read.
+func deconvByConv[T accel.Float](algo convAlgo, q convPlan, maps, weight, bias, image []T) {
+	post := convPost[T]{bias: bias}
+	if algo == algoWinograd {
+		convWinograd(q, maps, weight, true, image, post)
+		return
+	}
+	convSideBySide(q, maps, weight, true, image, post)
+}
+
 // deconvAsConv returns the convolution of the maps that computes the 3x3
 // deconvolution p at unit stride without groups: its filters are p's,
 // transposed (maps and channels swapped) and turned by 180 degrees, and
-// it pads by 2 what p takes away.
+// it pads by 2 what p takes away. Its algorithms turn p's filters as
+// they read them (convWinograd and convSideBySide with turned): turned
+// into an array of their own first, they were read from memory and
+// written back, 4% of ResNet-18's training step on one thread.
 func deconvAsConv(p convPlan) (convPlan, bool) {
 	g := p.geom
 	if p.groups != 1 || g.KernelH != 3 || g.KernelW != 3 || g.StrideH != 1 || g.StrideW != 1 ||
@@ -859,55 +883,6 @@ func deconvAsConv(p convPlan) (convPlan, bool) {
 		StrideH: 1, StrideW: 1, PadH: 2 - g.PadH, PadW: 2 - g.PadW, DilateH: 1, DilateW: 1}
 	return convPlan{batch: p.batch, groups: 1, maps: g.Channels, geom: q}, true
 }
-
-// deconvByConv computes deconvolution p as convolution q (deconvAsConv)
-// by algorithm algo: Winograd's, or images side by side.
-func deconvByConv[T accel.Float](algo convAlgo, p, q convPlan, maps, weight, bias, image []T) {
-	k, c := p.maps, p.geom.Channels
-	wp := getScratch[T](k * c * 9)
-	defer putScratch(wp)
-	turned := *wp
-	l := turnLoop[T]{weight: weight, turned: turned, k: k, c: c}
-	if grain := max(1, turnGrain/(9*k)); accel.RunsInline(c, grain) {
-		l.Range(0, c)
-	} else {
-		// The filters come from memory: 3% of ResNet-18's training step
-		// on one thread.
-		accel.ParallelRange(c, grain, l)
-	}
-	convForwardWith(algo, q, maps, turned, image, convPost[T]{bias: bias})
-}
-
-// turnGrain is the fewest filter elements a worker turns at a time.
-const turnGrain = 1 << 15
-
-// turnLoop is deconvByConv's loop over the channels ci [lo, hi): the
-// filters turned for channel ci, k of them, each W[ki][ci] flipped.
-// Written in order, read in nine-element pieces: the other order wrote
-// them scattered over the whole of turned, 2% of ResNet-18's training
-// step.
-type turnLoop[T accel.Float] struct {
-	weight, turned []T
-	k, c           int
-}
-
-func (l *turnLoop[T]) Range(lo, hi int) {
-	for c0 := lo; c0 < hi; c0 += turnBlock {
-		c1 := min(c0+turnBlock, hi)
-		for ki := range l.k {
-			src := l.weight[(ki*l.c+c0)*9:][:(c1-c0)*9]
-			for ci := c0; ci < c1; ci++ {
-				s := src[(ci-c0)*9:][:9]
-				dst := l.turned[(ci*l.k+ki)*9:][:9]
-				dst[0], dst[1], dst[2], dst[3], dst[4], dst[5], dst[6], dst[7], dst[8] = s[8], s[7], s[6], s[5], s[4], s[3], s[2], s[1], s[0]
-			}
-		}
-	}
-}
-
-// turnBlock is the number of channels turnLoop turns together: for each
-// filter it reads their taps in one run, and writes to as many places.
-const turnBlock = 32
 
 // deconvGemm is deconvForward by products: the transposed filters are
 // packed once for all images. Images whose maps fill at most half of a

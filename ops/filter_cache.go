@@ -87,7 +87,7 @@ func cachedWinogradFilters[T accel.Float](p convPlan, weight []T) []T {
 	fc.Unlock()
 	n := accel.WinogradFiltersLen[T](p.maps, c)
 	out := accel.MakeLarge[T](n, n)
-	accel.WinogradFilters(p.maps, c, weight, out)
+	accel.WinogradFilters(p.maps, c, false, weight, out)
 	fc.Lock()
 	if cur := fc.entries[key]; cur == e {
 		fc.put(key, &filterEntry{values: e.values, out: out, bytes: e.bytes + len(out)*size, used: fc.clock})
