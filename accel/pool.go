@@ -81,6 +81,7 @@ func (l *poolLoop[T]) Range(lo, hi int) {
 		case maxPool:
 			l.maxPlane(p)
 		case maxPoolBackward:
+			l.clearGradIn(p)
 			l.maxBackwardPlane(p)
 		case avgPool:
 			if l.g.OutH*l.g.OutW == 1 && l.g.window(0, 0, false).count == l.g.InH*l.g.InW {
@@ -89,9 +90,20 @@ func (l *poolLoop[T]) Range(lo, hi int) {
 			}
 			l.avgPlane(p)
 		case avgPoolBackward:
+			l.clearGradIn(p)
 			l.avgBackwardPlane(p)
 		}
 	}
+}
+
+// clearGradIn zeroes plane p of gradIn, which a backward kernel then adds
+// to: one plane at a time, on the workers, so that the plane is still in
+// cache when it is added to (ResNet-18's training step at 112x112, batch
+// 16, spent 4 ms on one thread clearing the whole gradient first and
+// adding to it after).
+func (l *poolLoop[T]) clearGradIn(p int) {
+	inSz, _ := l.g.planeSizes()
+	clear(l.gradIn[p*inSz : (p+1)*inSz])
 }
 
 func (g PoolGeom) planeSizes() (in, out int) { return g.InH * g.InW, g.OutH * g.OutW }
@@ -270,8 +282,10 @@ func maxPlaneValues[T Float](g PoolGeom, src, dst []T) {
 	}
 }
 
-// MaxPoolBackward adds each gradOut element to gradIn at the position of its
-// window's first maximum in in (row-major order within the window).
+// MaxPoolBackward writes gradIn, the gradient of MaxPool: each gradOut
+// element goes to the position of its window's first maximum in in
+// (row-major order within the window), summed where windows overlap;
+// elements that are no window's maximum get zero.
 func MaxPoolBackward[T Float](g PoolGeom, in, gradOut, gradIn []T) {
 	inSz, outSz := g.planeSizes()
 	in, gradIn = in[:g.Planes*inSz], gradIn[:g.Planes*inSz]
@@ -532,8 +546,9 @@ func sumSerial[T Float](x []T) T {
 	return s + sumLeaf(x)
 }
 
-// AvgPoolBackward adds each gradOut element, divided by its window's count
-// unless sum is true, to every in-bounds element of the window in gradIn.
+// AvgPoolBackward writes gradIn, the gradient of AvgPool: each gradOut
+// element, divided by its window's count unless sum is true, goes to
+// every in-bounds element of its window, summed where windows overlap.
 func AvgPoolBackward[T Float](g PoolGeom, gradOut, gradIn []T, countIncludePad, sum bool) {
 	inSz, outSz := g.planeSizes()
 	gradIn, gradOut = gradIn[:g.Planes*inSz], gradOut[:g.Planes*outSz]

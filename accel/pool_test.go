@@ -91,8 +91,8 @@ func TestMaxPool(t *testing.T) {
 		out := make([]float64, g.Planes*outSz)
 		MaxPool(g, in, out)
 		gradOut := randSlice[float64](r, len(out))
-		gradIn := randSlice[float64](r, len(in))
-		want := append([]float64(nil), gradIn...)
+		gradIn := randSlice[float64](r, len(in)) // overwritten
+		want := make([]float64, len(gradIn))
 		MaxPoolBackward(g, in, gradOut, gradIn)
 		for p := range g.Planes {
 			for oh := range g.OutH {
@@ -131,8 +131,8 @@ func TestAvgPool(t *testing.T) {
 			out := make([]float64, g.Planes*outSz)
 			AvgPool(g, in, out, mode.includePad, mode.sum)
 			gradOut := randSlice[float64](r, len(out))
-			gradIn := randSlice[float64](r, len(in))
-			want := append([]float64(nil), gradIn...)
+			gradIn := randSlice[float64](r, len(in)) // overwritten
+			want := make([]float64, len(gradIn))
 			AvgPoolBackward(g, gradOut, gradIn, mode.includePad, mode.sum)
 			for p := range g.Planes {
 				for oh := range g.OutH {
@@ -230,7 +230,7 @@ func TestMaxPool2x2Float32(t *testing.T) {
 		for i := range gradIn {
 			gradIn[i] = float32(r.Float64()*2 - 1)
 		}
-		wantIn := append([]float32(nil), gradIn...)
+		wantIn := make([]float32, len(gradIn)) // gradIn's values are overwritten
 		MaxPoolBackward(g, in, gradOut, gradIn)
 		for p := range g.Planes {
 			for oh := range g.OutH {
@@ -315,6 +315,9 @@ func testMaxPoolFirstMax(t *testing.T, r *rand.Rand, g PoolGeom) {
 		gradOut[i] = float32(r.IntN(7) + 1)
 	}
 	gradIn := make([]float32, len(in))
+	for i := range gradIn {
+		gradIn[i] = float32(i) // overwritten
+	}
 	MaxPoolBackward(g, in, gradOut, gradIn)
 	wantIn := make([]float32, len(in))
 	for p := range g.Planes {

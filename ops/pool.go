@@ -246,7 +246,6 @@ func poolForward[T accel.Float](a *PoolingAttrs, g accel.PoolGeom, x, y []T) {
 }
 
 func poolBackward[T accel.Float](a *PoolingAttrs, g accel.PoolGeom, gy, x, gx []T) {
-	clear(gx)
 	if a.PoolType == "max" {
 		accel.MaxPoolBackward(g, x, gy, gx)
 		return
