@@ -118,7 +118,8 @@ func TestConvWeightGradPackedMatchesBlocked(t *testing.T) {
 // the direct kernel: not for small output planes with many lane sums (a
 // ResNet's last stages), which take the column matrix and Gemm, with
 // images side by side along the product's depth (sideBySide); and where
-// Winograd's algorithm (a batch of 14x13 planes). Every way the gradient
+// Winograd's algorithm (a batch of 14x13 planes); where dW is computed
+// transposed (a stem's few filters of many taps). Every way the gradient
 // equals the direct kernel's where the CPU has it, and a naive sum
 // everywhere.
 func TestConvWeightGradSmallPlanes(t *testing.T) {
@@ -130,16 +131,17 @@ func TestConvWeightGradSmallPlanes(t *testing.T) {
 		direct bool // directWeightGradPays
 		kernel int
 	}{
-		{Shape{3, 64, 4, 4}, 64, nil, false, 3},         // 4x4 plane, 2.4 MB of lane sums
-		{Shape{2, 48, 7, 5}, 40, nil, false, 3},         // 7x5
-		{Shape{2, 8, 7, 5}, 7, nil, true, 3},            // few lane sums
-		{Shape{2, 16, 14, 15}, 12, nil, true, 3},        // 14x15 plane
-		{Shape{2, 64, 9, 9}, 64, Tuple{2, 2}, false, 3}, // 5x5
-		{Shape{9, 64, 4, 4}, 64, nil, false, 3},         // several images side by side in each run
-		{Shape{45, 64, 4, 4}, 40, nil, false, 3},        // more than one product's worth in a run
-		{Shape{7, 48, 3, 3}, 64, nil, false, 3},         // 3x3: seven images to a product
-		{Shape{6, 320, 4, 4}, 64, nil, false, 1},        // 1x1: the images are their column matrices
-		{Shape{8, 6, 14, 13}, 5, nil, true, 3},          // Winograd's: 16 tiles in a batch of 8
+		{Shape{3, 64, 4, 4}, 64, nil, false, 3},          // 4x4 plane, 2.4 MB of lane sums
+		{Shape{2, 48, 7, 5}, 40, nil, false, 3},          // 7x5
+		{Shape{2, 8, 7, 5}, 7, nil, true, 3},             // few lane sums
+		{Shape{2, 16, 14, 15}, 12, nil, true, 3},         // 14x15 plane
+		{Shape{2, 64, 9, 9}, 64, Tuple{2, 2}, false, 3},  // 5x5
+		{Shape{9, 64, 4, 4}, 64, nil, false, 3},          // several images side by side in each run
+		{Shape{45, 64, 4, 4}, 40, nil, false, 3},         // more than one product's worth in a run
+		{Shape{7, 48, 3, 3}, 64, nil, false, 3},          // 3x3: seven images to a product
+		{Shape{6, 320, 4, 4}, 64, nil, false, 1},         // 1x1: the images are their column matrices
+		{Shape{8, 6, 14, 13}, 5, nil, true, 3},           // Winograd's: 16 tiles in a batch of 8
+		{Shape{2, 3, 112, 111}, 9, Tuple{2, 2}, true, 7}, // a stem: dW transposed (wgradSwapped)
 	}
 	for ci, tc := range cases {
 		pad := (tc.kernel - 1) / 2
