@@ -173,7 +173,7 @@
 // rational function of x eight lanes at a time.
 //
 // BatchNorm's statistics and gradients in training run per channel
-// through SumFloat64, SquaredDeviations and ShiftScale (the forward) and
+// through ShiftedSums and ShiftScale (the forward) and
 // GradStatistics and GradCombine (the gradient): sums in float64, AVX-512
 // loops for float32; outside training BatchNormFold folds it into the
 // layer before it, sixteen channels at a time. The gradient of 3x3 max pooling at stride 2 takes

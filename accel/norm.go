@@ -6,14 +6,12 @@ import "math"
 // over float32 or float64 data, a shift and scale, and an inference
 // BatchNorm folded into the layer before it.
 
-// sum64Kernel and sqDev64Kernel are SumFloat64 and SquaredDeviations on
-// float32 for lengths that are positive multiples of 32, and
-// shiftScaleKernel is ShiftScale on float32 for positive lengths; nil
-// where the CPU has no such kernels.
+// shiftedSumsKernel is ShiftedSums on float32 for lengths that are
+// positive multiples of 32, and shiftScaleKernel is ShiftScale on float32
+// for positive lengths; nil where the CPU has no such kernels.
 var (
-	sum64Kernel      func(x []float32) float64
-	sqDev64Kernel    func(x []float32, mu float64) float64
-	shiftScaleKernel func(y, x []float32, m, s, b float32)
+	shiftedSumsKernel func(x []float32, k float64) (float64, float64)
+	shiftScaleKernel  func(y, x []float32, m, s, b float32)
 	// gradStatsKernel is GradStatistics on float32 for lengths that are
 	// positive multiples of 16, gradCombineKernel GradCombine for
 	// positive lengths.
@@ -59,60 +57,38 @@ func BatchNormFold[T Float](scale, shift, gamma, beta, mean, variance, bias []T,
 	}
 }
 
-// SumFloat64 returns the sum of x computed in float64, in eight
-// independent sums (so that additions need not wait for each other: one
-// sum waited four cycles an element).
-func SumFloat64[T Float](x []T) float64 {
-	s := 0.0
-	if x32, ok := any(x).([]float32); ok && sum64Kernel != nil && len(x) >= 32 {
+// ShiftedSums returns the sums of x[i]-k and of (x[i]-k)² over x in
+// float64, each in eight independent sums (so that additions need not
+// wait for each other: one sum waited four cycles an element). With k
+// near the values' mean (one of the values, say), they give the mean and
+// the variance in one pass: mean = k + s1/n and variance = s2/n -
+// (s1/n)², which cancels little as k is near the mean. (BatchNorm's
+// statistics took two passes, the mean's and then the squared
+// deviations'.)
+func ShiftedSums[T Float](x []T, k float64) (s1, s2 float64) {
+	if x32, ok := any(x).([]float32); ok && shiftedSumsKernel != nil && len(x) >= 32 {
 		head := len(x) &^ 31
-		s, x = sum64Kernel(x32[:head]), x[head:]
+		s1, s2 = shiftedSumsKernel(x32[:head], k)
+		x = x[head:]
 	}
-	var s0, s1, s2, s3, s4, s5, s6, s7 float64
+	var a, b [8]float64
 	i := 0
 	for ; i+8 <= len(x); i += 8 {
 		v := x[i : i+8 : i+8]
-		s0 += float64(v[0])
-		s1 += float64(v[1])
-		s2 += float64(v[2])
-		s3 += float64(v[3])
-		s4 += float64(v[4])
-		s5 += float64(v[5])
-		s6 += float64(v[6])
-		s7 += float64(v[7])
+		for j := range a {
+			d := float64(v[j]) - k
+			a[j] += d
+			b[j] += d * d
+		}
 	}
 	for ; i < len(x); i++ {
-		s0 += float64(x[i])
+		d := float64(x[i]) - k
+		a[0] += d
+		b[0] += d * d
 	}
-	return s + ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
-}
-
-// SquaredDeviations returns the sum of (x[i] - mu)² in float64, summed as
-// SumFloat64 sums.
-func SquaredDeviations[T Float](x []T, mu float64) float64 {
-	s := 0.0
-	if x32, ok := any(x).([]float32); ok && sqDev64Kernel != nil && len(x) >= 32 {
-		head := len(x) &^ 31
-		s, x = sqDev64Kernel(x32[:head], mu), x[head:]
-	}
-	var s0, s1, s2, s3, s4, s5, s6, s7 float64
-	sq := func(v T) float64 { d := float64(v) - mu; return d * d }
-	i := 0
-	for ; i+8 <= len(x); i += 8 {
-		v := x[i : i+8 : i+8]
-		s0 += sq(v[0])
-		s1 += sq(v[1])
-		s2 += sq(v[2])
-		s3 += sq(v[3])
-		s4 += sq(v[4])
-		s5 += sq(v[5])
-		s6 += sq(v[6])
-		s7 += sq(v[7])
-	}
-	for ; i < len(x); i++ {
-		s0 += sq(x[i])
-	}
-	return s + ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+	s1 += ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]))
+	s2 += ((b[0] + b[1]) + (b[2] + b[3])) + ((b[4] + b[5]) + (b[6] + b[7]))
+	return s1, s2
 }
 
 // ShiftScale sets y[i] = (x[i]-m)*s + b, with the shift first so that

@@ -7,52 +7,25 @@
 	VEXTRACTF64X4 $1, Z0, Y1; VADDPD Y1, Y0, Y0; VEXTRACTF128 $1, Y0, X1; VADDPD X1, X0, X0; \
 	VPERMILPD $1, X0, X1; VADDSD X1, X0, X0
 
-// sum64AVX512 returns the sum of x[0:n] in float64, n a positive
-// multiple of 32: four accumulators of eight doubles.
+// shiftedSums64AVX512 returns the sums of x[i]-k and of (x[i]-k)² over
+// x[0:n] in float64, n a positive multiple of 32: four accumulators of
+// eight doubles for each.
 //
-// func sum64AVX512(n int, x *float32) float64
-TEXT ·sum64AVX512(SB), NOSPLIT, $0-24
+// func shiftedSums64AVX512(n int, x *float32, k float64) (s1, s2 float64)
+TEXT ·shiftedSums64AVX512(SB), NOSPLIT, $0-40
 	MOVQ n+0(FP), CX
 	MOVQ x+8(FP), SI
+	VBROADCASTSD k+16(FP), Z8
 	VXORPD Z0, Z0, Z0
 	VXORPD Z1, Z1, Z1
 	VXORPD Z2, Z2, Z2
 	VXORPD Z3, Z3, Z3
+	VXORPD Z10, Z10, Z10
+	VXORPD Z11, Z11, Z11
+	VXORPD Z12, Z12, Z12
+	VXORPD Z13, Z13, Z13
 
-sum64AVX512_loop:
-	VCVTPS2PD (SI), Z4
-	VCVTPS2PD 32(SI), Z5
-	VCVTPS2PD 64(SI), Z6
-	VCVTPS2PD 96(SI), Z7
-	VADDPD Z4, Z0, Z0
-	VADDPD Z5, Z1, Z1
-	VADDPD Z6, Z2, Z2
-	VADDPD Z7, Z3, Z3
-	ADDQ $128, SI
-	SUBQ $32, CX
-	JGT sum64AVX512_loop
-	VADDPD Z1, Z0, Z0
-	VADDPD Z3, Z2, Z2
-	VADDPD Z2, Z0, Z0
-	HSUM64
-	VMOVSD X0, ret+16(FP)
-	VZEROUPPER
-	RET
-
-// sqDev64AVX512 returns the sum of (x[i]-mu)² over x[0:n] in float64, n a
-// positive multiple of 32, as sum64AVX512 sums.
-//
-// func sqDev64AVX512(n int, x *float32, mu float64) float64
-TEXT ·sqDev64AVX512(SB), NOSPLIT, $0-32
-	MOVQ n+0(FP), CX
-	MOVQ x+8(FP), SI
-	VBROADCASTSD mu+16(FP), Z8
-	VXORPD Z0, Z0, Z0
-	VXORPD Z1, Z1, Z1
-	VXORPD Z2, Z2, Z2
-	VXORPD Z3, Z3, Z3
-
-sqDev64AVX512_loop:
+shiftedSums64AVX512_loop:
 	VCVTPS2PD (SI), Z4
 	VCVTPS2PD 32(SI), Z5
 	VCVTPS2PD 64(SI), Z6
@@ -61,18 +34,27 @@ sqDev64AVX512_loop:
 	VSUBPD Z8, Z5, Z5
 	VSUBPD Z8, Z6, Z6
 	VSUBPD Z8, Z7, Z7
+	VADDPD Z4, Z10, Z10
+	VADDPD Z5, Z11, Z11
+	VADDPD Z6, Z12, Z12
+	VADDPD Z7, Z13, Z13
 	VFMADD231PD Z4, Z4, Z0
 	VFMADD231PD Z5, Z5, Z1
 	VFMADD231PD Z6, Z6, Z2
 	VFMADD231PD Z7, Z7, Z3
 	ADDQ $128, SI
 	SUBQ $32, CX
-	JGT sqDev64AVX512_loop
+	JGT shiftedSums64AVX512_loop
 	VADDPD Z1, Z0, Z0
 	VADDPD Z3, Z2, Z2
 	VADDPD Z2, Z0, Z0
 	HSUM64
-	VMOVSD X0, ret+24(FP)
+	VMOVSD X0, s2+32(FP)
+	VADDPD Z11, Z10, Z0
+	VADDPD Z13, Z12, Z2
+	VADDPD Z2, Z0, Z0
+	HSUM64
+	VMOVSD X0, s1+24(FP)
 	VZEROUPPER
 	RET
 

@@ -5,10 +5,7 @@ package accel
 import "golang.org/x/sys/cpu"
 
 //go:noescape
-func sum64AVX512(n int, x *float32) float64
-
-//go:noescape
-func sqDev64AVX512(n int, x *float32, mu float64) float64
+func shiftedSums64AVX512(n int, x *float32, k float64) (s1, s2 float64)
 
 //go:noescape
 func shiftScaleAVX512(n int, x, y *float32, m, s, b float32)
@@ -24,8 +21,7 @@ func bnFoldAVX512(n int, gamma, beta, mean, variance, bias *float32, eps float32
 
 func init() {
 	if cpu.X86.HasAVX512F && !noAVX512 {
-		sum64Kernel = func(x []float32) float64 { return sum64AVX512(len(x), &x[0]) }
-		sqDev64Kernel = func(x []float32, mu float64) float64 { return sqDev64AVX512(len(x), &x[0], mu) }
+		shiftedSumsKernel = func(x []float32, k float64) (float64, float64) { return shiftedSums64AVX512(len(x), &x[0], k) }
 		shiftScaleKernel = func(y, x []float32, m, s, b float32) {
 			_ = y[len(x)-1]
 			shiftScaleAVX512(len(x), &x[0], &y[0], m, s, b)

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestNormStatistics checks SumFloat64, SquaredDeviations, ShiftScale,
+// TestNormStatistics checks ShiftedSums, ShiftScale,
 // GradStatistics and GradCombine on float32 rows of every length around
 // the vector kernels' blocks of 32 and 16, against sums and shifts taken
 // one element at a time.
@@ -18,20 +18,16 @@ func TestNormStatistics(t *testing.T) {
 			for i := range x {
 				x[i] = float32(r.NormFloat64()*3 + 10) // a mean far from zero
 			}
-			sum := 0.0
+			k := 9.5 // near the mean
+			s1, s2 := 0.0, 0.0
 			for _, v := range x {
-				sum += float64(v)
+				d := float64(v) - k
+				s1, s2 = s1+d, s2+d*d
 			}
-			if got := SumFloat64(x); math.Abs(got-sum) > 1e-9*(1+math.Abs(sum)) {
-				t.Fatalf("%d elements: SumFloat64 = %v, want %v", size, got, sum)
+			if got1, got2 := ShiftedSums(x, k); math.Abs(got1-s1) > 1e-9*(1+math.Abs(s1)) || math.Abs(got2-s2) > 1e-9*(1+s2) {
+				t.Fatalf("%d elements: ShiftedSums = %v, %v, want %v, %v", size, got1, got2, s1, s2)
 			}
-			mu, dev := sum/float64(max(1, size)), 0.0
-			for _, v := range x {
-				dev += (float64(v) - mu) * (float64(v) - mu)
-			}
-			if got := SquaredDeviations(x, mu); math.Abs(got-dev) > 1e-9*(1+dev) {
-				t.Fatalf("%d elements: SquaredDeviations = %v, want %v", size, got, dev)
-			}
+			mu := k + s1/float64(max(1, size))
 			y := make([]float32, size+1)
 			y[size] = -7
 			const m, s, b = 10.5, 0.25, -1

@@ -67,3 +67,75 @@ func TestBatchNormFloat32Rounding(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchNormTrainingStatistics checks the batch mean and variance
+// (sums about each channel's first value, accel.ShiftedSums) against the
+// two passes of the definition, on values with a large mean and a small
+// variance whose first value lies far from the rest, in float32 and
+// float64.
+func TestBatchNormTrainingStatistics(t *testing.T) {
+	shape := Shape{3, 2, 7, 9}
+	outer, c, inner := 3, 2, 63
+	x64 := make([]float64, shape.Size())
+	for i := range x64 {
+		x64[i] = 1e4 + float64((i*37)%23)/400
+	}
+	x64[0], x64[inner] = 1e4-3, 1e4+5 // the channels' first values
+	x32 := make([]float32, len(x64))
+	for i, v := range x64 {
+		x32[i] = float32(v)
+	}
+	a := &BatchNormAttrs{Eps: 1e-3, Momentum: 0.9, Axis: 1}
+	for _, f32 := range []bool{false, true} {
+		var in, out []Value
+		vec := func(v float64) Value {
+			if f32 {
+				return Value{Shape: Shape{c}, Data: []float32{float32(v), float32(v)}}
+			}
+			return Value{Shape: Shape{c}, Data: []float64{v, v}}
+		}
+		if f32 {
+			in = []Value{{Shape: shape, Data: x32}, vec(1), vec(0), vec(0), vec(1)}
+			out = []Value{{Shape: shape, Data: make([]float32, len(x32))}, vec(0), vec(0)}
+			batchNormKernel[float32](a, true, 1, in, out)
+		} else {
+			in = []Value{{Shape: shape, Data: x64}, vec(1), vec(0), vec(0), vec(1)}
+			out = []Value{{Shape: shape, Data: make([]float64, len(x64))}, vec(0), vec(0)}
+			batchNormKernel[float64](a, true, 1, in, out)
+		}
+		for ch := range c {
+			var vals []float64
+			for o := range outer {
+				for i := range inner {
+					if f32 {
+						vals = append(vals, float64(x32[(o*c+ch)*inner+i]))
+					} else {
+						vals = append(vals, x64[(o*c+ch)*inner+i])
+					}
+				}
+			}
+			mu, v := 0.0, 0.0
+			for _, x := range vals {
+				mu += x
+			}
+			mu /= float64(len(vals))
+			for _, x := range vals {
+				v += (x - mu) * (x - mu)
+			}
+			v /= float64(len(vals))
+			var gotMu, gotV float64
+			if f32 {
+				gotMu, gotV = float64(out[1].Data.([]float32)[ch]), float64(out[2].Data.([]float32)[ch])
+			} else {
+				gotMu, gotV = out[1].Data.([]float64)[ch], out[2].Data.([]float64)[ch]
+			}
+			tol := 1e-12
+			if f32 {
+				tol = 1e-6 // the results are rounded to float32
+			}
+			if math.Abs(gotMu-mu) > tol*math.Abs(mu) || math.Abs(gotV-v) > tol*v {
+				t.Errorf("float32 %v, channel %d: mean %v variance %v, want %v and %v", f32, ch, gotMu, gotV, mu, v)
+			}
+		}
+	}
+}

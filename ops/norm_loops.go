@@ -44,16 +44,20 @@ func (l *batchNormLoop[T]) Range(lo, hi int) {
 	for ch := lo; ch < hi; ch++ {
 		var mu, v float64
 		if train {
-			s := 0.0
-			for o := 0; o < outer; o++ {
-				s += accel.SumFloat64(x[(o*c+ch)*inner : (o*c+ch+1)*inner])
+			// The sums about the channel's first value, which is near
+			// enough to the mean for the variance not to cancel
+			// (accel.ShiftedSums).
+			var k, s1, s2 float64
+			if inner > 0 {
+				k = float64(x[ch*inner])
 			}
-			mu = s / n
-			ss := 0.0
 			for o := 0; o < outer; o++ {
-				ss += accel.SquaredDeviations(x[(o*c+ch)*inner:(o*c+ch+1)*inner], mu)
+				a, b := accel.ShiftedSums(x[(o*c+ch)*inner:(o*c+ch+1)*inner], k)
+				s1, s2 = s1+a, s2+b
 			}
-			v = ss / n
+			d := s1 / n
+			mu = k + d
+			v = max(0, s2/n-d*d)
 			m := a.Momentum
 			movMean[ch] = T(float64(movMean[ch])*m + mu*(1-m))
 			movVar[ch] = T(float64(movVar[ch])*m + v*(1-m))
