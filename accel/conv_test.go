@@ -251,6 +251,12 @@ func TestCol2imSet(t *testing.T) {
 		ConvGeom{Channels: 2, InH: 9, InW: 15, KernelH: 3, KernelW: 3, StrideH: 2, StrideW: 1, PadH: 1, PadW: 1, DilateH: 1, DilateW: 1},
 		ConvGeom{Channels: 3, InH: 11, InW: 8, KernelH: 2, KernelW: 3, StrideH: 3, StrideW: 1, PadH: 2, PadW: 4, DilateH: 2, DilateW: 2},
 		ConvGeom{Channels: 1, InH: 4, InW: 21, KernelH: 4, KernelW: 6, StrideH: 1, StrideW: 1, PadH: 3, PadW: 5, DilateH: 1, DilateW: 1},
+		// At a stride of 2 along the width: ResNet's data gradients,
+		// eight columns, a padding wider than the kernel's reach.
+		ConvGeom{Channels: 3, InH: 14, InW: 14, KernelH: 3, KernelW: 3, StrideH: 2, StrideW: 2, PadH: 1, PadW: 1, DilateH: 1, DilateW: 1},
+		ConvGeom{Channels: 2, InH: 7, InW: 7, KernelH: 1, KernelW: 1, StrideH: 2, StrideW: 2, DilateH: 1, DilateW: 1},
+		ConvGeom{Channels: 2, InH: 8, InW: 8, KernelH: 3, KernelW: 3, StrideH: 2, StrideW: 2, PadH: 1, PadW: 1, DilateH: 1, DilateW: 1},
+		ConvGeom{Channels: 1, InH: 5, InW: 19, KernelH: 2, KernelW: 4, StrideH: 1, StrideW: 2, PadH: 0, PadW: 5, DilateH: 1, DilateW: 1},
 	)
 	for gi, g := range geoms {
 		if g.OutH() <= 0 || g.OutW() <= 0 {

@@ -93,11 +93,12 @@ TEXT ·maxPool2x2Back4AVX(SB), NOSPLIT, $0-40
 
 // func col2imVecsAVX2(dst *float32, col *float32, offs *int, noffs int, taps *col2imTap, kw int, iw0 *int, nvec int)
 // One image row of Col2imSet: for each of the nvec vectors v, the sum
-// over the kw taps j (the entries taps[v*kw+j], each an element offset
-// and a lane mask) and over the noffs kernel rows (offs) of the masked
-// load of 8 float32s at col[offs[i]+taps[v*kw+j].off:], stored whole at
-// dst[iw0[v]:]. noffs, kw and nvec are positive. Masked-off lanes are
-// not read, so their addresses may lie outside col.
+// over the kw taps j (the entries taps[v*kw+j], each an element offset,
+// a lane mask and a permutation) and over the noffs kernel rows (offs)
+// of the masked load of 8 float32s at col[offs[i]+taps[v*kw+j].off:],
+// its lanes moved by the permutation, stored whole at dst[iw0[v]:].
+// noffs, kw and nvec are positive. Masked-off lanes are not read, so
+// their addresses may lie outside col.
 TEXT ·col2imVecsAVX2(SB), NOSPLIT, $0-64
 	MOVQ dst+0(FP), DI
 	MOVQ col+8(FP), SI
@@ -114,6 +115,7 @@ col2im_vec:
 
 col2im_tap:
 	VMOVDQU 8(R12), Y1
+	VMOVDQU 40(R12), Y5
 	MOVQ 0(R12), AX
 	LEAQ (SI)(AX*4), BX
 	MOVQ R8, DX
@@ -124,9 +126,11 @@ col2im_tap:
 col2im_two:
 	MOVQ (DX), AX
 	VMASKMOVPS (BX)(AX*4), Y1, Y2
+	VPERMPS Y2, Y5, Y2
 	VADDPS Y2, Y0, Y0
 	MOVQ 8(DX), AX
 	VMASKMOVPS (BX)(AX*4), Y1, Y4
+	VPERMPS Y4, Y5, Y4
 	VADDPS Y4, Y3, Y3
 	ADDQ $16, DX
 	SUBQ $2, R10
@@ -138,10 +142,11 @@ col2im_two:
 col2im_one:
 	MOVQ (DX), AX
 	VMASKMOVPS (BX)(AX*4), Y1, Y2
+	VPERMPS Y2, Y5, Y2
 	VADDPS Y2, Y0, Y0
 
 col2im_tapdone:
-	ADDQ $40, R12
+	ADDQ $72, R12
 	DECQ CX
 	JNZ col2im_tap
 	VADDPS Y3, Y0, Y0
