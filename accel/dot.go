@@ -76,6 +76,11 @@ var maxPoolBack3x3s2Kernel func(e, o *[3][]float32, rows [3]int, pad, w int, gra
 // how many leading rows it copied; the caller copies the others.
 var gatherRunsKernel func(dst []float32, w int, src []float32, tapBase []int, runs []int) int
 
+// axpyKernel is Axpy's loop for float32 (y += alpha*x, the product
+// rounded before the sum, as the Go loop rounds it), or nil when there
+// is no vector kernel.
+var axpyKernel func(alpha float32, x, y []float32)
+
 // reluGradKernel is ReluGrad for float32, or nil when there is no vector
 // kernel.
 var reluGradKernel func(g, y, out []float32)

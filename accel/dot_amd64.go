@@ -117,8 +117,28 @@ func col2imVecsAVX2(dst *float32, col *float32, offs *int, noffs int, taps *col2
 //go:noescape
 func pack6x8AVX(src *float32, ss, rows int, dst *float32)
 
+// axpyAVX2 sets y[i] += alpha*x[i] for n a positive multiple of 32, the
+// product rounded before the sum.
+//
+//go:noescape
+func axpyAVX2(n int, alpha float32, x, y *float32)
+
+// axpy32 is axpyKernel: the multiple-of-32 head in assembly, the rest in
+// Go.
+func axpy32(alpha float32, x, y []float32) {
+	y = y[:len(x)]
+	n := len(x) &^ 31
+	if n > 0 {
+		axpyAVX2(n, alpha, &x[0], &y[0])
+	}
+	for i := n; i < len(x); i++ {
+		y[i] += alpha * x[i]
+	}
+}
+
 func init() {
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
+		axpyKernel = axpy32
 		addRowsKernel = addRows32
 		col2imRowKernel = col2imRow32
 		maxPool2x2BackKernel = maxPool2x2BackRow32

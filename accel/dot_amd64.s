@@ -245,6 +245,35 @@ TEXT ·maxPool2x2x4AVX(SB), NOSPLIT, $0-24
 DATA reluGradOne<>+0(SB)/4, $0x3f800000
 GLOBL reluGradOne<>(SB), RODATA|NOPTR, $4
 
+// func axpyAVX2(n int, alpha float32, x, y *float32)
+// y[i] += alpha*x[i] for n a positive multiple of 32: a multiplication
+// and then an addition, each rounded, as Go rounds y[i] += alpha*x[i].
+TEXT ·axpyAVX2(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	VBROADCASTSS alpha+8(FP), Y8
+	MOVQ x+16(FP), SI
+	MOVQ y+24(FP), DI
+
+axpy_loop:
+	VMULPS (SI), Y8, Y0
+	VMULPS 32(SI), Y8, Y1
+	VMULPS 64(SI), Y8, Y2
+	VMULPS 96(SI), Y8, Y3
+	VADDPS (DI), Y0, Y0
+	VADDPS 32(DI), Y1, Y1
+	VADDPS 64(DI), Y2, Y2
+	VADDPS 96(DI), Y3, Y3
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JNZ axpy_loop
+	VZEROUPPER
+	RET
+
 // func reluGradAVX2(n int, gr, y, out *float32)
 // out[i] = gr[i] * (y[i] > 0 ? 1 : 0), for n a positive multiple of 8. The
 // mask is multiplied in, not and-ed, so that a NaN or infinite gr still

@@ -23,6 +23,12 @@ type axpyLoop[T Float] struct {
 
 func (l *axpyLoop[T]) Range(lo, hi int) {
 	xs, ys := l.x[lo:hi], l.y[lo:hi]
+	if k := axpyKernel; k != nil {
+		if x32, ok := any(xs).([]float32); ok {
+			k(float32(l.alpha), x32, any(ys).([]float32))
+			return
+		}
+	}
 	for i, v := range xs {
 		ys[i] += l.alpha * v
 	}

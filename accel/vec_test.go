@@ -6,6 +6,31 @@ import (
 	"testing"
 )
 
+// TestAxpyFloat32 checks Axpy on float32 (the vector kernel where the
+// CPU has one) on lengths around its blocks of 32, bit for bit against
+// the product rounded before the sum.
+func TestAxpyFloat32(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 24))
+	for _, n := range []int{1, 31, 32, 33, 64, 95, 1 << 15, 1<<16 + 7} {
+		x, y := randSlice[float32](r, n), randSlice[float32](r, n+1)
+		y[n] = 7
+		const alpha = float32(-0.3)
+		want := make([]float32, n)
+		for i := range want {
+			want[i] = y[i] + float32(alpha*x[i])
+		}
+		Axpy(alpha, x, y)
+		for i := range want {
+			if y[i] != want[i] {
+				t.Fatalf("n=%d: y[%d] = %v, want %v", n, i, y[i], want[i])
+			}
+		}
+		if y[n] != 7 {
+			t.Fatalf("n=%d: Axpy wrote past x's length", n)
+		}
+	}
+}
+
 func TestVec(t *testing.T) {
 	r := rand.New(rand.NewPCG(19, 20))
 	for _, n := range []int{0, 1, 3, 4, 5, 1023, 1024, 1025, 70001} {
