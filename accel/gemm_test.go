@@ -256,8 +256,13 @@ func TestGemmEmptyStrides(t *testing.T) {
 // TestGemmTurnedA checks GemmTurnedA against Gemm on the filters turned
 // into a matrix of their own: 3x3 and other kernels, rows that leave the
 // last panel ragged, depths whose blocks split a filter's taps, on one
-// goroutine and on the workers.
+// goroutine and on the workers, in float32 and float64.
 func TestGemmTurnedA(t *testing.T) {
+	testGemmTurnedA[float32](t, 1e-5)
+	testGemmTurnedA[float64](t, 1e-12)
+}
+
+func testGemmTurnedA[T Float](t *testing.T, tol float64) {
 	r := rand.New(rand.NewPCG(71, 72))
 	for _, parallel := range []bool{false, true} {
 		if parallel {
@@ -267,8 +272,8 @@ func TestGemmTurnedA(t *testing.T) {
 			{1, 1, 1, 1}, {3, 5, 9, 7}, {64, 13, 9, 33}, {29, 40, 9, 256}, {31, 7, 25, 17}, {40, 25, 4, 70}, {2, 300, 9, 3},
 		} {
 			m, k := tc.channels, tc.filters*tc.taps
-			w := randSlice[float32](r, tc.filters*tc.channels*tc.taps)
-			turned := make([]float32, m*k)
+			w := randSlice[T](r, tc.filters*tc.channels*tc.taps)
+			turned := make([]T, m*k)
 			for f := range tc.filters {
 				for c := range tc.channels {
 					for tp := range tc.taps {
@@ -277,17 +282,17 @@ func TestGemmTurnedA(t *testing.T) {
 				}
 			}
 			ldb, ldc := tc.n+2, tc.n+1
-			b := randSlice[float32](r, k*ldb)
-			want, got := make([]float32, m*ldc), make([]float32, m*ldc)
+			b := randSlice[T](r, k*ldb)
+			want, got := make([]T, m*ldc), make([]T, m*ldc)
 			for i := range got {
-				got[i] = float32(math.NaN()) // must be overwritten, but the padding kept
+				got[i] = T(math.NaN()) // must be overwritten, but the padding kept
 				want[i] = got[i]
 			}
 			Gemm(false, false, m, tc.n, k, 1, turned, k, b, ldb, 0, want, ldc)
 			GemmTurnedA(m, tc.n, k, tc.taps, w, b, ldb, got, ldc)
 			for i := range m {
 				for j := range tc.n {
-					if d := math.Abs(float64(got[i*ldc+j] - want[i*ldc+j])); d > 1e-5*(1+math.Sqrt(float64(k))) {
+					if d := math.Abs(float64(got[i*ldc+j] - want[i*ldc+j])); d > tol*(1+math.Sqrt(float64(k))) {
 						t.Fatalf("%+v parallel %v: C[%d,%d] = %v, want %v", tc, parallel, i, j, got[i*ldc+j], want[i*ldc+j])
 					}
 				}
