@@ -80,7 +80,8 @@
 // images of a batch with small planes side by side that way. Col2im is its adjoint and gives the input
 // gradient from the column gradient. Col2imSet computes the same into a
 // fresh image by gathering: each vector of 8 image elements sums masked
-// loads of the column elements that map to it and is stored once, which
+// loads of the column elements that map to it (at a stride of 2, four
+// to a load, moved to every other lane) and is stored once, which
 // avoids the overlapping read-modify-write rows of a scatter. With
 // AVX-512, ConvWeightGradDirect computes a weight gradient with no column
 // matrix at all: for four taps at a time, each vector of output positions
@@ -164,8 +165,8 @@
 // the vector at a time: four streams from memory, for a classifier's
 // weights), and a product of few
 // rows gets a micro-kernel of fewer rows where the AVX-512 tile would be
-// half empty (6x32 for float32). On amd64 the dot product, the float32
-// epilogue, Relu and ReluGrad, the copies of im2col runs, the 8x8
+// half empty (6x32 for float32). On amd64 the dot product, Axpy, the
+// float32 epilogue, Relu and ReluGrad, the copies of im2col runs, the 8x8
 // transposes of panel packing and the float32 2x2 max pooling (forward
 // and gradient) are AVX2 loops (dot_amd64.s), installed like the
 // micro-kernels; the purego build tag keeps the Go loops. So are Tanh and

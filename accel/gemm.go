@@ -130,7 +130,9 @@ func GemmTurnedA[T Float](m, n, k, taps int, w, b []T, ldb int, c []T, ldc int) 
 	if m < 0 || n < 0 || k < 0 || taps <= 0 || k%taps != 0 {
 		panic(fmt.Sprintf("accel: GemmTurnedA with m=%d n=%d k=%d taps=%d", m, n, k, taps))
 	}
-	checkMatrix("A", 1, k*m, len(w), k*m)
+	if len(w) < k*m {
+		panic(fmt.Sprintf("accel: GemmTurnedA: w has %d elements, %d filters of %d channels of %d taps need %d", len(w), k/taps, m, taps, k*m))
+	}
 	checkMatrix("B", k, n, len(b), ldb)
 	checkMatrix("C", m, n, len(c), ldc)
 	if m == 0 || n == 0 {
@@ -140,33 +142,36 @@ func GemmTurnedA[T Float](m, n, k, taps int, w, b []T, ldb int, c []T, ldc int) 
 		scaleMatrix(m, n, 0, c, ldc)
 		return
 	}
-	mr := kernelForRows[T](m).mr
+	kern := kernelForRows[T](m)
 	runs := 1
 	if numWorkers > 1 && m*n*k >= gemmParallelMin {
-		runs = min(numWorkers, ceilDiv(m, mr))
+		runs = min(numWorkers, ceilDiv(m, kern.mr))
 	}
-	l := turnedRuns[T]{m: m, n: n, k: k, taps: taps, runs: runs, mr: mr, w: w, b: b, ldb: ldb, c: c, ldc: ldc}
+	l := turnedRuns[T]{m: m, n: n, k: k, taps: taps, runs: runs, kern: kern, w: w, b: b, ldb: ldb, c: c, ldc: ldc}
 	ParallelRange(runs, 1, l)
 }
 
 // turnedRuns is GemmTurnedA's loop over runs of A's rows (whole panels
-// of mr rows, as even as may be).
+// of the kernel's rows, as even as may be), each a product on the
+// calling goroutine.
 type turnedRuns[T Float] struct {
-	m, n, k, taps, runs, mr int
-	w, b, c                 []T
-	ldb, ldc                int
+	m, n, k, taps, runs int
+	kern                microKernel[T]
+	w, b, c             []T
+	ldb, ldc            int
 }
 
 func (l *turnedRuns[T]) Range(lo, hi int) {
-	panels := ceilDiv(l.m, l.mr)
+	mr := l.kern.mr
+	panels := ceilDiv(l.m, mr)
 	for r := lo; r < hi; r++ {
-		i0, i1 := r*panels/l.runs*l.mr, min(l.m, (r+1)*panels/l.runs*l.mr)
+		i0, i1 := r*panels/l.runs*mr, min(l.m, (r+1)*panels/l.runs*mr)
 		if i0 >= i1 {
 			continue
 		}
 		g := getObj[gemmCall[T]]()
 		*g = gemmCall[T]{m: i1 - i0, n: l.n, k: l.k, alpha: 1, c: l.c[i0*l.ldc:], ldc: l.ldc,
-			kern: kernelForRows[T](l.m), overwrite: true, serial: true}
+			kern: l.kern, overwrite: true, serial: true}
 		g.a, g.ars, g.aTaps = l.w[i0*l.taps:], l.m*l.taps, l.taps
 		g.setB(l.b, l.ldb, false)
 		g.run()
@@ -618,12 +623,8 @@ func packPanels[T Float](dst, x []T, rs, ds, r0, rows, d0, depth, w int) {
 				}
 			}
 		}
-		if cnt < w {
-			for d := range depth {
-				clear(panel[d*w+cnt : d*w+w])
-			}
-		}
 	}
+	clearLastPanel(dst, rows, depth, w)
 }
 
 // packRunPanels is packPanels for an X whose rows are runs of x (rs 1):
@@ -638,12 +639,7 @@ func packRunPanels[T Float](dst, x []T, ds, r0, rows, d0, depth, w int) {
 			copy(dst[q*w*depth+d*w:][:w], run[q*w:min(rows, q*w+w)])
 		}
 	}
-	if cnt := rows - (panels-1)*w; cnt < w {
-		last := dst[(panels-1)*w*depth:]
-		for d := range depth {
-			clear(last[d*w+cnt : d*w+w])
-		}
-	}
+	clearLastPanel(dst, rows, depth, w)
 }
 
 // packTurnedPanels is packPanels for turned filters (GemmTurnedA):
@@ -678,6 +674,13 @@ func packTurnedPanels[T Float](dst, x []T, rs, taps, r0, rows, d0, depth, w int)
 		}
 		d += n
 	}
+	clearLastPanel(dst, rows, depth, w)
+}
+
+// clearLastPanel zeroes the rows past rows in the last of the w-wide,
+// depth-deep micro-panels at dst that hold rows rows.
+func clearLastPanel[T Float](dst []T, rows, depth, w int) {
+	panels := ceilDiv(rows, w)
 	if cnt := rows - (panels-1)*w; cnt < w {
 		last := dst[(panels-1)*w*depth:]
 		for d := range depth {

@@ -362,8 +362,8 @@ func maxPool3x3s2Backward[T Float](g PoolGeom, src, gout, gi []T) {
 // step at 112x112 spent half of this gradient's time splitting its 56
 // columns three times over, and filling the columns past the windows).
 func maxPool3x3s2Back32(k func(e, o *[3][]float32, rows [3]int, pad, w int, grad, gi []float32), g PoolGeom, src, gout, gi []float32) {
-	n := g.OutW + 16         // what the kernel reads of a split row
-	used := min(n, g.OutW+1) // what the plane's windows read of it
+	n := g.OutW + 16   // what the kernel reads of a split row
+	used := g.OutW + 1 // what the plane's windows read of it
 	bp := getBuf[float32](2 * n * g.InH)
 	defer putBuf(bp)
 	split := (*bp)[:2*n*g.InH]
