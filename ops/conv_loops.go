@@ -1250,9 +1250,11 @@ func (l *convWeightGradLoop[T]) Range(lo, hi int) {
 				}
 				beta = 1
 			}
-			if swapped {
-				for t, row := range dwT[:k*p.maps] {
-					dw[(t%p.maps)*k+t/p.maps] = row
+			if swapped { // dw[f][t] is dwT[t][f]
+				for t := range k {
+					for f, v := range dwT[t*p.maps:][:p.maps] {
+						dw[f*k+t] = v
+					}
 				}
 			}
 		}

@@ -139,3 +139,14 @@ func TestBatchNormTrainingStatistics(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchNormTrainingEmptyBatch checks that a batch of no images in
+// training does not panic: the sums about each channel's first value
+// have no first value to take.
+func TestBatchNormTrainingEmptyBatch(t *testing.T) {
+	a := &BatchNormAttrs{Eps: 1e-5, Momentum: 0.9, Axis: 1}
+	vec := func() Value { return Value{Shape: Shape{3}, Data: []float32{1, 1, 1}} }
+	x := Value{Shape: Shape{0, 3, 2, 2}, Data: []float32{}}
+	out := []Value{{Shape: x.Shape, Data: []float32{}}, vec(), vec()}
+	batchNormKernel[float32](a, true, 1, []Value{x, vec(), vec(), vec(), vec()}, out)
+}

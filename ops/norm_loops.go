@@ -48,7 +48,7 @@ func (l *batchNormLoop[T]) Range(lo, hi int) {
 			// enough to the mean for the variance not to cancel
 			// (accel.ShiftedSums).
 			var k, s1, s2 float64
-			if inner > 0 {
+			if outer > 0 && inner > 0 {
 				k = float64(x[ch*inner])
 			}
 			for o := 0; o < outer; o++ {
