@@ -35,6 +35,34 @@ func winoScatterAVX2(groups int, o *float32, os int, dst *float32, ds int)
 //go:noescape
 func winoGradOutAVX512(n int, e *float32, es int, u *float32, us int, t *float32)
 
+// winoGradOutPlaneAVX512 is winoGradOutAVX512 of the tiles of one output
+// gradient plane, loaded where they lie (winograd512_amd64.s): groups of
+// sixteen tiles described by lanes, ow the plane's row length, us in
+// elements, t 384 elements of scratch, perm winoGradPerm.
+//
+//go:noescape
+func winoGradOutPlaneAVX512(groups int, plane *float32, ow int, lanes *winoGradLanes, u *float32, us int, t *float32, perm *int32)
+
+// winoGradPerm holds the permutations that take columns 0 and 1, and 2
+// and 3, of eight tiles' rows of four out of two vectors.
+var winoGradPerm = func() (p [32]int32) {
+	for l := range 8 {
+		p[l], p[8+l], p[16+l], p[24+l] = int32(4*l), int32(4*l+1), int32(4*l+2), int32(4*l+3)
+	}
+	return p
+}()
+
+func winoGradOutPlane32(l *winoGradTable, plane, u []float32, us int, scratch []float32) {
+	t := scratch[:24*16]
+	if len(plane) < l.need { // the last tiles' rows reach past the plane's end
+		pad := scratch[24*16:][:l.need]
+		clear(pad[copy(pad, plane[:l.reach]):])
+		plane = pad
+	}
+	_ = u[35*us+16*len(l.lanes)-1]
+	winoGradOutPlaneAVX512(len(l.lanes), &plane[0], l.ow, &l.lanes[0], &u[0], us, &t[0], &winoGradPerm[0])
+}
+
 func winoGradOut32(n int, e []float32, es int, u []float32, us int) {
 	_, _ = e[15*es+n-1], u[35*us+n-1]
 	var t [24 * 16]float32
@@ -70,5 +98,6 @@ func init() {
 	}
 	if cpu.X86.HasAVX512F && !noAVX512 {
 		winoGradOutKernel = winoGradOut32
+		winoGradOutPlaneKernel = winoGradOutPlane32
 	}
 }

@@ -147,7 +147,15 @@ func (l *wgradWinoLoop[T]) transform(w *wgradWinoGroup[T]) {
 	dp := getBuf[T](winoPos * ds)
 	defer putBuf(dp)
 	tp := roundUp(wk.tiles, 16) // the lanes of an image's output gradient transforms
-	ep := getBuf[T](winoTile * winoTile * tp)
+	var lanes *winoGradTable    // where the planes' tiles lie, for winoGradOutPlaneKernel
+	if _, ok := any(l.gradOut).([]float32); ok && winoGradOutPlaneKernel != nil {
+		lanes = winoGradTables.get(wk.g, newWinoGradTable)
+	}
+	es := winoTile * winoTile * tp
+	if lanes != nil {
+		es = 24*16 + lanes.need
+	}
+	ep := getBuf[T](es)
 	defer putBuf(ep)
 	ohw := wk.g.OutH() * wk.g.OutW()
 	// The images' tiles lie side by side; the lanes each image's
@@ -162,7 +170,12 @@ func (l *wgradWinoLoop[T]) transform(w *wgradWinoGroup[T]) {
 		}
 		gy := l.gradOut[n*k*ohw:][:k*ohw]
 		for m := range k {
-			winoGradOut(wk.g, f, gy[m*ohw:][:ohw], w.u[m*w.cols+col0:], w.us, tp, *ep)
+			u := w.u[m*w.cols+col0:]
+			if lanes != nil { // the plane and the rest of the batch's, which its last tiles may read
+				winoGradOutPlaneKernel(lanes, any(l.gradOut[(n*k+m)*ohw:]).([]float32), any(u).([]float32), w.us, any(*ep).([]float32))
+				continue
+			}
+			winoGradOut(wk.g, f, gy[m*ohw:][:ohw], u, w.us, tp, *ep)
 		}
 	}
 	// Past the last image's tiles u is zero; so must v be, where
@@ -174,6 +187,58 @@ func (l *wgradWinoLoop[T]) transform(w *wgradWinoGroup[T]) {
 			clear(row[w.n*wk.tiles:])
 		}
 	}
+}
+
+// winoGradOutPlaneKernel is winoGradOut for float32 with vector
+// instructions that load each tile's rows from the plane where they lie,
+// with 384+l.need elements of scratch; nil where the CPU has none. The
+// plane is followed by whatever lies after it (the tiles that cross its
+// edges are read whole, and the elements outside it cleared after);
+// where less than l.need elements remain, it is copied first.
+var winoGradOutPlaneKernel func(l *winoGradTable, plane, u []float32, us int, scratch []float32)
+
+// winoGradTable tells winoGradOutPlaneKernel where the 4x4 tiles of an
+// output gradient plane lie: sixteen tiles to a group of lanes, the
+// plane's tiles in order, then empty lanes up to a multiple of sixteen.
+type winoGradTable struct {
+	lanes []winoGradLanes
+	ow    int // the plane's row length
+	reach int // the plane's elements
+	need  int // the elements from the plane's first that its tiles read whole
+}
+
+// winoGradLanes is a group of sixteen tiles of a winoGradTable: each
+// tile's first element in the plane (zero for an empty lane), and masks
+// of the lanes whose row i (rows[i]) and column j (cols[j]) lie in the
+// plane, bit l for lane l.
+type winoGradLanes struct {
+	first      [16]int32
+	rows, cols [4]uint16
+}
+
+// winoGradTables holds a winoGradTable per convolution geometry.
+var winoGradTables geomCache[*winoGradTable]
+
+func newWinoGradTable(g ConvGeom) *winoGradTable {
+	oh, ow := g.OutH(), g.OutW()
+	f := newWinoFrame(g)
+	tiles := f.tilesH * f.tilesW
+	t := &winoGradTable{lanes: make([]winoGradLanes, ceilDiv(tiles, 16)), ow: ow, reach: oh * ow,
+		need: winoTile*(f.tilesH-1)*ow + winoTile*(f.tilesW-1) + (winoTile-1)*ow + winoTile}
+	for tile := range tiles {
+		r, c := winoTile*(tile/f.tilesW), winoTile*(tile%f.tilesW)
+		l, bit := &t.lanes[tile/16], uint16(1)<<(tile%16)
+		l.first[tile%16] = int32(r*ow + c)
+		for i := range winoTile {
+			if r+i < oh {
+				l.rows[i] |= bit
+			}
+			if c+i < ow {
+				l.cols[i] |= bit
+			}
+		}
+	}
+	return t
 }
 
 // winoGradOutKernel is winoGradOutLanes for float32 with vector

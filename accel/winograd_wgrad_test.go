@@ -97,6 +97,40 @@ func wgradWinograd[T Float](g ConvGeom, maps, batch int, img, gy []T) []T {
 	return dw
 }
 
+// TestWinoGradOutPlane checks the kernel that loads an output gradient
+// plane's tiles where they lie against winoGradOut (the tiles copied out
+// first), bit for bit: planes whose edges cut tiles, of one to several
+// groups of sixteen tiles, followed by NaNs (which the cleared lanes must
+// not let in) or by nothing at all (the plane copied first).
+func TestWinoGradOutPlane(t *testing.T) {
+	if winoGradOutPlaneKernel == nil {
+		t.Skip("no vector kernel on this CPU")
+	}
+	r := rand.New(rand.NewPCG(27, 28))
+	for _, s := range []struct{ oh, ow int }{{1, 1}, {4, 4}, {5, 3}, {14, 14}, {7, 7}, {28, 28}, {9, 30}, {16, 17}} {
+		g := ConvGeom{Channels: 1, InH: s.oh, InW: s.ow, KernelH: 3, KernelW: 3, StrideH: 1, StrideW: 1, PadH: 1, PadW: 1, DilateH: 1, DilateW: 1}
+		f := newWinoFrame(g)
+		tp := roundUp(f.tilesH*f.tilesW, 16)
+		plane := randSlice[float32](r, s.oh*s.ow)
+		want := make([]float32, 36*tp)
+		winoGradOut(g, f, plane, want, tp, tp, make([]float32, 16*tp))
+		lanes := newWinoGradTable(g)
+		for _, after := range []int{0, lanes.need} {
+			rest := append(append([]float32(nil), plane...), make([]float32, after)...)
+			for i := len(plane); i < len(rest); i++ {
+				rest[i] = float32(math.NaN())
+			}
+			got := make([]float32, 36*tp)
+			winoGradOutPlaneKernel(lanes, rest, got, tp, make([]float32, 24*16+lanes.need))
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("%dx%d, %d after: u[%d] = %v, want %v", s.oh, s.ow, after, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
 // BenchmarkConvWeightGradWinograd times F(3x3, 4x4) at the 3x3 stride-1
 // shapes of ResNet-18's training step at 112x112, batch 16.
 func BenchmarkConvWeightGradWinograd(b *testing.B) {
