@@ -633,10 +633,10 @@ forward at about a fifth of the eager one: more than the kernels' arithmetic all
   torch.jit specializes on its first calls), then for about a second and at least five runs.
 - Real-size networks: the model zoo's resnet18_v1 and mobilenetv2_1.0 (package nn/vision, Gluon's
   definitions, hybridized) beside torchvision's resnet18 and mobilenet_v2, all with random parameters, on
-  random 3×224×224 images. They are slow, so each is timed a fixed number of runs after the two warm-ups:
-  the median of 10 for the forward passes at batch 1, of 5 at batch 16 and for the training step. The
-  training step runs at 112×112 (batch 16), as 224×224 made the comparison too long on two cores; the
-  peers' jit column for it is a traced network trained through the trace, and ONNX Runtime does not train.
+  random 3×224×224 images. After the two warm-ups each runs for about a second (the training step two),
+  and at least 10 times (5 at batch 16 and for the training step): a median of many runs, which a moment's
+  load on the machine does not move. The training step runs at 112×112 (batch 16), as 224×224 made the
+  comparison too long on two cores; the peers' jit column for it is a traced network trained through the trace, and ONNX Runtime does not train.
   Gluon's MobileNet v2 differs from torchvision's (nn/vision's doc): its first bottleneck keeps a 1×1
   expansion convolution (expansion 1, 32 to 32 channels at 112×112), which the peers' network is given
   (` + "`bench/torch/zoo.py`" + `), so that all compute the same network; its classifier is a 1×1

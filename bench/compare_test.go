@@ -289,15 +289,16 @@ func TestNewCases(t *testing.T) {
 		name   string
 		ours   []string
 		memory bool
-		runs   int // the runs a Timing override fixes; 0 for none
+		runs   int           // the runs a Timing override fixes, or its fewest with a budget; 0 for none
+		budget time.Duration // the time it runs for; 0 for exactly runs
 	}{
-		{"fashion-epoch", []string{ImplOursEager, ImplOursHybrid}, false, 1},
-		{"lenet-train-b256-memory", []string{ImplOursHybrid}, true, memorySteps},
-		{"lenet-forward-b16-interp", []string{ImplOursEager, ImplOursHybrid}, false, 0},
-		{"resnet18-forward-b1", []string{ImplOursHybrid}, false, 10},
-		{"resnet18-forward-b16", []string{ImplOursHybrid}, false, 5},
-		{"mobilenetv2-forward-b1", []string{ImplOursHybrid}, false, 10},
-		{"resnet18-train-b16", []string{ImplOursHybrid}, false, 5},
+		{"fashion-epoch", []string{ImplOursEager, ImplOursHybrid}, false, 1, 0},
+		{"lenet-train-b256-memory", []string{ImplOursHybrid}, true, memorySteps, 0},
+		{"lenet-forward-b16-interp", []string{ImplOursEager, ImplOursHybrid}, false, 0, 0},
+		{"resnet18-forward-b1", []string{ImplOursHybrid}, false, 10, time.Second},
+		{"resnet18-forward-b16", []string{ImplOursHybrid}, false, 5, time.Second},
+		{"mobilenetv2-forward-b1", []string{ImplOursHybrid}, false, 10, time.Second},
+		{"resnet18-train-b16", []string{ImplOursHybrid}, false, 5, 2 * time.Second},
 	} {
 		c, err := CaseNamed(tc.name)
 		if err != nil {
@@ -309,8 +310,10 @@ func TestNewCases(t *testing.T) {
 		switch {
 		case tc.runs == 0 && c.Timing != nil:
 			t.Errorf("%s overrides the timing: %+v", c.Name, *c.Timing)
-		case tc.runs > 0 && (c.Timing == nil || c.Timing.MinRuns != tc.runs || c.Timing.MaxRuns != tc.runs):
+		case tc.runs > 0 && tc.budget == 0 && (c.Timing == nil || c.Timing.MinRuns != tc.runs || c.Timing.MaxRuns != tc.runs):
 			t.Errorf("%s: timing %+v, want exactly %d runs", c.Name, c.Timing, tc.runs)
+		case tc.budget > 0 && (c.Timing == nil || c.Timing.MinRuns != tc.runs || c.Timing.Budget != tc.budget || c.Timing.MaxRuns < 100):
+			t.Errorf("%s: timing %+v, want %v and at least %d runs", c.Name, c.Timing, tc.budget, tc.runs)
 		}
 	}
 	// ONNX Runtime runs the real-size forward cases only, on 3×224×224
@@ -467,7 +470,7 @@ func TestPeerCommands(t *testing.T) {
 	}{
 		{"torch, quick", torchCmd(o, mlp, 2), "/usr/bin/python3 bench/torch/bench.py --case mlp-forward-b1 --threads 2 --budget 0.05 --min-runs 3 --max-runs 50"},
 		{"torch, memory", torchCmd(o, mem, 2), "/usr/bin/python3 bench/torch/bench.py --case lenet-train-b256-memory --threads 2 --budget 0 --min-runs 20 --max-runs 20 --memory"},
-		{"onnxruntime", ortCmd(o, r18, 2, "/tmp/m.onnx"), "node bench/ort/bench.js --modules /cache/ort --model /tmp/m.onnx --shape 16,3,224,224 --case resnet18-forward-b16 --threads 2 --budget 0 --min-runs 5 --max-runs 5"},
+		{"onnxruntime", ortCmd(o, r18, 2, "/tmp/m.onnx"), "node bench/ort/bench.js --modules /cache/ort --model /tmp/m.onnx --shape 16,3,224,224 --case resnet18-forward-b16 --threads 2 --budget 1 --min-runs 5 --max-runs 2000"},
 	} {
 		if got := strings.Join(tc.cmd.Args, " "); got != tc.args {
 			t.Errorf("%s: %s\nwant %s", tc.name, got, tc.args)
