@@ -65,6 +65,11 @@ var maxPool2x2Kernel func(r0, r1, out []float32)
 // maxPool3x3s2Row), or is nil when there is no vector kernel.
 var maxPool3x3s2Kernel func(r0, r1, r2, tmp, first, out []float32, padW int)
 
+// maxPoolBackPlaneKernel writes one plane's whole gradient of a max
+// pooling of is3x3s2Even geometry, in float32 with vector instructions;
+// nil where the CPU has none.
+var maxPoolBackPlaneKernel func(g PoolGeom, src, gout, gi []float32)
+
 // maxPoolBack3x3s2Kernel adds one output row's gradients of a 3x3 max
 // pooling at stride 2 to its windows' first largest elements, from the
 // window's three input rows split into even and odd columns (see

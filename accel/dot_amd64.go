@@ -156,6 +156,7 @@ func init() {
 	}
 	if cpu.X86.HasAVX512F && !noAVX512 {
 		maxPoolBack3x3s2Kernel = maxPoolBack3x3s2Row32
+		maxPoolBackPlaneKernel = maxPoolBackPlane32
 		sdotRowsKernel = sdotRows512
 		scaleAddClampRowsKernel = scaleAddClampRows32
 	}
@@ -508,6 +509,45 @@ func col2imRow32(dst, col []float32, offs []int, t *col2imGatherTable) {
 //
 //go:noescape
 func maxPoolBack3x3s2AVX512(n int, e0, o0, e1, o1, e2, o2 *float32, r0, r1, r2, pad, w int, grad, gi *float32, idx, lanes *int32)
+
+// maxPoolBack3x3s2P1AVX512 is maxPoolBackPlaneKernel (pool512_amd64.s).
+//
+//go:noescape
+func maxPoolBack3x3s2P1AVX512(src, gout, gi *float32, inW, outH, outW int, c *maxPoolBackConsts)
+
+// maxPoolBackConsts are maxPoolBack3x3s2P1AVX512's constants, at the
+// offsets it reads them from.
+type maxPoolBackConsts struct {
+	codes [9][16]int32 // each tap's code, k in every lane
+	split [2][16]int32 // the even and the odd of 32 columns
+	weave [2][16]int32 // two vectors' lanes in turn: the first eight, the last eight
+	masks [17]uint16   // masks[k]: the first k lanes
+}
+
+var maxPoolBackC = func() (c maxPoolBackConsts) {
+	for k := range c.codes {
+		for l := range 16 {
+			c.codes[k][l] = int32(k)
+		}
+	}
+	for l := range 16 {
+		c.split[0][l], c.split[1][l] = int32(2*l), int32(2*l+1)
+		c.weave[0][l], c.weave[1][l] = int32(l/2+16*(l%2)), int32(8+l/2+16*(l%2))
+	}
+	for k := range c.masks {
+		c.masks[k] = uint16(1<<k - 1)
+	}
+	return c
+}()
+
+// maxPoolBackPlane32 is maxPoolBackPlaneKernel.
+func maxPoolBackPlane32(g PoolGeom, src, gout, gi []float32) {
+	if !g.is3x3s2Even() {
+		panic("accel: maxPoolBackPlane32 of a pooling it does not take")
+	}
+	_, _, _ = src[g.InH*g.InW-1], gi[g.InH*g.InW-1], gout[g.OutH*g.OutW-1]
+	maxPoolBack3x3s2P1AVX512(&src[0], &gout[0], &gi[0], g.InW, g.OutH, g.OutW, &maxPoolBackC)
+}
 
 // maxPoolBack3x3s2Row32 is maxPoolBack3x3s2Kernel: every split row holds
 // len(grad)+16 values, and the windows' indices lie in gi.

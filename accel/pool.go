@@ -81,7 +81,6 @@ func (l *poolLoop[T]) Range(lo, hi int) {
 		case maxPool:
 			l.maxPlane(p)
 		case maxPoolBackward:
-			l.clearGradIn(p)
 			l.maxBackwardPlane(p)
 		case avgPool:
 			if l.g.OutH*l.g.OutW == 1 && l.g.window(0, 0, false).count == l.g.InH*l.g.InW {
@@ -298,6 +297,13 @@ func (l *poolLoop[T]) maxBackwardPlane(p int) {
 	inSz, outSz := g.planeSizes()
 	src, gi := in[p*inSz:(p+1)*inSz], gradIn[p*inSz:(p+1)*inSz]
 	gout := gradOut[p*outSz : (p+1)*outSz]
+	if k := maxPoolBackPlaneKernel; k != nil && g.is3x3s2Even() {
+		if src32, ok := any(src).([]float32); ok {
+			k(g, src32, any(gout).([]float32), any(gi).([]float32)) // sets the whole plane
+			return
+		}
+	}
+	clear(gi)
 	if g.is2x2() {
 		maxPool2x2Backward(g, src, gout, gi)
 		return
@@ -403,6 +409,15 @@ func laterMax[T Float](src []T, at, best int, m int64) (int, int64) {
 		best = at
 	}
 	return best, max(m, v)
+}
+
+// is3x3s2Even reports whether the windows are 3x3 at stride 2 with
+// padding 1 over a plane of twice as many rows and columns as the
+// output's (ResNet's stem pooling at an even size), which
+// maxPoolBackPlaneKernel takes whole.
+func (g PoolGeom) is3x3s2Even() bool {
+	return g.KernelH == 3 && g.KernelW == 3 && g.StrideH == 2 && g.StrideW == 2 && g.PadH == 1 && g.PadW == 1 &&
+		g.OutH > 0 && g.OutW > 0 && g.InH == 2*g.OutH && g.InW == 2*g.OutW
 }
 
 // is2x2 reports whether every window is an unclipped 2x2 block at stride

@@ -99,3 +99,205 @@ maxPoolBack_add:
 	JGT maxPoolBack_block
 	VZEROUPPER
 	RET
+
+// TAPK compares a window tap's sixteen values v with the best so far
+// (Z21): lanes where v is larger (neither being NaN) take v, and in Z22
+// the tap's code, the vector at code bytes into the constants (R9).
+#define TAPK(v, code) VCMPPS $0x1e, Z21, v, K1; VMOVAPS v, K1, Z21; VMOVDQU32 code(R9), K1, Z22
+
+// PICK sets dst to the gradients (Z23) of the lanes whose first maximum
+// is the tap of the given code, zero elsewhere.
+#define PICK(code, dst) VPCMPEQD code(R9), Z22, K1; VMOVAPS.Z Z23, K1, dst
+
+// ROWOUT writes one input row's gradient over the block's 32 columns
+// from column 32b-1 (at g, R10 = 128b bytes; masks K6 and K7): each even
+// column 2w takes ec[w], the gradient of window w's middle tap; each odd
+// column 2w-1 takes sc[w-1], window w-1's right tap (lane 0 from scarry,
+// the last block's), then pc[w], window w's left tap, added in the
+// windows' order onto lo and hi (the row's gradient so far, or zero).
+#define ROWOUT(pc, ec, sc, scarry, g, lo, hi) \
+	VALIGND $15, scarry, sc, Z24; VMOVAPS sc, scarry; \
+	VMOVDQU32 Z2, Z25; VPERMI2PS ec, Z24, Z25; \
+	VMOVDQU32 Z3, Z26; VPERMI2PS ec, Z24, Z26; \
+	VMOVDQU32 Z2, Z27; VPERMI2PS Z28, pc, Z27; \
+	VMOVDQU32 Z3, Z24; VPERMI2PS Z28, pc, Z24; \
+	VADDPS Z25, lo, Z25; VADDPS Z27, Z25, Z25; VMOVUPS Z25, K6, -4(g)(R10*1); \
+	VADDPS Z26, hi, Z26; VADDPS Z24, Z26, Z26; VMOVUPS Z26, K7, 60(g)(R10*1)
+
+// SPLITROW loads 32 columns of an input row (at r, R10 bytes on; masks
+// K3 and K4) and splits them into its even (e) and odd (o) columns.
+#define SPLITROW(r, e, o) \
+	VMOVUPS.Z (r)(R10*1), K3, Z24; VMOVUPS.Z 64(r)(R10*1), K4, Z25; \
+	VMOVDQU32 Z0, e; VPERMI2PS Z25, Z24, e; VMOVDQU32 Z1, o; VPERMI2PS Z25, Z24, o
+
+// func maxPoolBack3x3s2P1AVX512(src, gout, gi *float32, inW, outH, outW int, c *maxPoolBackConsts)
+//
+// The gradient of a 3x3 max pooling at stride 2 with padding 1 of one
+// plane of 2*outH rows of inW = 2*outW columns, written whole to gi: for
+// each output row, blocks of sixteen windows (their 32 columns, one
+// column before them) find each window's first largest tap, as
+// maxPoolBack3x3s2AVX512 does, and add the windows' gradients into the
+// rows of gi in the windows' order, each row set, not added to, where it
+// first appears. The window clipped at the top takes row 0 for its first
+// row, the one at the left column 0 for its first column, which changes
+// neither maximum nor sum: a clipped tap and the one beside it are the
+// same element.
+TEXT ·maxPoolBack3x3s2P1AVX512(SB), NOSPLIT, $0-56
+	MOVQ src+0(FP), SI
+	MOVQ gout+8(FP), R8
+	MOVQ gi+16(FP), DI
+	MOVQ inW+24(FP), DX
+	SHLQ $2, DX
+	MOVQ outH+32(FP), R14
+	MOVQ c+48(FP), R9
+	VMOVDQU32 576(R9), Z0
+	VMOVDQU32 640(R9), Z1
+	VMOVDQU32 704(R9), Z2
+	VMOVDQU32 768(R9), Z3
+	VPXORD Z28, Z28, Z28
+	MOVL $1, AX
+	KMOVW AX, K2
+	MOVQ SI, R15 // the windows' first row: row 0 for the first output row
+
+maxBackP1_row:
+	LEAQ (SI)(DX*1), R12 // the windows' last row
+	MOVQ DI, AX
+	SUBQ DX, AX          // gi's row 2oh-1
+	LEAQ (DI)(DX*1), BX  // gi's row 2oh+1
+	MOVQ R8, R13
+	XORQ R10, R10
+	MOVQ outW+40(FP), R11
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+
+maxBackP1_block:
+	// Masks of the block's n = min(R11, 16) windows: K5 their
+	// gradients, K3 and K4 their 2n columns, K6 and K7 the 2n+1 columns
+	// written from column 32b-1.
+	MOVQ R11, CX
+	CMPQ CX, $16
+	JLE maxBackP1_n
+	MOVQ $16, CX
+
+maxBackP1_n:
+	KMOVW 832(R9)(CX*2), K5
+	SHLQ $1, CX
+	CMPQ CX, $16
+	JGE maxBackP1_wide
+	KMOVW 832(R9)(CX*2), K3
+	KXORW K4, K4, K4
+	KMOVW 834(R9)(CX*2), K6
+	KXORW K7, K7, K7
+	JMP maxBackP1_masked
+
+maxBackP1_wide:
+	KMOVW 864(R9), K3
+	KMOVW 864(R9), K6
+	SUBQ $16, CX
+	KMOVW 832(R9)(CX*2), K4
+	INCQ CX
+	CMPQ CX, $16
+	JLE maxBackP1_shi
+	MOVQ $16, CX
+
+maxBackP1_shi:
+	KMOVW 832(R9)(CX*2), K7
+
+maxBackP1_masked:
+	TESTQ R10, R10
+	JNZ maxBackP1_split
+	KANDNW K6, K2, K6 // no column -1
+
+maxBackP1_split:
+	// The three rows' columns: even in Z12..Z14, odd in Z15..Z17, and
+	// each window's first column (the odd one before it) in Z18..Z20,
+	// from the last block's odd columns (Z6..Z8); column -1 is column 0.
+	SPLITROW(R15, Z12, Z15)
+	SPLITROW(SI, Z13, Z16)
+	SPLITROW(R12, Z14, Z17)
+	TESTQ R10, R10
+	JNZ maxBackP1_prev
+	VPBROADCASTD X12, Z6
+	VPBROADCASTD X13, Z7
+	VPBROADCASTD X14, Z8
+
+maxBackP1_prev:
+	VALIGND $15, Z6, Z15, Z18
+	VALIGND $15, Z7, Z16, Z19
+	VALIGND $15, Z8, Z17, Z20
+	VMOVAPS Z15, Z6
+	VMOVAPS Z16, Z7
+	VMOVAPS Z17, Z8
+
+	// Each window's first largest tap, in row-major order: its code in Z22.
+	VMOVAPS Z18, Z21
+	VPXORD Z22, Z22, Z22
+	TAPK(Z12, 64)
+	TAPK(Z15, 128)
+	TAPK(Z19, 192)
+	TAPK(Z13, 256)
+	TAPK(Z16, 320)
+	TAPK(Z20, 384)
+	TAPK(Z14, 448)
+	TAPK(Z17, 512)
+
+	// The gradients by tap: left in Z18..Z20, middle in Z12..Z14, right
+	// in Z15..Z17, one register per window row.
+	VMOVUPS.Z (R13), K5, Z23
+	PICK(0, Z18)
+	PICK(64, Z12)
+	PICK(128, Z15)
+	PICK(192, Z19)
+	PICK(256, Z13)
+	PICK(320, Z16)
+	PICK(384, Z20)
+	PICK(448, Z14)
+	PICK(512, Z17)
+	CMPQ R14, outH+32(FP)
+	JNE maxBackP1_inner
+
+	// The first output row: its windows' first row is row 0 too.
+	VADDPS Z18, Z19, Z19
+	VADDPS Z12, Z13, Z13
+	VADDPS Z15, Z16, Z16
+	TESTQ R10, R10
+	JNZ maxBackP1_top
+	VADDPS Z19, Z13, K2, Z13 // column -1 is column 0
+	VADDPS Z20, Z14, K2, Z14
+
+maxBackP1_top:
+	ROWOUT(Z19, Z13, Z16, Z10, DI, Z28, Z28)
+	ROWOUT(Z20, Z14, Z17, Z11, BX, Z28, Z28)
+	JMP maxBackP1_next
+
+maxBackP1_inner:
+	TESTQ R10, R10
+	JNZ maxBackP1_rows
+	VADDPS Z18, Z12, K2, Z12 // column -1 is column 0
+	VADDPS Z19, Z13, K2, Z13
+	VADDPS Z20, Z14, K2, Z14
+
+maxBackP1_rows:
+	VMOVUPS.Z -4(AX)(R10*1), K6, Z29
+	VMOVUPS.Z 60(AX)(R10*1), K7, Z30
+	ROWOUT(Z18, Z12, Z15, Z9, AX, Z29, Z30)
+	ROWOUT(Z19, Z13, Z16, Z10, DI, Z28, Z28)
+	ROWOUT(Z20, Z14, Z17, Z11, BX, Z28, Z28)
+
+maxBackP1_next:
+	ADDQ $128, R10
+	ADDQ $64, R13
+	SUBQ $16, R11
+	JGE maxBackP1_block
+
+	// The next output row: two input rows down.
+	LEAQ (SI)(DX*1), R15
+	LEAQ (SI)(DX*2), SI
+	LEAQ (DI)(DX*2), DI
+	MOVQ outW+40(FP), CX
+	LEAQ (R8)(CX*4), R8
+	DECQ R14
+	JNZ maxBackP1_row
+	VZEROUPPER
+	RET

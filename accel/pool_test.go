@@ -348,3 +348,45 @@ func testMaxPoolFirstMax(t *testing.T, r *rand.Rand, g PoolGeom) {
 		}
 	}
 }
+
+// TestMaxPoolBackPlane checks the kernel that writes a whole plane's
+// gradient of ResNet's 3x3 stride-2 pooling at even sizes against the
+// row kernel's scan and adds, bit for bit: ties, NaNs, gradients of
+// either sign of zero and sums in the windows' order, on planes of one
+// window to several blocks of sixteen, a block's width exactly included;
+// whatever the plane held before is overwritten.
+func TestMaxPoolBackPlane(t *testing.T) {
+	if maxPoolBackPlaneKernel == nil {
+		t.Skip("no vector kernel on this CPU")
+	}
+	r := rand.New(rand.NewPCG(29, 30))
+	for _, s := range []struct{ oh, ow int }{{1, 1}, {2, 3}, {3, 8}, {5, 15}, {4, 16}, {3, 17}, {6, 28}, {2, 32}, {7, 33}, {28, 56}} {
+		g := PoolGeom{Planes: 1, InH: 2 * s.oh, InW: 2 * s.ow, OutH: s.oh, OutW: s.ow, KernelH: 3, KernelW: 3, StrideH: 2, StrideW: 2, PadH: 1, PadW: 1}
+		in := make([]float32, g.InH*g.InW)
+		for i := range in {
+			in[i] = float32(math.Round(4*(r.Float64()-0.5))) + float32(r.IntN(3))/8
+			if r.IntN(16) == 0 {
+				in[i] = float32(math.NaN())
+			}
+		}
+		gout := make([]float32, g.OutH*g.OutW)
+		for i := range gout {
+			gout[i] = float32(r.NormFloat64())
+			if r.IntN(8) == 0 {
+				gout[i] = float32(math.Copysign(0, -1))
+			}
+		}
+		want := make([]float32, len(in))
+		maxPool3x3s2Backward(g, in, gout, want)
+		got := make([]float32, len(in))
+		for i := range got {
+			got[i] = float32(math.NaN())
+		}
+		maxPoolBackPlaneKernel(g, in, gout, got)
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%dx%d: gradIn[%d] (row %d, column %d) = %v, want %v", g.InH, g.InW, i, i/g.InW, i%g.InW, got[i], want[i])
+			}
+		}
+	}
+}
