@@ -65,6 +65,11 @@ var maxPool2x2Kernel func(r0, r1, out []float32)
 // maxPool3x3s2Row), or is nil when there is no vector kernel.
 var maxPool3x3s2Kernel func(r0, r1, r2, tmp, first, out []float32, padW int)
 
+// maxPoolPlaneKernel pools one plane of is3x3s2Even geometry whole, as
+// maxPool3x3s2 does, in float32 with vector instructions; nil where the
+// CPU has none.
+var maxPoolPlaneKernel func(g PoolGeom, src, dst []float32)
+
 // maxPoolBackPlaneKernel writes one plane's whole gradient of a max
 // pooling of is3x3s2Even geometry, in float32 with vector instructions;
 // nil where the CPU has none.

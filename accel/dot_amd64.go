@@ -157,6 +157,7 @@ func init() {
 	if cpu.X86.HasAVX512F && !noAVX512 {
 		maxPoolBack3x3s2Kernel = maxPoolBack3x3s2Row32
 		maxPoolBackPlaneKernel = maxPoolBackPlane32
+		maxPoolPlaneKernel = maxPoolPlane32
 		sdotRowsKernel = sdotRows512
 		scaleAddClampRowsKernel = scaleAddClampRows32
 	}
@@ -513,18 +514,18 @@ func maxPoolBack3x3s2AVX512(n int, e0, o0, e1, o1, e2, o2 *float32, r0, r1, r2, 
 // maxPoolBack3x3s2P1AVX512 is maxPoolBackPlaneKernel (pool512_amd64.s).
 //
 //go:noescape
-func maxPoolBack3x3s2P1AVX512(src, gout, gi *float32, inW, outH, outW int, c *maxPoolBackConsts)
+func maxPoolBack3x3s2P1AVX512(src, gout, gi *float32, inW, outH, outW int, c *maxPoolConsts)
 
-// maxPoolBackConsts are maxPoolBack3x3s2P1AVX512's constants, at the
-// offsets it reads them from.
-type maxPoolBackConsts struct {
+// maxPoolConsts are the constants of maxPool3x3s2P1AVX512 and
+// maxPoolBack3x3s2P1AVX512, at the offsets they read them from.
+type maxPoolConsts struct {
 	codes [9][16]int32 // each tap's code, k in every lane
 	split [2][16]int32 // the even and the odd of 32 columns
 	weave [2][16]int32 // two vectors' lanes in turn: the first eight, the last eight
 	masks [17]uint16   // masks[k]: the first k lanes
 }
 
-var maxPoolBackC = func() (c maxPoolBackConsts) {
+var maxPoolC = func() (c maxPoolConsts) {
 	for k := range c.codes {
 		for l := range 16 {
 			c.codes[k][l] = int32(k)
@@ -540,13 +541,28 @@ var maxPoolBackC = func() (c maxPoolBackConsts) {
 	return c
 }()
 
+// maxPool3x3s2P1AVX512 is maxPoolPlaneKernel (pool512_amd64.s); c holds
+// its permutations and masks.
+//
+//go:noescape
+func maxPool3x3s2P1AVX512(src, dst *float32, inW, outH, outW int, c *maxPoolConsts)
+
+// maxPoolPlane32 is maxPoolPlaneKernel.
+func maxPoolPlane32(g PoolGeom, src, dst []float32) {
+	if !g.is3x3s2Even() {
+		panic("accel: maxPoolPlane32 of a pooling it does not take")
+	}
+	_, _ = src[g.InH*g.InW-1], dst[g.OutH*g.OutW-1]
+	maxPool3x3s2P1AVX512(&src[0], &dst[0], g.InW, g.OutH, g.OutW, &maxPoolC)
+}
+
 // maxPoolBackPlane32 is maxPoolBackPlaneKernel.
 func maxPoolBackPlane32(g PoolGeom, src, gout, gi []float32) {
 	if !g.is3x3s2Even() {
 		panic("accel: maxPoolBackPlane32 of a pooling it does not take")
 	}
 	_, _, _ = src[g.InH*g.InW-1], gi[g.InH*g.InW-1], gout[g.OutH*g.OutW-1]
-	maxPoolBack3x3s2P1AVX512(&src[0], &gout[0], &gi[0], g.InW, g.OutH, g.OutW, &maxPoolBackC)
+	maxPoolBack3x3s2P1AVX512(&src[0], &gout[0], &gi[0], g.InW, g.OutH, g.OutW, &maxPoolC)
 }
 
 // maxPoolBack3x3s2Row32 is maxPoolBack3x3s2Kernel: every split row holds

@@ -127,6 +127,12 @@ func (l *poolLoop[T]) maxPlane(p int) {
 	switch {
 	case g.is2x2():
 		maxPool2x2(g, src, dst)
+	case g.is3x3s2Even() && maxPoolPlaneKernel != nil:
+		if src32, ok := any(src).([]float32); ok {
+			maxPoolPlaneKernel(g, src32, any(dst).([]float32))
+			return
+		}
+		maxPool3x3s2(g, src, dst)
 	case g.is3x3s2():
 		maxPool3x3s2(g, src, dst)
 	default:
@@ -414,7 +420,7 @@ func laterMax[T Float](src []T, at, best int, m int64) (int, int64) {
 // is3x3s2Even reports whether the windows are 3x3 at stride 2 with
 // padding 1 over a plane of twice as many rows and columns as the
 // output's (ResNet's stem pooling at an even size), which
-// maxPoolBackPlaneKernel takes whole.
+// maxPoolPlaneKernel and maxPoolBackPlaneKernel take whole.
 func (g PoolGeom) is3x3s2Even() bool {
 	return g.KernelH == 3 && g.KernelW == 3 && g.StrideH == 2 && g.StrideW == 2 && g.PadH == 1 && g.PadW == 1 &&
 		g.OutH > 0 && g.OutW > 0 && g.InH == 2*g.OutH && g.InW == 2*g.OutW

@@ -130,7 +130,7 @@ maxPoolBack_add:
 	VMOVUPS.Z (r)(R10*1), K3, Z24; VMOVUPS.Z 64(r)(R10*1), K4, Z25; \
 	VMOVDQU32 Z0, e; VPERMI2PS Z25, Z24, e; VMOVDQU32 Z1, o; VPERMI2PS Z25, Z24, o
 
-// func maxPoolBack3x3s2P1AVX512(src, gout, gi *float32, inW, outH, outW int, c *maxPoolBackConsts)
+// func maxPoolBack3x3s2P1AVX512(src, gout, gi *float32, inW, outH, outW int, c *maxPoolConsts)
 //
 // The gradient of a 3x3 max pooling at stride 2 with padding 1 of one
 // plane of 2*outH rows of inW = 2*outW columns, written whole to gi: for
@@ -299,5 +299,110 @@ maxBackP1_next:
 	LEAQ (R8)(CX*4), R8
 	DECQ R14
 	JNZ maxBackP1_row
+	VZEROUPPER
+	RET
+
+// COLMAX loads 32 columns of the three rows (at R15, SI and R12, R10
+// bytes on; masks K3 and K4) and leaves in lo and hi each column's
+// largest value that is not NaN (-Inf, Z5, where all are), and row 0's
+// columns in Z24 and Z25.
+#define COLMAX(lo, hi) \
+	VMOVUPS.Z (R15)(R10*1), K3, Z24; VMOVUPS.Z 64(R15)(R10*1), K4, Z25; \
+	VMAXPS Z5, Z24, lo; VMAXPS Z5, Z25, hi; \
+	VMOVUPS.Z (SI)(R10*1), K3, Z26; VMOVUPS.Z 64(SI)(R10*1), K4, Z27; \
+	VMAXPS lo, Z26, lo; VMAXPS hi, Z27, hi; \
+	VMOVUPS.Z (R12)(R10*1), K3, Z26; VMOVUPS.Z 64(R12)(R10*1), K4, Z27; \
+	VMAXPS lo, Z26, lo; VMAXPS hi, Z27, hi
+
+// func maxPool3x3s2P1AVX512(src, dst *float32, inW, outH, outW int, c *maxPoolConsts)
+//
+// A 3x3 max pooling at stride 2 with padding 1 of one plane of 2*outH
+// rows of inW = 2*outW columns into dst, sixteen windows at a time: the
+// largest of each column's three values that are not NaN, then of each
+// window's three columns, or NaN where the window's first element is
+// (the value of the first maximum in row-major order). The window
+// clipped at the top takes row 0 for its first row, the one at the left
+// column 0 for its first column.
+TEXT ·maxPool3x3s2P1AVX512(SB), NOSPLIT, $0-48
+	MOVQ src+0(FP), SI
+	MOVQ dst+8(FP), R8
+	MOVQ inW+16(FP), DX
+	SHLQ $2, DX
+	MOVQ outH+24(FP), R14
+	MOVQ c+40(FP), R9
+	VMOVDQU32 576(R9), Z0
+	VMOVDQU32 640(R9), Z1
+	MOVL $0xff800000, AX
+	VPBROADCASTD AX, Z5 // -Inf
+	MOVQ SI, R15        // the windows' first row: row 0 for the first output row
+
+maxP1_row:
+	LEAQ (SI)(DX*1), R12 // the windows' last row
+	MOVQ R8, R13
+	XORQ R10, R10
+	MOVQ outW+32(FP), R11
+
+maxP1_block:
+	// Masks of the block's n = min(R11, 16) windows: K5 theirs, K3 and
+	// K4 their 2n columns.
+	MOVQ R11, CX
+	CMPQ CX, $16
+	JLE maxP1_n
+	MOVQ $16, CX
+
+maxP1_n:
+	KMOVW 832(R9)(CX*2), K5
+	SHLQ $1, CX
+	CMPQ CX, $16
+	JGE maxP1_wide
+	KMOVW 832(R9)(CX*2), K3
+	KXORW K4, K4, K4
+	JMP maxP1_masked
+
+maxP1_wide:
+	KMOVW 864(R9), K3
+	SUBQ $16, CX
+	KMOVW 832(R9)(CX*2), K4
+
+maxP1_masked:
+	COLMAX(Z12, Z13)
+	// The windows' middle (even) and last (odd) columns of the maxima in
+	// Z14 and Z15, row 0's odd columns in Z16; their first columns, the
+	// odd ones before, from the last block's (Z6 and Z7), column -1
+	// being column 0.
+	VMOVDQU32 Z0, Z14
+	VPERMI2PS Z13, Z12, Z14
+	VMOVDQU32 Z1, Z15
+	VPERMI2PS Z13, Z12, Z15
+	VMOVDQU32 Z1, Z16
+	VPERMI2PS Z25, Z24, Z16
+	TESTQ R10, R10
+	JNZ maxP1_prev
+	VPBROADCASTD X12, Z6
+	VPBROADCASTD X24, Z7
+
+maxP1_prev:
+	VALIGND $15, Z6, Z15, Z17
+	VALIGND $15, Z7, Z16, Z18
+	VMOVAPS Z15, Z6
+	VMOVAPS Z16, Z7
+	VMAXPS Z17, Z14, Z17
+	VMAXPS Z17, Z15, Z17
+	VCMPPS $3, Z18, Z18, K1 // the window's first element is NaN
+	VMOVAPS Z18, K1, Z17
+	VMOVUPS Z17, K5, (R13)
+
+	ADDQ $128, R10
+	ADDQ $64, R13
+	SUBQ $16, R11
+	JGT maxP1_block
+
+	// The next output row: two input rows down.
+	LEAQ (SI)(DX*1), R15
+	LEAQ (SI)(DX*2), SI
+	MOVQ outW+32(FP), CX
+	LEAQ (R8)(CX*4), R8
+	DECQ R14
+	JNZ maxP1_row
 	VZEROUPPER
 	RET

@@ -390,3 +390,33 @@ func TestMaxPoolBackPlane(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxPoolPlane checks the kernel that pools a whole plane of ResNet's
+// 3x3 stride-2 pooling at even sizes against the row loop, bit for bit:
+// NaNs (first in a window or not), infinities, and zeros of both signs.
+func TestMaxPoolPlane(t *testing.T) {
+	if maxPoolPlaneKernel == nil {
+		t.Skip("no vector kernel on this CPU")
+	}
+	r := rand.New(rand.NewPCG(31, 32))
+	special := []float32{float32(math.NaN()), float32(math.Inf(-1)), float32(math.Inf(1)), 0, float32(math.Copysign(0, -1))}
+	for _, s := range []struct{ oh, ow int }{{1, 1}, {2, 3}, {3, 8}, {5, 15}, {4, 16}, {3, 17}, {6, 28}, {2, 32}, {7, 33}, {28, 56}} {
+		g := PoolGeom{Planes: 1, InH: 2 * s.oh, InW: 2 * s.ow, OutH: s.oh, OutW: s.ow, KernelH: 3, KernelW: 3, StrideH: 2, StrideW: 2, PadH: 1, PadW: 1}
+		in := make([]float32, g.InH*g.InW)
+		for i := range in {
+			in[i] = float32(math.Round(2 * r.NormFloat64()))
+			if r.IntN(6) == 0 {
+				in[i] = special[r.IntN(len(special))]
+			}
+		}
+		want := make([]float32, g.OutH*g.OutW)
+		maxPool3x3s2(g, in, want)
+		got := make([]float32, len(want))
+		maxPoolPlaneKernel(g, in, got)
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%dx%d: out[%d] = %v, want %v", g.InH, g.InW, i, got[i], want[i])
+			}
+		}
+	}
+}
