@@ -237,6 +237,7 @@ var winogradCases = []algoCase{
 	{Shape{2, 5, 9, 7}, Tuple{3, 3}, 6, 1, nil, Tuple{1, 1}},
 	{Shape{1, 3, 7, 5}, Tuple{3, 3}, 4, 1, nil, nil},
 	{Shape{1, 17, 30, 29}, Tuple{3, 3}, 20, 1, nil, Tuple{2, 2}},
+	{Shape{1, 5, 33, 38}, Tuple{3, 3}, 7, 1, nil, Tuple{1, 1}}, // one image, blocks spread over the workers
 	{Shape{16, 16, 28, 28}, Tuple{3, 3}, 16, 1, nil, Tuple{1, 1}},
 }
 
