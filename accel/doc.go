@@ -119,7 +119,11 @@
 // outputs at unit stride is one run. Pooling kernels work on Planes independent planes and follow
 // MXNet's window clipping and averaging rules; 2x2 windows at stride 2
 // and ResNet's 3x3 windows at stride 2 have loops of their own (AVX2 for
-// float32).
+// float32), and at ResNet's even sizes (padding 1, twice the output's
+// rows and columns) one AVX-512 kernel per plane for the pooling and for
+// its gradient: rows split into even and odd columns in registers,
+// sixteen windows at a time, the gradient added in the windows' order
+// into whole rows of the plane.
 //
 // ConvWinograd computes a 3x3 convolution at unit stride by Winograd's
 // F(4x4, 3x3): filters transformed once by WinogradFilters (one product
@@ -136,8 +140,9 @@
 // (about 5e-6 of the largest output in float32).
 // ConvWeightGradWinograd computes the weight gradient of such a
 // convolution by F(3x3, 4x4), the same matrices exchanged: each 4x4 tile
-// of the output gradient (A e Aᵀ, sixteen tiles at a time with AVX-512)
-// meets the transformed 6x6 patch under it, and the sum over all the
+// of the output gradient (A e Aᵀ, sixteen tiles at a time with AVX-512,
+// each tile's rows loaded where they lie in the plane and turned into
+// lanes in registers) meets the transformed 6x6 patch under it, and the sum over all the
 // tiles is, at each of the 36 positions, one product of maps x tiles by
 // tiles x channels. Each worker takes a run of images in groups of a few
 // MB, so that the transforms are still in its caches for the products,
@@ -177,8 +182,9 @@
 // through ShiftedSums and ShiftScale (the forward) and
 // GradStatistics and GradCombine (the gradient): sums in float64, AVX-512
 // loops for float32; outside training BatchNormFold folds it into the
-// layer before it, sixteen channels at a time. The gradient of 3x3 max pooling at stride 2 takes
-// sixteen windows at a time with AVX-512. MakeLarge makes the large
+// layer before it, sixteen channels at a time. The gradient of 3x3 max
+// pooling at stride 2 takes sixteen windows at a time with AVX-512.
+// MakeLarge makes the large
 // buffers (a graph's float32 arrays, the kernels' scratch, Winograd's
 // filters): from 2 MiB, on a huge-page boundary and marked for
 // transparent huge pages on Linux, which spares the TLB misses of a
