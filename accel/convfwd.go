@@ -101,8 +101,16 @@ func ConvForwardDirect[T Float](g ConvGeom, filters, images int, img []T, imgStr
 	l := convFwdLoop{t: t, filters: filters, plane: plane, w: w32[:filters*g.colRows()], scale: e.RowScale, bias: e.RowBias,
 		relu: e.Relu, capped: e.Capped, cap: e.Cap, chunk: chunk}
 	// Chunks end at blocks; the blocks of three that may end a table of
-	// blocks of four go with the last chunk.
+	// blocks of four go with the last chunk. Whole chunks come in a
+	// multiple of the workers, as near the same size as blocks allow:
+	// MobileNet v2's first convolution (32 filters of 3x3x3 over 112x112
+	// positions) made five chunks, and on two threads one worker ran
+	// three of them.
 	chunks := max(1, ceilDiv(t.fwdMain(), chunk))
+	if w := Workers(); filters <= fewFiltersMax && chunks > 1 && chunks%w != 0 {
+		chunk = roundUp(ceilDiv(t.fwdMain(), roundUp(chunks, w)), block)
+		chunks = ceilDiv(t.fwdMain(), chunk)
+	}
 	// The filters go six at a time; the last six end at the last filter,
 	// their first ones computed twice, to the same values, by the task
 	// of the group they overlap, right after it (the tasks of that group
