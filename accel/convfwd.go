@@ -98,8 +98,6 @@ func ConvForwardDirect[T Float](g ConvGeom, filters, images int, img []T, imgStr
 		elems = fewFiltersChunk
 	}
 	chunk := block * max(1, elems/(g.Channels*g.StrideH*16*block))
-	l := convFwdLoop{t: t, filters: filters, plane: plane, w: w32[:filters*g.colRows()], scale: e.RowScale, bias: e.RowBias,
-		relu: e.Relu, capped: e.Capped, cap: e.Cap, chunk: chunk}
 	// Chunks end at blocks; the blocks of three that may end a table of
 	// blocks of four go with the last chunk. Whole chunks come in a
 	// multiple of the workers, as near the same size as blocks allow:
@@ -111,6 +109,8 @@ func ConvForwardDirect[T Float](g ConvGeom, filters, images int, img []T, imgStr
 		chunk = roundUp(ceilDiv(t.fwdMain(), roundUp(chunks, w)), block)
 		chunks = ceilDiv(t.fwdMain(), chunk)
 	}
+	l := convFwdLoop{t: t, filters: filters, plane: plane, w: w32[:filters*g.colRows()], scale: e.RowScale, bias: e.RowBias,
+		relu: e.Relu, capped: e.Capped, cap: e.Cap, chunk: chunk, chunks: chunks}
 	// The filters go six at a time; the last six end at the last filter,
 	// their first ones computed twice, to the same values, by the task
 	// of the group they overlap, right after it (the tasks of that group
@@ -141,24 +141,27 @@ func ConvForwardDirect[T Float](g ConvGeom, filters, images int, img []T, imgStr
 
 // convFwdLoop is ConvForwardDirect's loop over the chunks of an image's
 // output positions and, in each, the groups of six filters: task i is
-// group groups-1-i%groups over chunk i/groups, and with tail, after
-// group groups-1, the last group (which overlaps it); or with whole,
-// every group over chunk i, one after another. A chunk is chunk segments
-// of the table (the last one up to the table's end).
+// group groups-1-i%groups over chunk chunks-1-i/groups, and with tail,
+// after group groups-1, the last group (which overlaps it); or with
+// whole, every group over chunk chunks-1-i, one after another. A chunk
+// is chunk segments of the table, the last one up to the table's end:
+// it may be the largest, and goes first, so that no worker is left to
+// run it alone at the end (MobileNet v2's reduction of 192 channels of
+// 28x28 to 32 made nine chunks of four segments and a last of thirteen).
 type convFwdLoop struct {
 	t                             *wgradTable
 	src, w, scale, bias, add, out []float32
 	filters, plane                int
 	relu, capped                  bool
 	cap                           float32
-	chunk, groups                 int
+	chunk, chunks, groups         int
 	whole, tail                   bool
 }
 
 func (l *convFwdLoop) Range(lo, hi int) {
 	for i := lo; i < hi; i++ {
 		if !l.whole {
-			c, q := i/l.groups, l.groups-1-i%l.groups
+			c, q := l.chunks-1-i/l.groups, l.groups-1-i%l.groups
 			l.run(c, q)
 			if l.tail && q == l.groups-1 {
 				l.run(c, l.groups)
@@ -166,7 +169,7 @@ func (l *convFwdLoop) Range(lo, hi int) {
 			continue
 		}
 		for q := range l.groups {
-			l.run(i, q)
+			l.run(l.chunks-1-i, q)
 		}
 	}
 }
