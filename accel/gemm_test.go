@@ -59,7 +59,7 @@ func gemmCases() []gemmCase {
 		{gemmMC + 3, 2*3 + 1, gemmKC + 1}, {300, 1, 700},
 		// whole 7x7 planes (planes.go): ragged rows, depths past a block
 		// and not a multiple of 16
-		{7, 49, 1}, {30, 49, 600}, {9, 49, 2100}, {8, 196, 531}, {20, 147, 16}, {15, 245, 9},
+		{7, 49, 1}, {30, 49, 600}, {9, 49, 2100}, {8, 196, 531}, {20, 147, 16}, {15, 245, 9}, {10, 196, 1100},
 	}
 	scalars := [][2]float64{{1, 0}, {1, 1}, {-0.5, 2}, {2, 0}, {0, 0.5}}
 	for i, s := range sizes {

@@ -77,8 +77,6 @@ func (g *gemmCall[T]) runPlanes() {
 	panels := g.n / planeCols
 	kc := planesKC(g.n)
 	kcMax := min(kc, g.k)
-	bBuf := getBuf[float32](panels * planeCols * kcMax)
-	defer putBuf(bBuf)
 	l := getObj[planeTasks]() // recycled: the workers are handed it
 	defer putObj(l)
 	*l = planeTasks{
@@ -91,6 +89,16 @@ func (g *gemmCall[T]) runPlanes() {
 	b := any(g.b).([]float32)
 	runs := ceilDiv(g.m, planeRows)
 	parallel := g.parallel()
+	if parallel && panels >= numWorkers {
+		// Each worker takes whole panels, packs them and multiplies
+		// every run of A by them, depth block after depth block: no
+		// worker waits for another's packing, and each reads the columns
+		// of B it packed from its own cache.
+		ParallelRange(panels, 1, planePanels{l: l, b: b, rs: g.brs, ds: g.bds, k: g.k, kc: kc, overwrite: g.overwrite})
+		return
+	}
+	bBuf := getBuf[float32](panels * planeCols * kcMax)
+	defer putBuf(bBuf)
 	tasks := runs
 	l.qs = panels
 	if parallel && runs < planesSplitRuns*numWorkers {
@@ -109,6 +117,34 @@ func (g *gemmCall[T]) runPlanes() {
 			pack.Range(0, kb)
 			l.Range(0, tasks)
 		}
+	}
+}
+
+// planePanels is runPlanes' loop over the panels of B, each worker's
+// panels packed and multiplied by every run of A on that worker (l
+// holds the product, its columns those of the first panel).
+type planePanels struct {
+	l             *planeTasks
+	b             []float32
+	rs, ds, k, kc int
+	overwrite     bool
+}
+
+func (p planePanels) Range(lo, hi int) {
+	l := *p.l // the panels lo to hi-1 as a product of their own
+	l.n, l.qs, l.col0 = (hi-lo)*planeCols, hi-lo, lo*planeCols
+	l.c = l.c[l.col0:]
+	bp := getBuf[float32](l.n * min(p.kc, p.k))
+	defer putBuf(bp)
+	runs := ceilDiv(l.m, planeRows)
+	for pc := 0; pc < p.k; pc += p.kc {
+		kb := min(p.kc, p.k-pc)
+		l.b = (*bp)[:l.n*kb]
+		pack := splitPack{dst: l.b, x: p.b[l.col0*p.rs:], rs: p.rs, ds: p.ds, pc: pc, kb: kb, panels: hi - lo}
+		pack.Range(0, kb)
+		l.pc, l.kb = pc, kb
+		l.first, l.last = pc == 0 && p.overwrite, pc+kb == p.k
+		l.Range(0, runs)
 	}
 }
 
@@ -164,6 +200,9 @@ type planeTasks struct {
 	// a run's rows of A are read from memory once, or one (see
 	// planesSplitRuns).
 	qs int
+	// col0 is the column of the whole product that c's first is (where
+	// a worker multiplies panels of its own).
+	col0 int
 }
 
 func (l *planeTasks) Range(lo, hi int) {
@@ -185,7 +224,7 @@ func (l *planeTasks) Range(lo, hi int) {
 		}
 		if l.last && l.ep != nil {
 			c0 := q0 * planeCols
-			l.ep.apply(l.c[i*l.ldc+c0:], l.ldc, i, c0, rows, l.qs*planeCols)
+			l.ep.apply(l.c[i*l.ldc+c0:], l.ldc, i, l.col0+c0, rows, l.qs*planeCols)
 		}
 	}
 }
