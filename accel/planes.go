@@ -72,7 +72,8 @@ func (g *gemmCall[T]) takesPlanes() bool {
 // runPlanes is run for a product of planes: for each depth block, B is
 // packed into split panels, then each run of seven rows of A is
 // multiplied by them, the runs (or, for few runs, each of their panels)
-// spread over the workers.
+// spread over the workers. In parallel, a product of at least as many
+// panels as workers is spread by panels instead (planePanels).
 func (g *gemmCall[T]) runPlanes() {
 	panels := g.n / planeCols
 	kc := planesKC(g.n)
