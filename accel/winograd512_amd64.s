@@ -17,83 +17,6 @@
 	VADDPS Z11, Z10, Z6; \
 	VSUBPS Z11, Z10, Z7
 
-// func winoGradOutAVX512(n int, e *float32, es int, u *float32, us int, t *float32)
-//
-// For n lanes (a positive multiple of 16): e holds the 16 rows of output
-// gradient tiles (row i*4+j: element (i, j) of each lane's tile, row
-// stride es); u receives A e Aᵀ (row r*6+s at u+(r*6+s)*us). t is scratch
-// for the 24 rows of A e of sixteen lanes (1536 bytes).
-TEXT ·winoGradOutAVX512(SB), NOSPLIT, $0-48
-	MOVQ n+0(FP), CX
-	MOVQ e+8(FP), SI
-	MOVQ es+16(FP), DX
-	SHLQ $2, DX
-	MOVQ u+24(FP), DI
-	MOVQ us+32(FP), R8
-	SHLQ $2, R8
-	MOVQ t+40(FP), R9
-	MOVL $0x40800000, AX
-	VPBROADCASTD AX, Z28
-	MOVL $0x40000000, AX
-	VPBROADCASTD AX, Z29
-	MOVL $0x41000000, AX
-	VPBROADCASTD AX, Z30
-	LEAQ (R8)(R8*2), R11 // 3 rows of u
-
-gradout_lanes:
-	// A e, a column j of e at a time: rows r*4+j of t.
-	MOVQ SI, AX
-	MOVQ R9, BX
-	MOVQ $4, R12
-
-gradout_col:
-	VMOVUPS (AX), Z0
-	VMOVUPS (AX)(DX*4), Z1
-	VMOVUPS (AX)(DX*8), Z2
-	LEAQ (AX)(DX*8), R13
-	VMOVUPS (R13)(DX*4), Z3
-	GRADCOL(Z0, Z1, Z2, Z3)
-	VMOVUPS Z0, 0(BX)
-	VMOVUPS Z4, 256(BX)
-	VMOVUPS Z5, 512(BX)
-	VMOVUPS Z6, 768(BX)
-	VMOVUPS Z7, 1024(BX)
-	VMOVUPS Z3, 1280(BX)
-	ADDQ DX, AX
-	ADDQ $64, BX
-	DECQ R12
-	JNZ gradout_col
-
-	// (A e) Aᵀ, a row r of t at a time: rows r*6+s of u.
-	MOVQ R9, BX
-	MOVQ DI, AX
-	MOVQ $6, R12
-
-gradout_row:
-	VMOVUPS 0(BX), Z0
-	VMOVUPS 64(BX), Z1
-	VMOVUPS 128(BX), Z2
-	VMOVUPS 192(BX), Z3
-	GRADCOL(Z0, Z1, Z2, Z3)
-	VMOVUPS Z0, (AX)
-	VMOVUPS Z4, (AX)(R8*1)
-	VMOVUPS Z5, (AX)(R8*2)
-	VMOVUPS Z6, (AX)(R11*1)
-	VMOVUPS Z7, (AX)(R8*4)
-	LEAQ (AX)(R8*4), R13
-	VMOVUPS Z3, (R13)(R8*1)
-	ADDQ $256, BX
-	LEAQ (AX)(R11*2), AX // six rows on
-	DECQ R12
-	JNZ gradout_row
-
-	ADDQ $64, SI
-	ADDQ $64, DI
-	SUBQ $16, CX
-	JNZ gradout_lanes
-	VZEROUPPER
-	RET
-
 // TILEROWS loads tile t's four rows of four (t's first element at R10
 // elements from the plane, row i at R_i: AX, BX, R13, R14) into 128-bit
 // lane pos of q0..q3 (row i into q_i); lane 0 clears the rest.
@@ -128,8 +51,8 @@ gradout_row:
 
 // func winoGradOutPlaneAVX512(groups int, plane *float32, ow int, lanes *winoGradLanes, u *float32, us int, t *float32, perm *int32)
 //
-// winoGradOutAVX512 of groups of sixteen tiles of one output gradient
-// plane (rows ow elements long), each tile's rows loaded where they lie:
+// A e Aᵀ of groups of sixteen 4x4 tiles of one output gradient plane
+// (rows ow elements long), each tile's rows loaded where they lie:
 // lanes[q] gives group q's tiles' first elements and which of their rows
 // and columns lie in the plane (the rest are cleared after loading; a
 // tile's four rows of four must all be readable). u receives A e Aᵀ (row

@@ -28,14 +28,7 @@ func winoGatherAVX2(groups int, src *float32, ss int, d *float32, ds int)
 //go:noescape
 func winoScatterAVX2(groups int, o *float32, os int, dst *float32, ds int)
 
-// winoGradOutAVX512 is winoGradOutLanes for float32 (winograd512_amd64.s);
-// n is a positive multiple of 16, strides in elements, t 384 elements of
-// scratch.
-//
-//go:noescape
-func winoGradOutAVX512(n int, e *float32, es int, u *float32, us int, t *float32)
-
-// winoGradOutPlaneAVX512 is winoGradOutAVX512 of the tiles of one output
+// winoGradOutPlaneAVX512 is winoGradOutLanes of the tiles of one output
 // gradient plane, loaded where they lie (winograd512_amd64.s): groups of
 // sixteen tiles described by lanes, ow the plane's row length, us in
 // elements, t 384 elements of scratch, perm winoGradPerm.
@@ -61,12 +54,6 @@ func winoGradOutPlane32(l *winoGradTable, plane, u []float32, us int, scratch []
 	}
 	_ = u[35*us+16*len(l.lanes)-1]
 	winoGradOutPlaneAVX512(len(l.lanes), &plane[0], l.ow, &l.lanes[0], &u[0], us, &t[0], &winoGradPerm[0])
-}
-
-func winoGradOut32(n int, e []float32, es int, u []float32, us int) {
-	_, _ = e[15*es+n-1], u[35*us+n-1]
-	var t [24 * 16]float32
-	winoGradOutAVX512(n, &e[0], es, &u[0], us, &t[0])
 }
 
 func winoInput32(n int, d []float32, ds int, v []float32, vs int) {
@@ -97,7 +84,6 @@ func init() {
 		winoScatterKernel = winoScatter32
 	}
 	if cpu.X86.HasAVX512F && !noAVX512 {
-		winoGradOutKernel = winoGradOut32
 		winoGradOutPlaneKernel = winoGradOutPlane32
 	}
 }

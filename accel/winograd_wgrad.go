@@ -148,7 +148,7 @@ func (l *wgradWinoLoop[T]) transform(w *wgradWinoGroup[T]) {
 	defer putBuf(dp)
 	tp := roundUp(wk.tiles, 16) // the lanes of an image's output gradient transforms
 	var lanes *winoGradTable    // where the planes' tiles lie, for winoGradOutPlaneKernel
-	if _, ok := any(l.gradOut).([]float32); ok && winoGradOutPlaneKernel != nil {
+	if _, ok := any(l.gradOut).([]float32); ok && winoGradOutPlaneKernel != nil && winoGradPlaneFits(wk.g) {
 		lanes = winoGradTables.get(wk.g, newWinoGradTable)
 	}
 	es := winoTile * winoTile * tp
@@ -216,6 +216,10 @@ type winoGradLanes struct {
 	rows, cols [4]uint16
 }
 
+// winoGradPlaneFits reports whether the tiles of g's output planes lie
+// within the reach of winoGradLanes' 32-bit offsets.
+func winoGradPlaneFits(g ConvGeom) bool { return g.OutH()*g.OutW()+4*g.OutW() < 1<<31 }
+
 // winoGradTables holds a winoGradTable per convolution geometry.
 var winoGradTables geomCache[*winoGradTable]
 
@@ -241,16 +245,13 @@ func newWinoGradTable(g ConvGeom) *winoGradTable {
 	return t
 }
 
-// winoGradOutKernel is winoGradOutLanes for float32 with vector
-// instructions, n a multiple of 16; nil where the CPU has none.
-var winoGradOutKernel func(n int, e []float32, es int, u []float32, us int)
-
 // WinogradWeightGradFast reports whether ConvWeightGradWinograd has its
 // vector kernels for T on this CPU; without them it is correct but
 // slower than the column matrix and its product.
 func WinogradWeightGradFast[T Float]() bool {
-	_, ok := any(winoGradOutKernel).(func(int, []T, int, []T, int))
-	return ok && winoGradOutKernel != nil && WinogradFast[T]()
+	var zero T
+	_, f32 := any(zero).(float32)
+	return f32 && winoGradOutPlaneKernel != nil && WinogradFast[T]()
 }
 
 // winoGradOut writes A e Aᵀ of each 4x4 tile e of one output gradient
@@ -295,10 +296,6 @@ func winoGradOut[T Float](g ConvGeom, f winoFrame, plane, u []T, ustride, tp int
 	}
 	for i := range winoTile * winoTile {
 		clear(e[i*tp+tiles : (i+1)*tp])
-	}
-	if k, ok := any(winoGradOutKernel).(func(int, []T, int, []T, int)); ok && k != nil && tp%16 == 0 {
-		k(tp, e, tp, u, ustride)
-		return
 	}
 	winoGradOutLanes(tp, e, tp, u, ustride)
 }

@@ -99,9 +99,11 @@ func wgradWinograd[T Float](g ConvGeom, maps, batch int, img, gy []T) []T {
 
 // TestWinoGradOutPlane checks the kernel that loads an output gradient
 // plane's tiles where they lie against winoGradOut (the tiles copied out
-// first), bit for bit: planes whose edges cut tiles, of one to several
-// groups of sixteen tiles, followed by NaNs (which the cleared lanes must
-// not let in) or by nothing at all (the plane copied first).
+// first, transformed in Go), bit for bit (the transform's products by 2,
+// 4 and 8 are exact, fused or not): planes whose edges cut tiles, of one
+// to several groups of sixteen tiles, followed by NaNs (which the
+// cleared lanes must not let in) or by nothing at all (the plane copied
+// first).
 func TestWinoGradOutPlane(t *testing.T) {
 	if winoGradOutPlaneKernel == nil {
 		t.Skip("no vector kernel on this CPU")
