@@ -522,7 +522,10 @@ type maxPoolConsts struct {
 	codes [9][16]int32 // each tap's code, k in every lane
 	split [2][16]int32 // the even and the odd of 32 columns
 	weave [2][16]int32 // two vectors' lanes in turn: the first eight, the last eight
-	masks [17]uint16   // masks[k]: the first k lanes
+	// blocks[n] are the masks of a block of n windows: the n lanes, the
+	// first and second sixteen of its 2n columns, the first and second
+	// sixteen of 2n+1 columns (the gradient's, from the column before).
+	blocks [17][8]uint16
 }
 
 var maxPoolC = func() (c maxPoolConsts) {
@@ -535,8 +538,9 @@ var maxPoolC = func() (c maxPoolConsts) {
 		c.split[0][l], c.split[1][l] = int32(2*l), int32(2*l+1)
 		c.weave[0][l], c.weave[1][l] = int32(l/2+16*(l%2)), int32(8+l/2+16*(l%2))
 	}
-	for k := range c.masks {
-		c.masks[k] = uint16(1<<k - 1)
+	lanes := func(k int) uint16 { return uint16(1<<min(max(k, 0), 16) - 1) }
+	for n := range c.blocks {
+		c.blocks[n] = [8]uint16{lanes(n), lanes(2 * n), lanes(2*n - 16), lanes(2*n + 1), lanes(2*n + 1 - 16)}
 	}
 	return c
 }()

@@ -100,6 +100,13 @@ maxPoolBack_add:
 	VZEROUPPER
 	RET
 
+// BLOCKMASKS loads the masks of a block of n = min(R11, 16) windows
+// from maxPoolConsts' blocks[n] (at R9): K5 the windows, K3 and K4 their
+// 2n columns; it leaves CX at the row's offset from the first.
+#define BLOCKMASKS \
+	MOVQ $16, CX; CMPQ R11, CX; CMOVQLT R11, CX; SHLQ $4, CX; \
+	KMOVW 832(R9)(CX*1), K5; KMOVW 834(R9)(CX*1), K3; KMOVW 836(R9)(CX*1), K4
+
 // TAPK compares a window tap's sixteen values v with the best so far
 // (Z21): lanes where v is larger (neither being NaN) take v, and in Z22
 // the tap's code, the vector at code bytes into the constants (R9).
@@ -172,39 +179,12 @@ maxBackP1_row:
 	VPXORD Z11, Z11, Z11
 
 maxBackP1_block:
-	// Masks of the block's n = min(R11, 16) windows: K5 their
-	// gradients, K3 and K4 their 2n columns, K6 and K7 the 2n+1 columns
-	// written from column 32b-1.
-	MOVQ R11, CX
-	CMPQ CX, $16
-	JLE maxBackP1_n
-	MOVQ $16, CX
-
-maxBackP1_n:
-	KMOVW 832(R9)(CX*2), K5
-	SHLQ $1, CX
-	CMPQ CX, $16
-	JGE maxBackP1_wide
-	KMOVW 832(R9)(CX*2), K3
-	KXORW K4, K4, K4
-	KMOVW 834(R9)(CX*2), K6
-	KXORW K7, K7, K7
-	JMP maxBackP1_masked
-
-maxBackP1_wide:
-	KMOVW 864(R9), K3
-	KMOVW 864(R9), K6
-	SUBQ $16, CX
-	KMOVW 832(R9)(CX*2), K4
-	INCQ CX
-	CMPQ CX, $16
-	JLE maxBackP1_shi
-	MOVQ $16, CX
-
-maxBackP1_shi:
-	KMOVW 832(R9)(CX*2), K7
-
-maxBackP1_masked:
+	// The masks of the block's n = min(R11, 16) windows (maxPoolConsts'
+	// blocks[n]): K5 their gradients, K3 and K4 their 2n columns, K6 and
+	// K7 the 2n+1 columns written from column 32b-1.
+	BLOCKMASKS
+	KMOVW 838(R9)(CX*1), K6
+	KMOVW 840(R9)(CX*1), K7
 	TESTQ R10, R10
 	JNZ maxBackP1_split
 	KANDNW K6, K2, K6 // no column -1
@@ -343,28 +323,9 @@ maxP1_row:
 	MOVQ outW+32(FP), R11
 
 maxP1_block:
-	// Masks of the block's n = min(R11, 16) windows: K5 theirs, K3 and
-	// K4 their 2n columns.
-	MOVQ R11, CX
-	CMPQ CX, $16
-	JLE maxP1_n
-	MOVQ $16, CX
-
-maxP1_n:
-	KMOVW 832(R9)(CX*2), K5
-	SHLQ $1, CX
-	CMPQ CX, $16
-	JGE maxP1_wide
-	KMOVW 832(R9)(CX*2), K3
-	KXORW K4, K4, K4
-	JMP maxP1_masked
-
-maxP1_wide:
-	KMOVW 864(R9), K3
-	SUBQ $16, CX
-	KMOVW 832(R9)(CX*2), K4
-
-maxP1_masked:
+	// The masks of the block's n = min(R11, 16) windows (maxPoolConsts'
+	// blocks[n]): K5 theirs, K3 and K4 their 2n columns.
+	BLOCKMASKS
 	COLMAX(Z12, Z13)
 	// The windows' middle (even) and last (odd) columns of the maxima in
 	// Z14 and Z15, row 0's odd columns in Z16; their first columns, the
