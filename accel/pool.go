@@ -124,15 +124,15 @@ func (l *poolLoop[T]) maxPlane(p int) {
 	g, in, out := l.g, l.in, l.out
 	inSz, outSz := g.planeSizes()
 	src, dst := in[p*inSz:(p+1)*inSz], out[p*outSz:(p+1)*outSz]
+	if k := maxPoolPlaneKernel; k != nil && g.is3x3s2Even() {
+		if src32, ok := any(src).([]float32); ok {
+			k(g, src32, any(dst).([]float32))
+			return
+		}
+	}
 	switch {
 	case g.is2x2():
 		maxPool2x2(g, src, dst)
-	case g.is3x3s2Even() && maxPoolPlaneKernel != nil:
-		if src32, ok := any(src).([]float32); ok {
-			maxPoolPlaneKernel(g, src32, any(dst).([]float32))
-			return
-		}
-		maxPool3x3s2(g, src, dst)
 	case g.is3x3s2():
 		maxPool3x3s2(g, src, dst)
 	default:
@@ -309,7 +309,7 @@ func (l *poolLoop[T]) maxBackwardPlane(p int) {
 			return
 		}
 	}
-	clear(gi)
+	l.clearGradIn(p)
 	if g.is2x2() {
 		maxPool2x2Backward(g, src, gout, gi)
 		return
