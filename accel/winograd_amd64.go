@@ -2,7 +2,11 @@
 
 package accel
 
-import "golang.org/x/sys/cpu"
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
 
 // winoInputAVX2 is winoInputLanes for float32 (winograd_amd64.s); n is a
 // positive multiple of 8, strides in elements.
@@ -35,6 +39,13 @@ func winoScatterAVX2(groups int, o *float32, os int, dst *float32, ds int)
 //
 //go:noescape
 func winoGradOutPlaneAVX512(groups int, plane *float32, ow int, lanes *winoGradLanes, u *float32, us int, t *float32, perm *int32)
+
+// The kernel reads a winoGradLanes' rows at byte 64 and steps 80 bytes
+// to the next: a field moved or grown is a compile error here.
+var (
+	_ [0]struct{} = [unsafe.Offsetof(winoGradLanes{}.rows) - 64]struct{}{}
+	_ [0]struct{} = [unsafe.Sizeof(winoGradLanes{}) - 80]struct{}{}
+)
 
 // winoGradPerm holds the permutations that take columns 0 and 1, and 2
 // and 3, of eight tiles' rows of four out of two vectors.
