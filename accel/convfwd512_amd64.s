@@ -581,3 +581,146 @@ conv6x3TwoRowAVX512_store:
 	VMOVUPS Z17, K7, (R13)(R9*1)
 	VZEROUPPER
 	RET
+
+// The same for four filters (rows of ntaps weights from DX, R8 bytes
+// apart) and four one-row segments: 16 accumulators, segment s's filter
+// f in Z(4s+f). Networks' filter counts that six does not divide (16,
+// 32, 64, 128) are groups of six and one or two groups of four.
+#define BCAST4 \
+	VBROADCASTSS (DX), Z24; VBROADCASTSS (DX)(R8*1), Z25; VBROADCASTSS (DX)(R8*2), Z26; VBROADCASTSS (R9), Z27
+#define FMA4(a0, a1, a2, a3) \
+	VFMADD231PS Z24, Z30, a0; VFMADD231PS Z25, Z30, a1; VFMADD231PS Z26, Z30, a2; VFMADD231PS Z27, Z30, a3
+#define MUL4(a0, a1, a2, a3) VMULPS Z24, a0, a0; VMULPS Z25, a1, a1; VMULPS Z26, a2, a2; VMULPS Z27, a3, a3
+#define ADDB4(a0, a1, a2, a3) VADDPS Z24, a0, a0; VADDPS Z25, a1, a1; VADDPS Z26, a2, a2; VADDPS Z27, a3, a3
+#define MAX4(a0, a1, a2, a3) VMAXPS a0, Z30, a0; VMAXPS a1, Z30, a1; VMAXPS a2, Z30, a2; VMAXPS a3, Z30, a3
+#define MIN4(a0, a1, a2, a3) VMINPS a0, Z30, a0; VMINPS a1, Z30, a1; VMINPS a2, Z30, a2; VMINPS a3, Z30, a3
+
+// ADDROWS4 adds, under mask k, the four filters' rows of add (R13, rows
+// R9 bytes apart) at the output offset (gyoff) at off(SI) to a0..a3;
+// STORE4 stores a0..a3 so into out (R8).
+#define ADDROWS4(off, k, a0, a1, a2, a3) \
+	MOVQ off(SI), R12; LEAQ (R13)(R12*4), R11; \
+	VADDPS (R11), a0, k, a0; VADDPS (R11)(R9*1), a1, k, a1; \
+	LEAQ (R11)(R9*2), R12; VADDPS (R12), a2, k, a2; VADDPS (R12)(R9*1), a3, k, a3
+#define STORE4(off, k, a0, a1, a2, a3) \
+	MOVQ off(SI), R13; LEAQ (R8)(R13*4), R11; \
+	VMOVUPS a0, k, (R11); VMOVUPS a1, k, (R11)(R9*1); \
+	LEAQ (R11)(R9*2), R13; VMOVUPS a2, k, (R13); VMOVUPS a3, k, (R13)(R9*1)
+
+// func conv4x4AVX512(ntaps int, offs *int, x *float32, segs *wgradSeg, w, scale, bias, add *float32, clamp int, cap float32, out *float32, fs int)
+TEXT ·conv4x4AVX512(SB), NOSPLIT, $0-96
+	MOVQ x+16(FP), R11
+	MOVQ segs+24(FP), R13
+	MOVQ 16(R13), R8
+	KMOVW R8, K1
+	MOVQ 0(R13), R8
+	LEAQ (R11)(R8*4), AX
+	MOVQ 56(R13), R8
+	KMOVW R8, K2
+	MOVQ 40(R13), R8
+	LEAQ (R11)(R8*4), BX
+	MOVQ 96(R13), R8
+	KMOVW R8, K3
+	MOVQ 80(R13), R8
+	LEAQ (R11)(R8*4), DI
+	MOVQ 136(R13), R8
+	KMOVW R8, K4
+	MOVQ 120(R13), R8
+	LEAQ (R11)(R8*4), R10
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	MOVQ ntaps+0(FP), CX
+	MOVQ offs+8(FP), SI
+	MOVQ w+32(FP), DX
+	MOVQ ntaps+0(FP), R8
+	SHLQ $2, R8
+	LEAQ (DX)(R8*2), R9
+	ADDQ R8, R9
+
+conv4x4AVX512_tap:
+	MOVQ (SI), R13
+	BCAST4
+	VMOVUPS.Z (AX)(R13*4), K1, Z30
+	FMA4(Z0, Z1, Z2, Z3)
+	VMOVUPS.Z (BX)(R13*4), K2, Z30
+	FMA4(Z4, Z5, Z6, Z7)
+	VMOVUPS.Z (DI)(R13*4), K3, Z30
+	FMA4(Z8, Z9, Z10, Z11)
+	VMOVUPS.Z (R10)(R13*4), K4, Z30
+	FMA4(Z12, Z13, Z14, Z15)
+	NEXTTAP
+	JNZ conv4x4AVX512_tap
+
+	MOVQ scale+40(FP), DX
+	VBROADCASTSS 0(DX), Z24
+	VBROADCASTSS 4(DX), Z25
+	VBROADCASTSS 8(DX), Z26
+	VBROADCASTSS 12(DX), Z27
+	MUL4(Z0, Z1, Z2, Z3)
+	MUL4(Z4, Z5, Z6, Z7)
+	MUL4(Z8, Z9, Z10, Z11)
+	MUL4(Z12, Z13, Z14, Z15)
+	MOVQ bias+48(FP), DX
+	VBROADCASTSS 0(DX), Z24
+	VBROADCASTSS 4(DX), Z25
+	VBROADCASTSS 8(DX), Z26
+	VBROADCASTSS 12(DX), Z27
+	ADDB4(Z0, Z1, Z2, Z3)
+	ADDB4(Z4, Z5, Z6, Z7)
+	ADDB4(Z8, Z9, Z10, Z11)
+	ADDB4(Z12, Z13, Z14, Z15)
+	MOVQ add+56(FP), R13
+	TESTQ R13, R13
+	JZ conv4x4AVX512_clamp
+	MOVQ fs+88(FP), R9
+	SHLQ $2, R9
+	MOVQ segs+24(FP), SI
+	ADDROWS4(8, K1, Z0, Z1, Z2, Z3)
+	ADDROWS4(48, K2, Z4, Z5, Z6, Z7)
+	ADDROWS4(88, K3, Z8, Z9, Z10, Z11)
+	ADDROWS4(128, K4, Z12, Z13, Z14, Z15)
+
+conv4x4AVX512_clamp:
+	MOVQ clamp+64(FP), R13
+	TESTQ $1, R13
+	JZ conv4x4AVX512_cap
+	VPXORD Z30, Z30, Z30
+	MAX4(Z0, Z1, Z2, Z3)
+	MAX4(Z4, Z5, Z6, Z7)
+	MAX4(Z8, Z9, Z10, Z11)
+	MAX4(Z12, Z13, Z14, Z15)
+
+conv4x4AVX512_cap:
+	TESTQ $2, R13
+	JZ conv4x4AVX512_store
+	VBROADCASTSS cap+72(FP), Z30
+	MIN4(Z0, Z1, Z2, Z3)
+	MIN4(Z4, Z5, Z6, Z7)
+	MIN4(Z8, Z9, Z10, Z11)
+	MIN4(Z12, Z13, Z14, Z15)
+
+conv4x4AVX512_store:
+	MOVQ out+80(FP), R8
+	MOVQ fs+88(FP), R9
+	SHLQ $2, R9
+	MOVQ segs+24(FP), SI
+	STORE4(8, K1, Z0, Z1, Z2, Z3)
+	STORE4(48, K2, Z4, Z5, Z6, Z7)
+	STORE4(88, K3, Z8, Z9, Z10, Z11)
+	STORE4(128, K4, Z12, Z13, Z14, Z15)
+	VZEROUPPER
+	RET

@@ -190,20 +190,27 @@ func conv6x4AVX512(ntaps int, offs *int, x *float32, segs *wgradSeg, w, scale, b
 //go:noescape
 func conv6x3TwoRowAVX512(ntaps int, offs *int, x *float32, segs *wgradSeg, w, scale, bias, add *float32, clamp int, cap float32, out *float32, fs int)
 
-// convFwd6 checks that every read and write of the direct forward kernels
-// lies inside its slices, then runs them block by block over segments lo
-// to hi-1 of the table's fwdSegs, which must start and end at blocks.
-func convFwd6(t *wgradTable, lo, hi int, x, w, scale, bias, add []float32, relu, capped bool, cap float32, out []float32, fs int) {
+//go:noescape
+func conv4x4AVX512(ntaps int, offs *int, x *float32, segs *wgradSeg, w, scale, bias, add *float32, clamp int, cap float32, out *float32, fs int)
+
+// convFwdAVX512 checks that every read and write of the direct forward
+// kernels lies inside its slices, then runs them block by block over
+// segments lo to hi-1 of the table's fwdSegs, which must start and end at
+// blocks: for six filters, or for four (convFwdTakesFour).
+func convFwdAVX512(t *wgradTable, filters, lo, hi int, x, w, scale, bias, add []float32, relu, capped bool, cap float32, out []float32, fs int) {
+	if filters != 6 && (filters != 4 || t.twoRow) {
+		panic("accel: the direct forward has no kernel for this many filters")
+	}
 	taps := t.taps
 	_ = x[t.offMax+t.xReach-1]
-	_ = out[5*fs+t.gyReach-1]
-	_ = w[taps*6-1]
-	_ = scale[5]
-	_ = bias[5]
+	_ = out[(filters-1)*fs+t.gyReach-1]
+	_ = w[taps*filters-1]
+	_ = scale[filters-1]
+	_ = bias[filters-1]
 	segs := t.fwdSegs[:hi]
 	var ap *float32
 	if add != nil {
-		_ = add[5*fs+t.gyReach-1]
+		_ = add[(filters-1)*fs+t.gyReach-1]
 		ap = &add[0]
 	}
 	clamp := 0
@@ -214,24 +221,32 @@ func convFwd6(t *wgradTable, lo, hi int, x, w, scale, bias, add []float32, relu,
 		clamp |= 2
 	}
 	for i := lo; i < hi; {
-		if i < t.fwdFours {
-			if i%4 != 0 {
-				panic("accel: the direct forward's segments do not start at a block")
-			}
-			conv6x4AVX512(taps, &t.offs[0], &x[0], &segs[i:][:4][0], &w[0], &scale[0], &bias[0], ap, clamp, cap, &out[0], fs)
-			i += 4
-			continue
-		}
-		if (i-t.fwdFours)%3 != 0 {
+		four := i < t.fwdFours
+		if four && i%4 != 0 || !four && (i-t.fwdFours)%3 != 0 {
 			panic("accel: the direct forward's segments do not start at a block")
 		}
-		conv6x3TwoRowAVX512(taps, &t.offs[0], &x[0], &segs[i:][:3][0], &w[0], &scale[0], &bias[0], ap, clamp, cap, &out[0], fs)
-		i += 3
+		switch {
+		case filters == 6 && four:
+			conv6x4AVX512(taps, &t.offs[0], &x[0], &segs[i:][:4][0], &w[0], &scale[0], &bias[0], ap, clamp, cap, &out[0], fs)
+		case filters == 6:
+			conv6x3TwoRowAVX512(taps, &t.offs[0], &x[0], &segs[i:][:3][0], &w[0], &scale[0], &bias[0], ap, clamp, cap, &out[0], fs)
+		case four:
+			conv4x4AVX512(taps, &t.offs[0], &x[0], &segs[i:][:4][0], &w[0], &scale[0], &bias[0], ap, clamp, cap, &out[0], fs)
+		default:
+			// A block of three one-row segments, and one with no lanes.
+			block := [4]wgradSeg{segs[i], segs[i+1], segs[i+2]}
+			conv4x4AVX512(taps, &t.offs[0], &x[0], &block[0], &w[0], &scale[0], &bias[0], ap, clamp, cap, &out[0], fs)
+		}
+		if four {
+			i += 4
+		} else {
+			i += 3
+		}
 	}
 }
 
 func init() {
 	if cpu.X86.HasAVX512F && !noAVX512 {
-		convFwdKernel = convFwd6
+		convFwdKernel = convFwdAVX512
 	}
 }

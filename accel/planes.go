@@ -43,6 +43,15 @@ const planesSplitRuns = 8
 // planesBlock elements, in whole steps of 16.
 func planesKC(n int) int { return max(16, planesBlock/n/16*16) }
 
+// planesDepth is the depth of the blocks of a product of planes of n
+// columns and depth k: planesKC at most, the blocks as near the same
+// depth as steps of 16 allow, so that no block is a short remainder.
+func planesDepth(n, k int) int {
+	kc := planesKC(n)
+	blocks := ceilDiv(k, kc)
+	return min(kc, roundUp(ceilDiv(k, blocks), 16))
+}
+
 // plane7Kernel multiplies seven rows of A, row i at a[i*lda:], by a
 // split panel b of kc depths into a 7 x 49 tile of C: C += alpha*A*B,
 // or with store C = alpha*A*B, asking the cache for the rows of the next
@@ -76,7 +85,7 @@ func (g *gemmCall[T]) takesPlanes() bool {
 // panels as workers is spread by panels instead (planePanels).
 func (g *gemmCall[T]) runPlanes() {
 	panels := g.n / planeCols
-	kc := planesKC(g.n)
+	kc := planesDepth(g.n, g.k)
 	kcMax := min(kc, g.k)
 	l := getObj[planeTasks]() // recycled: the workers are handed it
 	defer putObj(l)

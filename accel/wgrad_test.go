@@ -97,8 +97,9 @@ func TestConvForwardDirect(t *testing.T) {
 	r := rand.New(rand.NewPCG(63, 64))
 	for gi, g := range forwardGeoms() {
 		// Up to fewFiltersMax filters, each chunk takes all the groups;
-		// beyond, a chunk's groups are spread.
-		for _, filters := range []int{6, 7, 16, fewFiltersMax + 5} {
+		// beyond, a chunk's groups are spread. Groups of six, of six and
+		// four (8, 16, 32, 64), and six overlapping (7, 53).
+		for _, filters := range []int{6, 7, 8, 16, 32, fewFiltersMax + 5, fewFiltersMax + 16} {
 			for fi, fin := range finishes {
 				if filters > fewFiltersMax && (fi%3 != 1 || g.colRows()*g.OutH()*g.OutW() > 1<<18) {
 					continue // two of the finishes, on the smaller geometries, suffice
@@ -228,6 +229,42 @@ func forwardGeoms() []ConvGeom {
 		ConvGeom{Channels: 7, InH: 14, InW: 14, KernelH: 3, KernelW: 3, StrideH: 1, StrideW: 1, PadH: 1, PadW: 1, DilateH: 1, DilateW: 1},
 		ConvGeom{Channels: 130, InH: 14, InW: 14, KernelH: 3, KernelW: 3, StrideH: 1, StrideW: 1, PadH: 1, PadW: 1, DilateH: 1, DilateW: 1},
 	)
+}
+
+// TestFilterGroups: the direct forward's groups of filters cover each
+// filter once, but for the overlapping last six, and take four only
+// where the table has no two-row segments.
+func TestFilterGroups(t *testing.T) {
+	for filters := 6; filters <= 70; filters++ {
+		for _, twoRow := range []bool{false, true} {
+			sixes, fours, tail := filterGroups(filters, twoRow)
+			if twoRow && fours > 0 {
+				t.Fatalf("%d filters: groups of four on a table with two-row segments", filters)
+			}
+			groups := sixes + fours
+			if tail {
+				groups++
+			}
+			seen := make([]int, filters)
+			for q := range groups {
+				f, n := filterGroup(filters, sixes, fours, q)
+				if n != 6 && n != 4 || f < 0 || f+n > filters {
+					t.Fatalf("%d filters: group %d is %d from %d", filters, q, n, f)
+				}
+				for i := f; i < f+n; i++ {
+					seen[i]++
+				}
+			}
+			for i, c := range seen {
+				if c == 0 || c > 1 && !tail {
+					t.Fatalf("%d filters (two-row %v): filter %d is in %d groups", filters, twoRow, i, c)
+				}
+			}
+			if wantFours := filters%6 != 0 && filters%2 == 0 && !twoRow; (fours > 0) != wantFours {
+				t.Errorf("%d filters (two-row %v): %d groups of four", filters, twoRow, fours)
+			}
+		}
+	}
 }
 
 // TestDirectTablesCacheBound: the direct kernels' table cache is emptied
