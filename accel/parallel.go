@@ -40,7 +40,15 @@ func (f funcLoop) Range(lo, hi int) { f(lo, hi) }
 
 // How the pool hands out work. A call publishes its job in one of the
 // active slots, wakes parked helpers (at most one per chunk beyond its
-// own), and works on its chunks itself. Helpers scan the slots for jobs
+// own), and works on its chunks itself. Each worker (the caller, then
+// each helper) owns a contiguous share of the chunks and takes them
+// first, then helps with the others' shares from their ends (see
+// job.work). The same worker, on the same core, then takes the same
+// part of every loop of as many chunks: a layer split by output
+// channels and the next by the same channels, or by the same rows, read
+// what they wrote. On two threads MobileNet v2's forward took 0.98 of
+// its time, ResNet-18's at batch 1 0.98, and when the host exchanges
+// cache lines between its cores slowly, MobileNet v2's 0.87. Helpers scan the slots for jobs
 // with unclaimed chunks. A helper that finds none spins for a short while
 // before parking, because the executor runs one parallel loop after
 // another and waking a parked goroutine takes longer than many of those
@@ -70,6 +78,7 @@ var (
 
 // helperState is one helper goroutine's parking place.
 type helperState struct {
+	id     int // the worker it is in every job: 1 to Workers()-1 (the caller is 0)
 	parked atomic.Bool
 	wake   chan struct{} // a token wakes the helper; capacity 1
 }
@@ -88,7 +97,7 @@ func getJob() *job {
 func startPool() {
 	poolOnce.Do(func() {
 		for range numWorkers - 1 {
-			h := &helperState{wake: make(chan struct{}, 1)}
+			h := &helperState{id: len(helpers) + 1, wake: make(chan struct{}, 1)}
 			helpers = append(helpers, h)
 			go h.loop()
 		}
@@ -150,7 +159,7 @@ func findWork() *job {
 		if j == nil || !j.acquire() {
 			continue
 		}
-		if j.next.Load() < int64(j.chunks) {
+		if j.unclaimed() {
 			return j
 		}
 		j.release()
@@ -158,8 +167,8 @@ func findWork() *job {
 	return nil
 }
 
-// help works on j and drops the helper's reference to it. It reports
-// false when a body ended the goroutine with runtime.Goexit (t.FailNow in a
+// help works on j as worker h.id and drops the helper's reference to it.
+// It reports false when a body ended the goroutine with runtime.Goexit (t.FailNow in a
 // test, say); a replacement goroutine then takes over the helper's place,
 // so the pool keeps its size.
 func help(h *helperState, j *job) (ok bool) {
@@ -170,7 +179,7 @@ func help(h *helperState, j *job) (ok bool) {
 			go h.loop()
 		}
 	}()
-	j.work()
+	j.work(h.id)
 	return true
 }
 
@@ -192,7 +201,7 @@ type job struct {
 	body    Loop
 	n       int
 	chunks  int
-	next    atomic.Int64  // index of the next unclaimed chunk
+	ranges  []claimRange  // each worker's chunks not yet claimed, by worker
 	pending atomic.Int64  // chunks not yet finished
 	refs    atomic.Int32  // holders that may still read the job
 	done    chan struct{} // receives one token when pending reaches 0
@@ -231,14 +240,62 @@ func (j *job) release() {
 // goroutine with runtime.Goexit.
 func (j *job) workPublished(slot int) {
 	defer active[slot].Store(nil)
-	j.work()
+	j.work(0)
 }
 
-// work claims and runs chunks until none are left.
-func (j *job) work() {
+// A claimRange holds the chunks lo to hi-1 of one worker that nobody has
+// claimed yet, as lo<<32 | hi, alone on its cache line.
+type claimRange struct {
+	v atomic.Uint64
+	_ [56]byte
+}
+
+// claim takes the first chunk of the range (for its owner) or, with
+// last, the last one (for another worker), and reports it, or -1 when
+// the range is empty.
+func (r *claimRange) claim(last bool) int {
 	for {
-		c := int(j.next.Add(1) - 1)
-		if c >= j.chunks {
+		v := r.v.Load()
+		lo, hi := int(v>>32), int(uint32(v))
+		if lo >= hi {
+			return -1
+		}
+		next, c := uint64(lo+1)<<32|uint64(hi), lo
+		if last {
+			next, c = uint64(lo)<<32|uint64(hi-1), hi-1
+		}
+		if r.v.CompareAndSwap(v, next) {
+			return c
+		}
+	}
+}
+
+// unclaimed reports whether some chunk of j is not claimed yet.
+func (j *job) unclaimed() bool {
+	for i := range j.ranges {
+		v := j.ranges[i].v.Load()
+		if v>>32 < uint64(uint32(v)) {
+			return true
+		}
+	}
+	return false
+}
+
+// work claims and runs chunks as worker w until none are left: first its
+// own, from the first, then the others', from their last. Each worker
+// owns a contiguous share of the chunks, the same share in every loop
+// of as many chunks: consecutive loops that split their data alike
+// (a layer by output rows, the next by the same rows) find it in the
+// cache of the core that wrote it, where a shared counter hands out
+// chunks in whatever order the workers arrive.
+func (j *job) work(w int) {
+	own := &j.ranges[w%len(j.ranges)]
+	for {
+		c := own.claim(false)
+		for i := 1; c < 0 && i < len(j.ranges); i++ {
+			c = j.ranges[(w+i)%len(j.ranges)].claim(true)
+		}
+		if c < 0 {
 			return
 		}
 		j.runChunk(c)
@@ -315,14 +372,19 @@ func ParallelLoop(n, grain int, body Loop) {
 	startPool()
 	j := getJob()
 	j.body, j.n, j.chunks = body, n, chunks
-	j.next.Store(0)
+	if len(j.ranges) != workers {
+		j.ranges = make([]claimRange, workers)
+	}
+	for w := range j.ranges {
+		j.ranges[w].v.Store(uint64(w*chunks/workers)<<32 | uint64((w+1)*chunks/workers))
+	}
 	j.pending.Store(int64(chunks))
 	j.failed.Store(false)
 	j.refs.Store(1) // last: from here helpers may take it
 	slot := publish(j)
 	if slot < 0 {
 		// Too many jobs are shared already: the pool is busy anyway.
-		j.work()
+		j.work(0)
 	} else {
 		// Wake at most one parked helper per chunk beyond the caller's own.
 		wake := min(chunks-1, workers-1)

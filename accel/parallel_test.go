@@ -179,3 +179,32 @@ func TestRunsInline(t *testing.T) {
 		t.Errorf("RunsInline(1000, 1) = %v with %d workers", got, Workers())
 	}
 }
+
+// TestClaimRange: an owner claiming from the front and others from the
+// back take every chunk of a range once.
+func TestClaimRange(t *testing.T) {
+	const n = 10000
+	var r claimRange
+	r.v.Store(n)
+	var seen [n]atomic.Int32
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				c := r.claim(w > 0)
+				if c < 0 {
+					return
+				}
+				seen[c].Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	for c := range seen {
+		if k := seen[c].Load(); k != 1 {
+			t.Fatalf("chunk %d was claimed %d times", c, k)
+		}
+	}
+}
