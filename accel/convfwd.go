@@ -148,14 +148,20 @@ func ConvForwardDirect[T Float](g ConvGeom, filters, images int, img []T, imgStr
 	}
 	chunk := block * max(1, elems/(g.Channels*g.StrideH*16*block))
 	// Chunks end at blocks; the blocks of three that may end a table of
-	// blocks of four go with the last chunk. Whole chunks come in a
-	// multiple of the workers, as near the same size as blocks allow:
-	// MobileNet v2's first convolution (32 filters of 3x3x3 over 112x112
-	// positions) made five chunks, and on two threads one worker ran
-	// three of them.
+	// blocks of four go with the last chunk. They are as near the same
+	// size as blocks allow, and whole chunks come in a multiple of the
+	// workers: MobileNet v2's first convolution (32 filters of 3x3x3
+	// over 112x112 positions) made five chunks, and on two threads one
+	// worker ran three of them; its expansions of 24 channels of 56x56
+	// made chunks of 168 and 28 segments, and on two threads the worker
+	// with the small one waited for the other (as equal chunks they took
+	// 0.9 of their time).
 	chunks := max(1, ceilDiv(t.fwdMain(), chunk))
 	if w := Workers(); filters <= fewFiltersMax && chunks > 1 && chunks%w != 0 {
-		chunk = roundUp(ceilDiv(t.fwdMain(), roundUp(chunks, w)), block)
+		chunks = roundUp(chunks, w)
+	}
+	if t.fwdMain() > 0 {
+		chunk = roundUp(ceilDiv(t.fwdMain(), chunks), block)
 		chunks = ceilDiv(t.fwdMain(), chunk)
 	}
 	l := convFwdLoop{t: t, filters: filters, plane: plane, w: w32[:filters*g.colRows()], scale: e.RowScale, bias: e.RowBias,
