@@ -60,6 +60,8 @@ func gemmCases() []gemmCase {
 		// whole 7x7 planes (planes.go): ragged rows, depths past a block
 		// and not a multiple of 16
 		{7, 49, 1}, {30, 49, 600}, {9, 49, 2100}, {8, 196, 531}, {20, 147, 16}, {15, 245, 9}, {10, 196, 1100},
+		// more rows than columns, each worker packing all of B
+		{300, 98, 40}, {100, 98, 1100},
 	}
 	scalars := [][2]float64{{1, 0}, {1, 1}, {-0.5, 2}, {2, 0}, {0, 0.5}}
 	for i, s := range sizes {
