@@ -65,7 +65,7 @@ func closeSlices[T Float](t *testing.T, name string, got, want []T, tol float64)
 func testGemmEpilogue[T Float](t *testing.T, tol float64) {
 	r := rand.New(rand.NewPCG(21, 22))
 	sizes := [][3]int{{1, 1, 1}, {1, 10, 784}, {2, 7, 9}, {4, 33, 17}, {5, 40, 3}, {3, 5, 0}, {16, 120, 400}, {13, 70, 300}, {97, 101, 103}, {130, 140, 70}, {9, 1, 20}, {300, 1, 700},
-		{100, 196, 50}, {90, 196, 20}, {20, 147, 1100}} // {130, 140, 70} above epilogueWholeMax; n 1 as dot products; whole 7x7 planes with ragged rows, above epilogueWholeMax
+		{100, 196, 50}, {90, 196, 20}, {20, 147, 1100}, {230, 98, 60}, {30, 49, 200}} // {130, 140, 70} above epilogueWholeMax; n 1 as dot products; whole 7x7 planes with ragged rows, above epilogueWholeMax, with more rows than columns, of one panel
 	for _, s := range sizes {
 		m, n, k := s[0], s[1], s[2]
 		for _, transA := range []bool{false, true} {

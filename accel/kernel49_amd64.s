@@ -23,6 +23,24 @@
 	VMULPS Z31, z0, z0; VMOVUPS z0, (R8); VMULPS Z31, z1, z1; VMOVUPS z1, 64(R8); \
 	VMULPS Z31, z2, z2; VMOVUPS z2, 128(R8); VMULSS X31, x, x; VMOVSS x, 192(R8); ADDQ DX, R8
 
+// EPROW49 finishes one row of the tile with the epilogue (see
+// sgemm7x49RowsAVX512): alpha (Z31) times the row's accumulators (z0..z2
+// and zx, whose lane 0 is the last column, x its X register), plus C's
+// row under K2 and K3 (none when storing), times the row's scale at SI,
+// plus its bias at R11, plus add's row at R13 under K4 and K5 (none
+// without add), bounded to [Z28, Z29]; stored into C's row at R8. It
+// then steps R8, SI, R11 and R13 to the next row.
+#define EPROW49(z0, z1, z2, zx, x) \
+	VMOVUPS.Z (R8), K2, Z30; VFMADD213PS Z30, Z31, z0; VMOVUPS.Z 64(R8), K2, Z30; VFMADD213PS Z30, Z31, z1; \
+	VMOVUPS.Z 128(R8), K2, Z30; VFMADD213PS Z30, Z31, z2; VMOVUPS.Z 192(R8), K3, Z30; VFMADD213PS Z30, Z31, zx; \
+	VBROADCASTSS (SI), Z30; VMULPS Z30, z0, z0; VMULPS Z30, z1, z1; VMULPS Z30, z2, z2; VMULPS Z30, zx, zx; \
+	VBROADCASTSS (R11), Z30; VADDPS Z30, z0, z0; VADDPS Z30, z1, z1; VADDPS Z30, z2, z2; VADDPS Z30, zx, zx; \
+	VADDPS (R13), z0, K4, z0; VADDPS 64(R13), z1, K4, z1; VADDPS 128(R13), z2, K4, z2; VADDPS 192(R13), zx, K5, zx; \
+	VMAXPS z0, Z28, z0; VMAXPS z1, Z28, z1; VMAXPS z2, Z28, z2; VMAXPS zx, Z28, zx; \
+	VMINPS z0, Z29, z0; VMINPS z1, Z29, z1; VMINPS z2, Z29, z2; VMINPS zx, Z29, zx; \
+	VMOVUPS z0, (R8); VMOVUPS z1, 64(R8); VMOVUPS z2, 128(R8); VMOVSS x, 192(R8); \
+	ADDQ DX, R8; ADDQ R9, SI; ADDQ R12, R11; ADDQ R14, R13
+
 // PREFETCH_ROW49 asks for the four cache lines of C's row at AX and steps
 // AX to the next row.
 #define PREFETCH_ROW49 PREFETCHT0 (AX); PREFETCHT0 64(AX); PREFETCHT0 128(AX); PREFETCHT0 192(AX); ADDQ DX, AX
@@ -49,8 +67,14 @@
 // of the next tile's A at next (same lda), a cache line of each row per
 // sixteen depths: A comes from memory, and its rows lie far apart.
 //
-// func sgemm7x49RowsAVX512(kc int, alpha float32, a, b, c *float32, ldc int, store bool, lda int, next *float32)
-TEXT ·sgemm7x49RowsAVX512(SB), NOSPLIT, $0-72
+// With ep not nil the tile is finished as it is stored, as a product's
+// epilogue would be: row r times the scale at ep.scale + r*ep.scaleStep,
+// plus the bias at ep.bias + r*ep.biasStep, plus row r of ep.add (row
+// stride ep.addStride; none when nil), bounded to [ep.lo, ep.hi] (NaN
+// stays NaN).
+//
+// func sgemm7x49RowsAVX512(kc int, alpha float32, a, b, c *float32, ldc int, store bool, lda int, next *float32, ep *rowEpilogue)
+TEXT ·sgemm7x49RowsAVX512(SB), NOSPLIT, $0-80
 	MOVQ kc+0(FP), CX
 	MOVQ a+16(FP), SI
 	MOVQ lda+56(FP), R10
@@ -173,6 +197,9 @@ sgemm7x49RowsAVX512_done:
 	SUM16(Z26, Y26, X26)
 	SUM16(Z27, Y27, X27)
 	VBROADCASTSS alpha+8(FP), Z31
+	MOVQ ep+72(FP), BX
+	TESTQ BX, BX
+	JNZ sgemm7x49RowsAVX512_ep
 	MOVBLZX store+48(FP), AX
 	TESTQ AX, AX
 	JNZ sgemm7x49RowsAVX512_store
@@ -194,6 +221,58 @@ sgemm7x49RowsAVX512_store:
 	STOREROW49(Z12, Z13, Z14, X25)
 	STOREROW49(Z15, Z16, Z17, X26)
 	STOREROW49(Z18, Z19, Z20, X27)
+	VZEROUPPER
+	RET
+
+sgemm7x49RowsAVX512_ep:
+	// K2 and K3: C's row and last column, read unless storing; K4 and
+	// K5: add's, read when there is one.
+	XORQ AX, AX
+	XORQ CX, CX
+	MOVBLZX store+48(FP), R10
+	TESTQ R10, R10
+	JNZ sgemm7x49RowsAVX512_epc
+	MOVQ $0xffff, AX
+	MOVQ $1, CX
+
+sgemm7x49RowsAVX512_epc:
+	KMOVW AX, K2
+	KMOVW CX, K3
+	// Without add, its loads are all masked off and read C instead: a
+	// masked load from an unmapped address costs a fault's assist.
+	MOVQ 40(BX), R14 // add's row stride
+	SHLQ $2, R14
+	XORQ AX, AX
+	XORQ CX, CX
+	MOVQ 32(BX), R13 // add
+	TESTQ R13, R13
+	JNZ sgemm7x49RowsAVX512_epadd
+	MOVQ R8, R13
+	MOVQ DX, R14
+	JMP sgemm7x49RowsAVX512_epk
+
+sgemm7x49RowsAVX512_epadd:
+	MOVQ $0xffff, AX
+	MOVQ $1, CX
+
+sgemm7x49RowsAVX512_epk:
+	KMOVW AX, K4
+	KMOVW CX, K5
+	MOVQ 0(BX), SI   // scale
+	MOVQ 16(BX), R9  // its step
+	SHLQ $2, R9
+	MOVQ 8(BX), R11  // bias
+	MOVQ 24(BX), R12 // its step
+	SHLQ $2, R12
+	VBROADCASTSS 48(BX), Z28 // lo
+	VBROADCASTSS 52(BX), Z29 // hi
+	EPROW49(Z0, Z1, Z2, Z21, X21)
+	EPROW49(Z3, Z4, Z5, Z22, X22)
+	EPROW49(Z6, Z7, Z8, Z23, X23)
+	EPROW49(Z9, Z10, Z11, Z24, X24)
+	EPROW49(Z12, Z13, Z14, Z25, X25)
+	EPROW49(Z15, Z16, Z17, Z26, X26)
+	EPROW49(Z18, Z19, Z20, Z27, X27)
 	VZEROUPPER
 	RET
 

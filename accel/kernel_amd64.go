@@ -4,6 +4,7 @@ package accel
 
 import (
 	"os"
+	"unsafe"
 
 	"golang.org/x/sys/cpu"
 )
@@ -40,7 +41,29 @@ func sgemm6x32RowsAVX512(kc int, alpha float32, a, b, c *float32, ldc int, store
 // sgemm7x49RowsAVX512 is plane7Kernel (kernel49_amd64.s).
 //
 //go:noescape
-func sgemm7x49RowsAVX512(kc int, alpha float32, a, b, c *float32, ldc int, store bool, lda int, next *float32)
+func sgemm7x49RowsAVX512(kc int, alpha float32, a, b, c *float32, ldc int, store bool, lda int, next *float32, ep *rowEpilogue)
+
+// rowEpilogue is a planeEpilogue as sgemm7x49RowsAVX512 reads it, at
+// fixed offsets (checked below): per-row pointers and steps of 0 or 1.
+type rowEpilogue struct {
+	scale, bias         *float32
+	scaleStep, biasStep int
+	add                 *float32
+	addStride           int
+	lo, hi              float32
+}
+
+// The offsets the assembly reads rowEpilogue's fields at: a layout that
+// moved one fails to compile.
+var (
+	_ [0]struct{} = [unsafe.Offsetof(rowEpilogue{}.bias) - 8]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(rowEpilogue{}.scaleStep) - 16]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(rowEpilogue{}.biasStep) - 24]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(rowEpilogue{}.add) - 32]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(rowEpilogue{}.addStride) - 40]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(rowEpilogue{}.lo) - 48]struct{}{}
+	_ [0]struct{} = [unsafe.Offsetof(rowEpilogue{}.hi) - 52]struct{}{}
+)
 
 // splitRowsAVX512 is splitRowsKernel's loop (kernel49_amd64.s): n > 0.
 //
@@ -76,10 +99,22 @@ func sgemm12x32Rows(kc int, alpha float32, a []float32, lda int, b, c []float32,
 	}
 }
 
-func sgemm7x49Rows(kc int, alpha float32, a []float32, lda int, b, c []float32, ldc int, store bool, next []float32) {
-	if rowsFit(planeRows, planeCols, kc, a, lda, b, c, ldc) {
-		sgemm7x49RowsAVX512(kc, alpha, &a[0], &b[0], &c[0], ldc, store, lda, &next[0])
+func sgemm7x49Rows(kc int, alpha float32, a []float32, lda int, b, c []float32, ldc int, store bool, next []float32, ep planeEpilogue) {
+	if !rowsFit(planeRows, planeCols, kc, a, lda, b, c, ldc) {
+		return
 	}
+	if !ep.on {
+		sgemm7x49RowsAVX512(kc, alpha, &a[0], &b[0], &c[0], ldc, store, lda, &next[0], nil)
+		return
+	}
+	r := rowEpilogue{lo: ep.lo, hi: ep.hi}
+	r.scale, r.scaleStep = perRow(ep.scale, planeRows, &unitScale[0])
+	r.bias, r.biasStep = perRow(ep.bias, planeRows, &zeroBias[0])
+	if ep.add != nil {
+		_ = ep.add[(planeRows-1)*ep.addStride+planeCols-1]
+		r.add, r.addStride = &ep.add[0], ep.addStride
+	}
+	sgemm7x49RowsAVX512(kc, alpha, &a[0], &b[0], &c[0], ldc, store, lda, &next[0], &r)
 }
 
 func sgemm6x32Rows(kc int, alpha float32, a []float32, lda int, b, c []float32, ldc int, store bool) {

@@ -1,5 +1,7 @@
 package accel
 
+import "math"
+
 // Products of whole 7x7 planes.
 //
 // A convolution of one image with 7x7 output maps (the last stage of a
@@ -55,9 +57,21 @@ func planesDepth(n, k int) int {
 // plane7Kernel multiplies seven rows of A, row i at a[i*lda:], by a
 // split panel b of kc depths into a 7 x 49 tile of C: C += alpha*A*B,
 // or with store C = alpha*A*B, asking the cache for the rows of the next
-// tile's A at next (same lda) on the way. nil where the CPU has no such
-// kernel.
-var plane7Kernel func(kc int, alpha float32, a []float32, lda int, b, c []float32, ldc int, store bool, next []float32)
+// tile's A at next (same lda) on the way, and finishing the tile with ep
+// as it stores it when ep.on. nil where the CPU has no such kernel.
+var plane7Kernel func(kc int, alpha float32, a []float32, lda int, b, c []float32, ldc int, store bool, next []float32, ep planeEpilogue)
+
+// A planeEpilogue is an epilogue that plane7Kernel applies to its tile as
+// it stores it, when on: row r times scale[r] plus bias[r] (nil for 1 and 0),
+// plus row r of add (row stride addStride; nil for none), bounded to
+// [lo, hi]. Applied there rather than in a pass over the stored tile,
+// MobileNet v2's products of planes took 0.97 of their time.
+type planeEpilogue struct {
+	on               bool
+	scale, bias, add []float32
+	addStride        int
+	lo, hi           float32
+}
 
 // TakesPlanes reports whether Gemm and GemmEpilogue multiply an m-row
 // op(A), not transposed and of row stride lda, by n columns as whole 7x7
@@ -261,25 +275,62 @@ func (l *planeTasks) Range(lo, hi int) {
 		rows := min(planeRows, l.m-i)
 		if rows < planeRows {
 			l.ragged(i, rows, q0)
-		} else {
-			next := l.a[i*l.lda+l.pc:]
-			if i+2*planeRows <= l.m {
-				next = l.a[(i+planeRows)*l.lda+l.pc:]
+			if l.last && l.ep != nil {
+				c0 := q0 * planeCols
+				l.ep.apply(l.c[i*l.ldc+c0:], l.ldc, i, l.col0+c0, rows, l.qs*planeCols)
 			}
-			for q := q0; q < q0+l.qs; q++ {
-				l.tile(l.a[i*l.lda+l.pc:], l.lda, q, l.c[i*l.ldc+q*planeCols:], l.ldc, l.first, next)
-			}
+			continue
 		}
+		next := l.a[i*l.lda+l.pc:]
+		if i+2*planeRows <= l.m {
+			next = l.a[(i+planeRows)*l.lda+l.pc:]
+		}
+		var ep planeEpilogue
 		if l.last && l.ep != nil {
+			ep = l.epilogueFrom(i)
+		}
+		for q := q0; q < q0+l.qs; q++ {
+			if ep.on && l.ep.Add != nil {
+				ep.add = l.ep.Add[i*l.ep.AddStride+l.col0+q*planeCols:]
+			}
+			l.tile(l.a[i*l.lda+l.pc:], l.lda, q, l.c[i*l.ldc+q*planeCols:], l.ldc, l.first, next, ep)
+		}
+		if l.last && l.ep != nil && !ep.on {
 			c0 := q0 * planeCols
 			l.ep.apply(l.c[i*l.ldc+c0:], l.ldc, i, l.col0+c0, rows, l.qs*planeCols)
 		}
 	}
 }
 
-// tile multiplies seven rows of A at a by split panel q into C at c.
-func (l *planeTasks) tile(a []float32, lda, q int, c []float32, ldc int, store bool, next []float32) {
-	plane7Kernel(l.kb, l.alpha, a, lda, l.b[q*planeCols*l.kb:][:planeCols*l.kb], c, ldc, store, next)
+// tile multiplies seven rows of A at a by split panel q into C at c,
+// finished by ep.
+func (l *planeTasks) tile(a []float32, lda, q int, c []float32, ldc int, store bool, next []float32, ep planeEpilogue) {
+	plane7Kernel(l.kb, l.alpha, a, lda, l.b[q*planeCols*l.kb:][:planeCols*l.kb], c, ldc, store, next, ep)
+}
+
+// epilogueFrom returns the product's epilogue for the seven rows from
+// row i, as the kernel applies it to a tile (its add still to be placed
+// at the tile's columns), off where the kernel cannot apply it: a
+// column bias.
+func (l *planeTasks) epilogueFrom(i int) (ep planeEpilogue) {
+	e := l.ep
+	if e.ColBias != nil {
+		return ep
+	}
+	ep = planeEpilogue{on: true, addStride: e.AddStride, lo: float32(math.Inf(-1)), hi: float32(math.Inf(1))}
+	if e.RowScale != nil {
+		ep.scale = e.RowScale[i:][:planeRows]
+	}
+	if e.RowBias != nil {
+		ep.bias = e.RowBias[i:][:planeRows]
+	}
+	if e.Relu {
+		ep.lo = 0
+	}
+	if e.Capped {
+		ep.hi = e.Cap
+	}
+	return ep
 }
 
 // ragged multiplies the last rows < 7 of A, from row i, by the task's
@@ -296,7 +347,7 @@ func (l *planeTasks) ragged(i, rows, q0 int) {
 		copy(a[r*l.kb:][:l.kb], l.a[(i+r)*l.lda+l.pc:])
 	}
 	for q := q0; q < q0+l.qs; q++ {
-		l.tile(a, l.kb, q, tile, planeCols, true, a)
+		l.tile(a, l.kb, q, tile, planeCols, true, a, planeEpilogue{})
 		c := l.c[i*l.ldc+q*planeCols:]
 		if l.first {
 			for r := range rows {
