@@ -305,3 +305,108 @@ splitRowsAVX512_row:
 	JNZ splitRowsAVX512_row
 	VZEROUPPER
 	RET
+
+// sgemm1x49AVX512 multiplies one row of A (kc values at a) by a split
+// panel of 49 columns (as sgemm7x49RowsAVX512 takes it) into 49 values
+// of C at c: C += alpha * a*B, or with store C = alpha * a*B. Columns 0
+// to 47 take two sets of three accumulators, one for even depths and one
+// for odd, so that six chains of multiply-adds are in flight; the last
+// column is a's dot product with it, sixteen depths at a time.
+//
+// func sgemm1x49AVX512(kc int, alpha float32, a, b, c *float32, store bool)
+TEXT ·sgemm1x49AVX512(SB), NOSPLIT, $0-41
+	MOVQ kc+0(FP), CX
+	MOVQ a+16(FP), SI
+	MOVQ b+24(FP), DI
+	MOVQ c+32(FP), R8
+	MOVQ CX, R9
+	IMULQ $192, R9
+	ADDQ DI, R9 // the last column
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	MOVQ CX, BX
+	SHRQ $1, BX
+	JZ sgemm1x49AVX512_odd
+
+sgemm1x49AVX512_pairs:
+	VBROADCASTSS (SI), Z30
+	VFMADD231PS (DI), Z30, Z0
+	VFMADD231PS 64(DI), Z30, Z1
+	VFMADD231PS 128(DI), Z30, Z2
+	VBROADCASTSS 4(SI), Z31
+	VFMADD231PS 192(DI), Z31, Z3
+	VFMADD231PS 256(DI), Z31, Z4
+	VFMADD231PS 320(DI), Z31, Z5
+	ADDQ $8, SI
+	ADDQ $384, DI
+	DECQ BX
+	JNZ sgemm1x49AVX512_pairs
+
+sgemm1x49AVX512_odd:
+	TESTQ $1, CX
+	JZ sgemm1x49AVX512_last
+	VBROADCASTSS (SI), Z30
+	VFMADD231PS (DI), Z30, Z0
+	VFMADD231PS 64(DI), Z30, Z1
+	VFMADD231PS 128(DI), Z30, Z2
+
+sgemm1x49AVX512_last:
+	// The last column: a's dot product with it, under a mask for the
+	// rest of the depth.
+	MOVQ a+16(FP), SI
+	MOVQ CX, BX
+	SHRQ $4, BX
+	JZ sgemm1x49AVX512_lastrest
+
+sgemm1x49AVX512_last16:
+	VMOVUPS (SI), Z30
+	VFMADD231PS (R9), Z30, Z6
+	ADDQ $64, SI
+	ADDQ $64, R9
+	DECQ BX
+	JNZ sgemm1x49AVX512_last16
+
+sgemm1x49AVX512_lastrest:
+	ANDQ $15, CX
+	JZ sgemm1x49AVX512_sum
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	VMOVUPS.Z (SI), K1, Z30
+	VMOVUPS.Z (R9), K1, Z31
+	VFMADD231PS Z31, Z30, Z6
+
+sgemm1x49AVX512_sum:
+	VADDPS Z3, Z0, Z0
+	VADDPS Z4, Z1, Z1
+	VADDPS Z5, Z2, Z2
+	SUM16(Z6, Y6, X6)
+	VBROADCASTSS alpha+8(FP), Z31
+	MOVBLZX store+40(FP), AX
+	TESTQ AX, AX
+	JNZ sgemm1x49AVX512_store
+	VFMADD213PS (R8), Z31, Z0
+	VFMADD213PS 64(R8), Z31, Z1
+	VFMADD213PS 128(R8), Z31, Z2
+	VFMADD213SS 192(R8), X31, X6
+	JMP sgemm1x49AVX512_out
+
+sgemm1x49AVX512_store:
+	VMULPS Z31, Z0, Z0
+	VMULPS Z31, Z1, Z1
+	VMULPS Z31, Z2, Z2
+	VMULSS X31, X6, X6
+
+sgemm1x49AVX512_out:
+	VMOVUPS Z0, (R8)
+	VMOVUPS Z1, 64(R8)
+	VMOVUPS Z2, 128(R8)
+	VMOVSS X6, 192(R8)
+	VZEROUPPER
+	RET

@@ -43,6 +43,23 @@ func sgemm6x32RowsAVX512(kc int, alpha float32, a, b, c *float32, ldc int, store
 //go:noescape
 func sgemm7x49RowsAVX512(kc int, alpha float32, a, b, c *float32, ldc int, store bool, lda int, next *float32, ep *rowEpilogue)
 
+// sgemm1x49AVX512 is plane1Kernel (kernel49_amd64.s).
+//
+//go:noescape
+func sgemm1x49AVX512(kc int, alpha float32, a, b, c *float32, store bool)
+
+// sgemm1x49 is plane1Kernel, every slice checked to hold what the
+// kernel reads and writes.
+func sgemm1x49(kc int, alpha float32, a, b, c []float32, store bool) {
+	if kc < 1 {
+		return
+	}
+	_ = a[kc-1]
+	_ = b[planeCols*kc-1]
+	_ = c[planeCols-1]
+	sgemm1x49AVX512(kc, alpha, &a[0], &b[0], &c[0], store)
+}
+
 // rowEpilogue is a planeEpilogue as sgemm7x49RowsAVX512 reads it, at
 // fixed offsets (checked below): per-row pointers and steps of 0 or 1.
 type rowEpilogue struct {
@@ -131,6 +148,7 @@ func init() {
 		sgemmKernel = microKernel[float32]{mr: 12, nr: 32, fn: sgemm12x32, rows: sgemm12x32Rows}
 		sgemmKernelFew = microKernel[float32]{mr: 6, nr: 32, fn: sgemm6x32, rows: sgemm6x32Rows}
 		plane7Kernel = sgemm7x49Rows
+		plane1Kernel = sgemm1x49
 		splitRowsKernel = splitRows
 		dgemmKernel = microKernel[float64]{mr: 12, nr: 16, fn: dgemm12x16}
 		kernelName = "avx512"

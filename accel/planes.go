@@ -61,6 +61,13 @@ func planesDepth(n, k int) int {
 // as it stores it when ep.on. nil where the CPU has no such kernel.
 var plane7Kernel func(kc int, alpha float32, a []float32, lda int, b, c []float32, ldc int, store bool, next []float32, ep planeEpilogue)
 
+// plane1Kernel multiplies one row of A, kc values at a, by a split panel
+// b into 49 values of C at c, as plane7Kernel does seven (C += alpha*a*B,
+// or with store C = alpha*a*B): the last row of a product whose rows are
+// one more than a multiple of seven (64, 512), which a tile of seven
+// would compute seven times over. nil where the CPU has no such kernel.
+var plane1Kernel func(kc int, alpha float32, a, b, c []float32, store bool)
+
 // A planeEpilogue is an epilogue that plane7Kernel applies to its tile as
 // it stores it, when on: row r times scale[r] plus bias[r] (nil for 1 and 0),
 // plus row r of add (row stride addStride; nil for none), bounded to
@@ -337,6 +344,12 @@ func (l *planeTasks) epilogueFrom(i int) (ep planeEpilogue) {
 // panels from q0: copied, with rows of zeros after them, into a block of
 // seven, their products go through a tile of scratch into C.
 func (l *planeTasks) ragged(i, rows, q0 int) {
+	if rows == 1 && plane1Kernel != nil {
+		for q := q0; q < q0+l.qs; q++ {
+			plane1Kernel(l.kb, l.alpha, l.a[i*l.lda+l.pc:][:l.kb], l.b[q*planeCols*l.kb:][:planeCols*l.kb], l.c[i*l.ldc+q*planeCols:], l.first)
+		}
+		return
+	}
 	ap := getBuf[float32](planeRows * l.kb)
 	defer putBuf(ap)
 	tp := getBuf[float32](planeRows * planeCols)
