@@ -18,8 +18,9 @@ var convFwdKernel func(t *wgradTable, filters, lo, hi int, x, w, scale, bias, ad
 // twice, to the same values). Four goes where six does not divide the
 // filters and the table has no two-row segments: the overlap wasted an
 // eighth of the work of 32 filters (MobileNet v2's first layers) and of
-// 16, and 16 filters of a 1x1 convolution of 32 channels of 112x112 took
-// 0.89 of their time in groups of six and four, 32 filters 0.9.
+// 16: in groups of six and four, 16 and 32 filters of a 1x1 convolution
+// of 32 channels of 112x112 took 0.92 of their time, MobileNet v2's 3x3
+// stem 0.93.
 func filterGroups(filters int, twoRow bool) (sixes, fours int, tail bool) {
 	sixes = filters / 6
 	switch r := filters % 6; {
@@ -155,7 +156,7 @@ func ConvForwardDirect[T Float](g ConvGeom, filters, images int, img []T, imgStr
 	// worker ran three of them; its expansions of 24 channels of 56x56
 	// made chunks of 168 and 28 segments, and on two threads the worker
 	// with the small one waited for the other (as equal chunks they took
-	// 0.9 of their time).
+	// 0.86 of their time).
 	chunks := max(1, ceilDiv(t.fwdMain(), chunk))
 	if w := Workers(); filters <= fewFiltersMax && chunks > 1 && chunks%w != 0 {
 		chunks = roundUp(chunks, w)

@@ -230,9 +230,10 @@ func init() {
 
 // conv6x4AVX512 and conv6x3TwoRowAVX512 are the direct convolution
 // forward of one image for six filters and a block of four one-row or
-// three two-row segments (see convfwd512_amd64.s).
+// three two-row segments, conv4x4AVX512 for four filters and four
+// one-row segments (see convfwd512_amd64.s).
 //
-// Both read the six filters as they lie, rows of ntaps weights one after
+// They read the filters as they lie, rows of ntaps weights one after
 // the other, multiply each filter's sums by its scale, add its bias and
 // the element of add (nil for none) at the output's place, then clamp:
 // bit 1 of clamp is relu, bit 2 the cap.

@@ -47,8 +47,9 @@ func (f funcLoop) Range(lo, hi int) { f(lo, hi) }
 // part of every loop of as many chunks: a layer split by output
 // channels and the next by the same channels, or by the same rows, read
 // what they wrote. On two threads MobileNet v2's forward took 0.98 of
-// its time, ResNet-18's at batch 1 0.98, and when the host exchanges
-// cache lines between its cores slowly, MobileNet v2's 0.87. Helpers scan the slots for jobs
+// its time, ResNet-18's at batch 1 0.98; when the host exchanged cache
+// lines between its cores slowly, MobileNet v2's took 0.87 of its time
+// with this and the direct forward's groups of four together. Helpers scan the slots for jobs
 // with unclaimed chunks. A helper that finds none spins for a short while
 // before parking, because the executor runs one parallel loop after
 // another and waking a parked goroutine takes longer than many of those

@@ -65,14 +65,15 @@ var plane7Kernel func(kc int, alpha float32, a []float32, lda int, b, c []float3
 // b into 49 values of C at c, as plane7Kernel does seven (C += alpha*a*B,
 // or with store C = alpha*a*B): the last row of a product whose rows are
 // one more than a multiple of seven (64, 512), which a tile of seven
-// would compute seven times over. nil where the CPU has no such kernel.
+// would compute seven times over: MobileNet v2's 14x14 projections to 64
+// channels took 0.93 of their time. nil where the CPU has no such kernel.
 var plane1Kernel func(kc int, alpha float32, a, b, c []float32, store bool)
 
 // A planeEpilogue is an epilogue that plane7Kernel applies to its tile as
 // it stores it, when on: row r times scale[r] plus bias[r] (nil for 1 and 0),
 // plus row r of add (row stride addStride; nil for none), bounded to
 // [lo, hi]. Applied there rather than in a pass over the stored tile,
-// MobileNet v2's products of planes took 0.97 of their time.
+// MobileNet v2's products of planes took 0.98 of their time.
 type planeEpilogue struct {
 	on               bool
 	scale, bias, add []float32
