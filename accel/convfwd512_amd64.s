@@ -32,26 +32,19 @@
 	VFMADD231PS Z27, Z30, a3; VFMADD231PS Z28, Z30, a4; VFMADD231PS Z29, Z30, a5
 #define NEXTTAP ADDQ $8, SI; ADDQ $4, DX; ADDQ $4, R9; DECQ CX
 
+// SEGS4 loads four one-row segments' masks into K1..K4 and their image
+// vectors' addresses (x at the argument x, plus each segment's xoff) into
+// AX, BX, DI and R10.
+#define SEGS4 \
+	MOVQ x+16(FP), R11; MOVQ segs+24(FP), R13; \
+	MOVQ 16(R13), R8; KMOVW R8, K1; MOVQ 0(R13), R8; LEAQ (R11)(R8*4), AX; \
+	MOVQ 56(R13), R8; KMOVW R8, K2; MOVQ 40(R13), R8; LEAQ (R11)(R8*4), BX; \
+	MOVQ 96(R13), R8; KMOVW R8, K3; MOVQ 80(R13), R8; LEAQ (R11)(R8*4), DI; \
+	MOVQ 136(R13), R8; KMOVW R8, K4; MOVQ 120(R13), R8; LEAQ (R11)(R8*4), R10
+
 // func conv6x4AVX512(ntaps int, offs *int, x *float32, segs *wgradSeg, w, scale, bias, add *float32, clamp int, cap float32, out *float32, fs int)
 TEXT ·conv6x4AVX512(SB), NOSPLIT, $0-96
-	MOVQ x+16(FP), R11
-	MOVQ segs+24(FP), R13
-	MOVQ 16(R13), R8
-	KMOVW R8, K1
-	MOVQ 0(R13), R8
-	LEAQ (R11)(R8*4), AX
-	MOVQ 56(R13), R8
-	KMOVW R8, K2
-	MOVQ 40(R13), R8
-	LEAQ (R11)(R8*4), BX
-	MOVQ 96(R13), R8
-	KMOVW R8, K3
-	MOVQ 80(R13), R8
-	LEAQ (R11)(R8*4), DI
-	MOVQ 136(R13), R8
-	KMOVW R8, K4
-	MOVQ 120(R13), R8
-	LEAQ (R11)(R8*4), R10
+	SEGS4
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
@@ -609,24 +602,7 @@ conv6x3TwoRowAVX512_store:
 
 // func conv4x4AVX512(ntaps int, offs *int, x *float32, segs *wgradSeg, w, scale, bias, add *float32, clamp int, cap float32, out *float32, fs int)
 TEXT ·conv4x4AVX512(SB), NOSPLIT, $0-96
-	MOVQ x+16(FP), R11
-	MOVQ segs+24(FP), R13
-	MOVQ 16(R13), R8
-	KMOVW R8, K1
-	MOVQ 0(R13), R8
-	LEAQ (R11)(R8*4), AX
-	MOVQ 56(R13), R8
-	KMOVW R8, K2
-	MOVQ 40(R13), R8
-	LEAQ (R11)(R8*4), BX
-	MOVQ 96(R13), R8
-	KMOVW R8, K3
-	MOVQ 80(R13), R8
-	LEAQ (R11)(R8*4), DI
-	MOVQ 136(R13), R8
-	KMOVW R8, K4
-	MOVQ 120(R13), R8
-	LEAQ (R11)(R8*4), R10
+	SEGS4
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
