@@ -2,6 +2,11 @@
 
 #include "textflag.h"
 
+// PREFETCHROWS asks the cache for the first four lines of the row eight
+// rows (DX bytes each) below r.
+#define PREFETCHROWS(r) \
+	PREFETCHT0 (r)(DX*8); PREFETCHT0 64(r)(DX*8); PREFETCHT0 128(r)(DX*8); PREFETCHT0 192(r)(DX*8)
+
 // POOLTAP compares the sixteen values at addr, a window tap's, with the
 // best so far (Z8, their plane indices in Z9): lanes where they are
 // larger (not where either is NaN) take them and their indices, the
@@ -171,6 +176,14 @@ maxBackP1_row:
 	MOVQ DI, AX
 	SUBQ DX, AX          // gi's row 2oh-1
 	LEAQ (DI)(DX*1), BX  // gi's row 2oh+1
+	// The rows four output rows down, of src and of gi, are asked for
+	// (their first 64 columns): a network's planes at a batch of 16 lie
+	// in memory, not in the cache, where the prefetchers follow rows
+	// poorly.
+	PREFETCHROWS(SI)
+	PREFETCHROWS(R12)
+	PREFETCHROWS(DI)
+	PREFETCHROWS(BX)
 	MOVQ R8, R13
 	XORQ R10, R10
 	MOVQ outW+40(FP), R11
@@ -318,6 +331,8 @@ TEXT ·maxPool3x3s2P1AVX512(SB), NOSPLIT, $0-48
 
 maxP1_row:
 	LEAQ (SI)(DX*1), R12 // the windows' last row
+	PREFETCHROWS(SI) // as the gradient does
+	PREFETCHROWS(R12)
 	MOVQ R8, R13
 	XORQ R10, R10
 	MOVQ outW+32(FP), R11
