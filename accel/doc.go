@@ -24,7 +24,11 @@
 // from many goroutines at once and may nest: a kernel running inside a
 // ParallelFor body can itself call ParallelFor (for instance a per-image
 // convolution calling Gemm) without deadlocking. A panic in a body is
-// re-raised on the goroutine that called ParallelFor.
+// re-raised on the goroutine that called ParallelFor. Each worker owns a
+// contiguous share of a loop's chunks and runs it first (then helps with
+// the others' from their ends), so the same core takes the same part of
+// every loop of as many chunks: kernels split consecutive layers alike
+// to read what their own core wrote.
 //
 // A parallel loop allocates nothing: job descriptors are recycled, and
 // helpers receive a pointer to one. What a call may allocate is its body: a
@@ -91,7 +95,8 @@
 // each tap's weights broadcast once against the image vectors of a block
 // of output segments, with the whole epilogue (scale, bias, residual,
 // relu and cap) applied before the store;
-// it runs every group of six filters over a chunk of the image's output
+// it runs every group of filters (six at a time, four where six do not
+// divide them) over a chunk of the image's output
 // positions before the next chunk, so that the chunk's part of the image
 // is read from cache. At a stride of 2 along the width the forward reads
 // the image with each row's even columns before its odd ones, so that a

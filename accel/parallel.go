@@ -185,7 +185,8 @@ func help(h *helperState, j *job) (ok bool) {
 }
 
 // A job is one ParallelFor call: [0,n) split into chunks that the caller and
-// any helpers claim one at a time through an atomic counter.
+// any helpers claim one at a time, each from its own share first (see
+// work).
 //
 // Jobs are recycled. Everyone that can still touch a job (the caller and
 // each helper working on it) holds a reference, and the job goes back to
