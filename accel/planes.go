@@ -175,17 +175,23 @@ func (p planePanels) Range(lo, hi int) {
 	l := *p.l // the panels lo to hi-1 as a product of their own
 	l.n, l.qs, l.col0 = (hi-lo)*planeCols, hi-lo, lo*planeCols
 	l.c = l.c[l.col0:]
-	bp := getBuf[float32](l.n * min(p.kc, p.k))
+	planeBlocks(l, p.b[l.col0*p.rs:], p.rs, p.ds, p.k, p.kc, p.overwrite, 0, ceilDiv(l.m, planeRows))
+}
+
+// planeBlocks is the work of one worker of planePanels or planeRuns:
+// for each depth block, l's panels of B (op(B)'s columns from x on)
+// packed into a buffer of its own, then runs r0 to r1-1 of A times them.
+func planeBlocks(l planeTasks, x []float32, rs, ds, k, kc int, overwrite bool, r0, r1 int) {
+	bp := getBuf[float32](l.n * min(kc, k))
 	defer putBuf(bp)
-	runs := ceilDiv(l.m, planeRows)
-	for pc := 0; pc < p.k; pc += p.kc {
-		kb := min(p.kc, p.k-pc)
+	for pc := 0; pc < k; pc += kc {
+		kb := min(kc, k-pc)
 		l.b = (*bp)[:l.n*kb]
-		pack := splitPack{dst: l.b, x: p.b[l.col0*p.rs:], rs: p.rs, ds: p.ds, pc: pc, kb: kb, panels: hi - lo}
+		pack := splitPack{dst: l.b, x: x, rs: rs, ds: ds, pc: pc, kb: kb, panels: l.n / planeCols}
 		pack.Range(0, kb)
 		l.pc, l.kb = pc, kb
-		l.first, l.last = pc == 0 && p.overwrite, pc+kb == p.k
-		l.Range(0, runs)
+		l.first, l.last = pc == 0 && overwrite, pc+kb == k
+		l.Range(r0, r1)
 	}
 }
 
@@ -202,20 +208,8 @@ type planeRuns struct {
 
 func (p planeRuns) Range(lo, hi int) {
 	l := *p.l
-	panels := l.n / planeCols
-	l.qs = panels
-	bp := getBuf[float32](l.n * min(p.kc, p.k))
-	defer putBuf(bp)
-	r0, r1 := lo*p.runs/numWorkers, hi*p.runs/numWorkers
-	for pc := 0; pc < p.k; pc += p.kc {
-		kb := min(p.kc, p.k-pc)
-		l.b = (*bp)[:l.n*kb]
-		pack := splitPack{dst: l.b, x: p.b, rs: p.rs, ds: p.ds, pc: pc, kb: kb, panels: panels}
-		pack.Range(0, kb)
-		l.pc, l.kb = pc, kb
-		l.first, l.last = pc == 0 && p.overwrite, pc+kb == p.k
-		l.Range(r0, r1)
-	}
+	l.qs = l.n / planeCols
+	planeBlocks(l, p.b, p.rs, p.ds, p.k, p.kc, p.overwrite, lo*p.runs/numWorkers, hi*p.runs/numWorkers)
 }
 
 // splitPack packs op(B)[pc:pc+kb, 0:panels*49], element (p, j) at
